@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package frugal needs to build, test and benchmark.
+# Idempotent: installs only what is missing and prints nothing when all is present.
+set -euo pipefail
+PKGS=(build-essential cmake ninja-build g++ pkg-config clang-format python3
+      libgtest-dev libgmock-dev googletest libbenchmark-dev
+      nlohmann-json3-dev libcli11-dev libyaml-cpp-dev libfmt-dev libspdlog-dev
+      libsqlite3-dev time)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+echo "setup: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q >/dev/null
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,53 @@
+#pragma once
+// A job as submitted: what it asks for and what is known about it. Fields a trace lacks
+// take the defaults below (documented in docs/TRACE_FORMATS.md).
+//
+// GPU demand follows openb's convention: `gpus` cards, each used at `gpu_milli` milli-GPU.
+//   gpus = 4, gpu_milli = 1000 → four whole cards (a gang: all four or none);
+//   gpus = 1, gpu_milli = 250  → a quarter of one card, shared with others;
+//   gpus = 0                   → a CPU-only job.
+// Fractional shares (gpu_milli < 1000) are only meaningful with gpus == 1.
+
+#include <string>
+#include <vector>
+
+#include "model/job_class.h"
+#include "model/units.h"
+
+namespace frugal {
+
+struct JobSpec {
+  std::string id;                      // unique within a trace
+  std::string team = "default";
+  std::string name;                    // model/application name when the trace has one
+  JobClass job_class = JobClass::kPretrain;
+  Tier tier = Tier::kGeneral;
+  Seconds submit = 0;                  // arrival time
+
+  int gpus = 1;
+  Milli gpu_milli = kMilliPerGpu;      // share of each card (1..1000)
+  int64_t gpu_memory_mib = 0;          // per-card memory need; 0 = no explicit need
+  int64_t cpu_milli = 0;               // host CPU need on its node(s); 0 = none
+  int64_t memory_mib = 0;              // host memory need; 0 = none
+
+  std::vector<GpuModelId> allowed_models;  // empty = any model
+  GpuModelId preferred_model = kNoGpuModel;
+
+  // Run time when run at the requested size on the reference GPU model; the simulator
+  // scales it by the catalog's relative speed of the model it actually runs on.
+  Seconds duration = 0;
+  Seconds estimate = -1;  // runtime estimate for backfill; < 0 means "use duration"
+
+  int min_gpus = 0;  // elastic bounds; 0 = not elastic (min = max = gpus)
+  int max_gpus = 0;
+  Seconds deadline = kNever;  // absolute time
+  bool deferrable = false;
+  Seconds checkpoint_interval = 0;  // 0 = checkpoints when preempted, loses no work
+
+  Seconds runtime_estimate() const { return estimate >= 0 ? estimate : duration; }
+  bool fractional() const { return gpus == 1 && gpu_milli < kMilliPerGpu; }
+  // Total GPU demand in milli-GPU.
+  int64_t total_milli() const { return static_cast<int64_t>(gpus) * gpu_milli; }
+};
+
+}  // namespace frugal
