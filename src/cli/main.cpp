@@ -1,1 +1,16 @@
-int main() { return 0; }
+// frugal: a cost-aware scheduler and simulator for GPU training clusters.
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"frugal: cut the hidden cost of GPU training clusters"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "frugal 0.1.0");
+  int exit_code = 0;
+  frugal::add_simulate_commands(app, exit_code);
+  frugal::add_gen_trace_command(app, exit_code);
+  frugal::add_catalog_command(app, exit_code);
+  CLI11_PARSE(app, argc, argv);
+  return exit_code;
+}

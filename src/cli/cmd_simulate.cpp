@@ -1,0 +1,168 @@
+// `frugal simulate` and `frugal compare`.
+#include <algorithm>
+#include <fmt/format.h>
+#include <fstream>
+#include <memory>
+#include <thread>
+
+#include "cli/commands.h"
+#include "cli/inputs.h"
+#include "io/report.h"
+#include "sim/simulator.h"
+#include "sim/summary.h"
+
+namespace frugal {
+namespace {
+
+struct RunOptions {
+  InputOptions in;
+  std::string policy = "backfill";
+  std::string policies = "fifo,backfill,sjf,las";
+  std::string format = "table";
+  std::string out;
+  int threads = 1;
+  bool check_invariants = false;
+  double mtbf_hours = 0;
+  double repair_hours = 1;
+  uint64_t seed = 1;
+};
+
+void add_run_options(CLI::App& cmd, RunOptions& o) {
+  o.in.add_to(cmd);
+  cmd.add_option("--format", o.format, "Output format")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+  cmd.add_option("--out", o.out, "Write the report to FILE instead of stdout");
+  cmd.add_flag("--check-invariants", o.check_invariants,
+               "Verify engine and cluster state after every cycle (slow)");
+  cmd.add_option("--node-mtbf-hours", o.mtbf_hours, "Inject node failures: mean hours between")
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--node-repair-hours", o.repair_hours, "Hours a failed node stays down")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd.add_option("--seed", o.seed, "Seed for failure injection")->capture_default_str();
+}
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    const size_t comma = std::min(s.find(',', start), s.size());
+    if (comma > start) out.push_back(s.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+// Runs every policy on the same inputs, `threads` at a time; results in `policies` order.
+Result<std::vector<Summary>> run_all(const RunOptions& o, const std::vector<std::string>& policies) {
+  auto in = load_inputs(o.in);
+  if (!in.ok()) return in.error();
+  const Inputs& inputs = in.value();
+  std::vector<Profile> profiles;
+  for (const auto& p : policies) {
+    auto prof = make_profile(p);
+    if (!prof.ok()) return Error{"--policy: " + prof.error().message};
+    profiles.push_back(std::move(prof).value());
+  }
+  SimOptions so;
+  so.reference_model = inputs.reference_model;
+  so.check_invariants = o.check_invariants;
+  so.node_mtbf_hours = o.mtbf_hours;
+  so.node_repair_hours = o.repair_hours;
+  so.seed = o.seed;
+  std::vector<Summary> out(policies.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i; (i = next++) < profiles.size();) {
+      out[i] = summarize(
+          simulate(inputs.trace.jobs, inputs.cluster, inputs.catalog, std::move(profiles[i]), so));
+    }
+  };
+  const int n = std::clamp(o.threads, 1, static_cast<int>(policies.size()));
+  std::vector<std::thread> pool;
+  for (int t = 1; t < n; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  if (inputs.trace.skipped_rows > 0) {
+    fmt::print(stderr, "warning: {}: skipped {} malformed rows", o.in.trace,
+               inputs.trace.skipped_rows);
+    if (!inputs.trace.warnings.empty()) fmt::print(stderr, " (first: {})", inputs.trace.warnings[0]);
+    fmt::print(stderr, "\n");
+  }
+  return out;
+}
+
+int emit(const RunOptions& o, const std::vector<Summary>& runs, bool single) {
+  std::string text;
+  if (o.format == "json") {
+    nlohmann::json j;
+    if (single) {
+      j = to_json(runs.front());
+    } else {
+      j["runs"] = nlohmann::json::array();
+      for (const auto& s : runs) j["runs"].push_back(to_json(s));
+    }
+    text = j.dump(2) + "\n";
+  } else {
+    text = to_table(runs);
+  }
+  if (o.out.empty()) {
+    fmt::print("{}", text);
+  } else {
+    std::ofstream f(o.out);
+    f << text;
+    if (!f) {
+      fmt::print(stderr, "error: --out {}: cannot write\n", o.out);
+      return 1;
+    }
+  }
+  for (const auto& s : runs)
+    if (!s.invariant_violation.empty()) return 1;
+  return 0;
+}
+
+}  // namespace
+
+void add_simulate_commands(CLI::App& app, int& exit_code) {
+  auto sim_opts = std::make_shared<RunOptions>();
+  auto* sim = app.add_subcommand("simulate", "Replay a trace under one policy");
+  add_run_options(*sim, *sim_opts);
+  sim->add_option("--policy", sim_opts->policy, "Policy profile (e.g. fifo, backfill/firstfit)")
+      ->capture_default_str();
+  sim->callback([sim_opts, &exit_code] {
+    auto r = run_all(*sim_opts, {sim_opts->policy});
+    if (!r.ok()) {
+      fmt::print(stderr, "error: {}\n", r.error().message);
+      exit_code = 1;
+      return;
+    }
+    exit_code = emit(*sim_opts, r.value(), true);
+  });
+
+  auto cmp_opts = std::make_shared<RunOptions>();
+  auto* cmp = app.add_subcommand("compare", "Replay a trace under several policies");
+  add_run_options(*cmp, *cmp_opts);
+  cmp->add_option("--policies", cmp_opts->policies, "Comma-separated policy profiles")
+      ->capture_default_str();
+  cmp->add_option("--threads", cmp_opts->threads, "Policies simulated in parallel")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  cmp->callback([cmp_opts, &exit_code] {
+    const auto policies = split(cmp_opts->policies);
+    if (policies.empty()) {
+      fmt::print(stderr, "error: --policies: no policy given\n");
+      exit_code = 1;
+      return;
+    }
+    auto r = run_all(*cmp_opts, policies);
+    if (!r.ok()) {
+      fmt::print(stderr, "error: {}\n", r.error().message);
+      exit_code = 1;
+      return;
+    }
+    exit_code = emit(*cmp_opts, r.value(), false);
+  });
+}
+
+}  // namespace frugal

@@ -1,0 +1,13 @@
+#pragma once
+// The `frugal` subcommands. Each registers itself on the app; its callback returns the
+// process exit code through `exit_code` (0 ok, 1 bad input or failure).
+
+#include <CLI/CLI.hpp>
+
+namespace frugal {
+
+void add_simulate_commands(CLI::App& app, int& exit_code);  // simulate, compare
+void add_gen_trace_command(CLI::App& app, int& exit_code);
+void add_catalog_command(CLI::App& app, int& exit_code);
+
+}  // namespace frugal

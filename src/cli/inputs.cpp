@@ -1,0 +1,67 @@
+#include "cli/inputs.h"
+
+#include <fmt/format.h>
+
+#include "io/catalog_yaml.h"
+#include "io/cluster_yaml.h"
+#include "io/trace_reader.h"
+
+namespace frugal {
+
+void InputOptions::add_to(CLI::App& cmd) {
+  cmd.add_option("--trace", trace, "Workload trace file")->required();
+  cmd.add_option("--trace-format", trace_format,
+                 "Force the trace format: itp, elasticflow, openb, pollux, native");
+  cmd.add_flag("--skip-bad-rows", skip_bad_rows, "Skip and count malformed rows");
+  auto* c = cmd.add_option("--cluster", cluster, "Cluster spec (YAML, or an openb node list)");
+  auto* g = cmd.add_option("--gpus", gpus, "Quick homogeneous cluster of N GPUs in 8-GPU nodes")
+                ->check(CLI::Range(int64_t{1}, int64_t{10'000'000}));
+  c->excludes(g);
+  cmd.add_option("--gpu-model", gpu_model, "GPU model of the --gpus cluster")
+      ->capture_default_str();
+  cmd.add_option("--gpus-per-node", gpus_per_node, "Node size of the --gpus cluster")
+      ->check(CLI::Range(1, kMaxGpusPerNode))
+      ->capture_default_str();
+  cmd.add_option("--catalog", catalog, "GPU catalog YAML replacing the built-in one");
+  cmd.add_option("--reference-model", reference_model,
+                 "GPU model the trace's durations were measured on (default: the --gpu-model "
+                 "of a --gpus cluster, else A100-80GB)");
+}
+
+Result<Inputs> load_inputs(const InputOptions& o) {
+  Inputs in;
+  auto cat = o.catalog.empty() ? load_builtin_catalog() : load_catalog_file(o.catalog);
+  if (!cat.ok()) return cat.error();
+  in.catalog = std::move(cat).value();
+
+  TraceOptions to;
+  to.format = o.trace_format;
+  to.skip_bad_rows = o.skip_bad_rows;
+  to.catalog = &in.catalog;
+  auto tr = read_trace(o.trace, to);
+  if (!tr.ok()) return tr.error();
+  in.trace = std::move(tr).value();
+
+  std::string reference = o.reference_model;
+  if (o.gpus > 0) {
+    const auto m = in.catalog.find(o.gpu_model);
+    if (!m) return Error{fmt::format("--gpu-model: unknown GPU model '{}'", o.gpu_model)};
+    in.cluster = make_homogeneous_cluster(o.gpus, *m, o.gpus_per_node);
+    if (reference.empty()) reference = in.catalog.at(*m).name;
+  } else if (!o.cluster.empty()) {
+    auto cl = load_cluster_file(o.cluster, in.catalog);
+    if (!cl.ok()) return cl.error();
+    in.cluster = std::move(cl).value();
+  } else if (in.trace.cluster) {
+    in.cluster = *in.trace.cluster;
+  } else {
+    return Error{"no cluster: give --cluster FILE or --gpus N"};
+  }
+  if (reference.empty()) reference = "A100-80GB";
+  const auto ref = in.catalog.find(reference);
+  if (!ref) return Error{fmt::format("--reference-model: unknown GPU model '{}'", reference)};
+  in.reference_model = *ref;
+  return in;
+}
+
+}  // namespace frugal

@@ -1,0 +1,40 @@
+#pragma once
+// Loading what a simulation needs from command-line options: the catalog, the trace and
+// the cluster. Shared by `simulate` and `compare`.
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "model/cluster_spec.h"
+#include "model/gpu_catalog.h"
+#include "model/result.h"
+#include "model/trace.h"
+
+namespace frugal {
+
+struct InputOptions {
+  std::string trace;
+  std::string trace_format;
+  bool skip_bad_rows = false;
+  std::string cluster;
+  int64_t gpus = 0;
+  std::string gpu_model = "A100-80GB";
+  int gpus_per_node = 8;
+  std::string catalog;
+  std::string reference_model;  // "" = the --gpu-model of a quick cluster, else A100-80GB
+
+  // Registers --trace, --trace-format, --skip-bad-rows, --cluster, --gpus, --gpu-model,
+  // --gpus-per-node, --catalog, --reference-model on `cmd`.
+  void add_to(CLI::App& cmd);
+};
+
+struct Inputs {
+  GpuCatalog catalog;
+  Trace trace;
+  ClusterSpec cluster;
+  GpuModelId reference_model = kNoGpuModel;
+};
+
+Result<Inputs> load_inputs(const InputOptions& o);
+
+}  // namespace frugal

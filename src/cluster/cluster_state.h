@@ -1,0 +1,105 @@
+#pragma once
+// Live allocation state of a cluster: per-GPU free milli-capacity and memory, per-node
+// free CPU and memory, node health, and the indexes that keep placement fast on large
+// clusters: for every GPU model, the up nodes bucketed by their count of wholly free GPUs,
+// and the up nodes that hold a partly used (shared) GPU.
+//
+// Not thread-safe; owned by one engine. allocate()/release() take placements produced
+// against this state; allocate() verifies capacity and returns an Error instead of
+// over-committing.
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cluster/placement.h"
+#include "model/cluster_spec.h"
+#include "model/gpu_catalog.h"
+#include "model/job.h"
+#include "model/result.h"
+
+namespace frugal {
+
+class ClusterState {
+ public:
+  ClusterState(const ClusterSpec& spec, const GpuCatalog& catalog);
+
+  const ClusterSpec& spec() const { return spec_; }
+  size_t node_count() const { return nodes_.size(); }
+
+  // --- per-node and per-GPU views ---
+  bool up(NodeId n) const { return nodes_[n].up; }
+  GpuModelId model(NodeId n) const { return spec_.nodes[n].model; }
+  int gpus(NodeId n) const { return spec_.nodes[n].gpus; }
+  int free_whole(NodeId n) const { return nodes_[n].free_whole; }
+  Milli free_milli(NodeId n, int gpu) const { return gpu_free_milli_[offset_[n] + gpu]; }
+  int64_t free_gpu_memory(NodeId n, int gpu) const { return gpu_free_mem_[offset_[n] + gpu]; }
+  int64_t gpu_memory(NodeId n) const { return gpu_mem_[n]; }
+  // True when the node has room for the job's host CPU and memory share.
+  bool host_fits(NodeId n, const JobSpec& job) const;
+  int64_t cpu_free(NodeId n) const { return nodes_[n].cpu_free; }
+
+  // --- indexes (up nodes only) ---
+  // Distinct GPU models present in the cluster, in catalog-id order.
+  const std::vector<GpuModelId>& models() const { return models_; }
+  int max_gpus_per_node(GpuModelId m) const;
+  // Up nodes of model m with exactly k wholly free GPUs (k in 0..max_gpus_per_node(m)).
+  const std::set<NodeId>& nodes_with_free(GpuModelId m, int k) const;
+  // Up nodes of model m with at least one partly used GPU.
+  const std::set<NodeId>& shared_nodes(GpuModelId m) const;
+  // Sum of wholly free GPUs of model m on up nodes.
+  int64_t free_whole_of(GpuModelId m) const;
+
+  // --- totals ---
+  int64_t capacity_gpus() const { return capacity_gpus_; }  // all nodes, up or down
+  int64_t up_gpus() const { return up_gpus_; }
+  int64_t allocated_milli() const { return allocated_milli_; }
+  int64_t free_whole_total() const { return free_whole_total_; }
+
+  // --- mutation ---
+  // Applies `p` for `job`. Fails (changing nothing) if any slot exceeds free capacity,
+  // memory or host resources, or targets a down node.
+  Status allocate(const Placement& p, const JobSpec& job);
+  // Returns the resources of a placement previously allocated for `job`.
+  void release(const Placement& p, const JobSpec& job);
+  // Marks a node down/up. Allocations on a down node stay until released.
+  void set_up(NodeId n, bool up);
+
+  // Recomputes every counter and index from scratch and compares; returns a description of
+  // the first inconsistency or an empty string. O(cluster); for tests and debug builds.
+  std::string check_invariants() const;
+
+ private:
+  struct NodeState {
+    bool up = true;
+    int free_whole = 0;
+    int64_t cpu_free = 0;
+    int64_t mem_free = 0;
+    int shared = 0;  // count of partly used GPUs
+  };
+  int slot_of(GpuModelId m) const { return model_slot_[static_cast<size_t>(m + 1)]; }
+  void unindex(NodeId n);
+  void index(NodeId n);
+  int64_t gpu_mem_need(const JobSpec& job, NodeId n, Milli milli) const;
+
+  ClusterSpec spec_;
+  std::vector<NodeState> nodes_;
+  std::vector<uint32_t> offset_;  // first GPU of each node in the flat arrays
+  std::vector<Milli> gpu_free_milli_;
+  std::vector<int64_t> gpu_free_mem_;
+  std::vector<int64_t> gpu_mem_;  // per node: memory of one card
+
+  std::vector<GpuModelId> models_;
+  std::vector<int> model_slot_;  // GpuModelId+1 → slot (or -1)
+  std::vector<int> max_per_node_;                   // per slot
+  std::vector<std::vector<std::set<NodeId>>> free_buckets_;  // [slot][k]
+  std::vector<std::set<NodeId>> shared_;            // [slot]
+  std::vector<int64_t> free_whole_by_slot_;
+
+  int64_t capacity_gpus_ = 0;
+  int64_t up_gpus_ = 0;
+  int64_t allocated_milli_ = 0;
+  int64_t free_whole_total_ = 0;
+};
+
+}  // namespace frugal

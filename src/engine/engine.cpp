@@ -1,0 +1,294 @@
+#include "engine/engine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+namespace frugal {
+
+Engine::Engine(const ClusterSpec& spec, const GpuCatalog& catalog, Profile profile,
+               GpuModelId reference_model)
+    : catalog_(catalog),
+      profile_(std::move(profile)),
+      reference_(reference_model),
+      state_(spec, catalog),
+      thresholds_(profile_.sort->service_thresholds()),
+      node_jobs_(spec.nodes.size()) {}
+
+double Engine::speed(const JobSpec& job, GpuModelId m) const {
+  return catalog_.relative_speed(m, reference_, job.job_class);
+}
+
+void Engine::submit(JobIdx j, const JobSpec* spec, Seconds now) {
+  now_ = now;
+  if (jobs_.size() <= j) {
+    jobs_.resize(j + 1);
+    end_key_.resize(j + 1, kNever);
+    demote_at_.resize(j + 1, kNever);
+  }
+  JobRuntime& r = jobs_[j];
+  r = JobRuntime{};
+  r.spec = spec;
+  r.seq = next_seq_++;
+  r.las_enter = now;
+  const AdmitVerdict v = profile_.admit->admit(*this, r);
+  switch (v.kind) {
+    case AdmitVerdict::Kind::kReject:
+      r.state = JobState::kRejected;
+      queued_.push_back(Decision{Decision::Kind::kReject, j, {}, kNever, v.reason});
+      return;
+    case AdmitVerdict::Kind::kDefer:
+      r.state = JobState::kPending;
+      deferred_.emplace(v.until, j);
+      queued_.push_back(Decision{Decision::Kind::kDefer, j, {}, v.until, v.reason});
+      return;
+    case AdmitVerdict::Kind::kAdmit:
+      enqueue(j, now);
+      return;
+  }
+}
+
+void Engine::enqueue(JobIdx j, Seconds now) {
+  JobRuntime& r = jobs_[j];
+  r.state = JobState::kPending;
+  r.queued_since = now;
+  QueueKey k = profile_.sort->key(r);
+  k.seq = r.seq;
+  k.job = j;
+  pending_.insert(k);
+  if (small_job(*r.spec)) ++pending_small_;
+}
+
+void Engine::start(JobIdx j, Placement p, Seconds now) {
+  JobRuntime& r = jobs_[j];
+  QueueKey k = profile_.sort->key(r);
+  k.seq = r.seq;
+  k.job = j;
+  pending_.erase(k);
+  if (small_job(*r.spec)) --pending_small_;
+  r.state = JobState::kRunning;
+  r.placement = std::move(p);
+  r.speed = speed(*r.spec, r.placement.model);
+  r.run_start = now;
+  running_.insert(k);
+  end_key_[j] = r.expected_end(now);
+  running_by_end_.emplace(end_key_[j], j);
+  for (NodeId n : r.placement.nodes()) node_jobs_[n].push_back(j);
+  schedule_demotion(j, now);
+}
+
+void Engine::stop(JobIdx j, Seconds now) {
+  JobRuntime& r = jobs_[j];
+  state_.release(r.placement, *r.spec);
+  QueueKey k = profile_.sort->key(r);
+  k.seq = r.seq;
+  k.job = j;
+  running_.erase(k);
+  running_by_end_.erase({end_key_[j], j});
+  if (demote_at_[j] != kNever) demotions_.erase({demote_at_[j], j});
+  demote_at_[j] = kNever;
+  for (NodeId n : r.placement.nodes()) {
+    auto& v = node_jobs_[n];
+    v.erase(std::find(v.begin(), v.end(), j));
+  }
+  const Seconds ran = now - r.run_start;
+  r.attained_gpu_s += ran * r.gpus();
+  // The engine's view of progress: work up to the last checkpoint survives a stop.
+  const Seconds interval = r.spec->checkpoint_interval;
+  const Seconds kept = interval > 0 ? std::floor(ran / interval) * interval : ran;
+  r.progress_ref_s += kept * r.speed;
+  r.placement = Placement{};
+}
+
+void Engine::resume(JobIdx j, const JobRuntime& before) {
+  JobRuntime& r = jobs_[j];
+  QueueKey k = profile_.sort->key(r);
+  k.seq = r.seq;
+  k.job = j;
+  pending_.erase(k);
+  if (small_job(*r.spec)) --pending_small_;
+  r = before;
+  running_.insert(k);
+  end_key_[j] = r.expected_end(now_);
+  running_by_end_.emplace(end_key_[j], j);
+  for (NodeId n : r.placement.nodes()) node_jobs_[n].push_back(j);
+  schedule_demotion(j, now_);
+}
+
+void Engine::finish(JobIdx j, Seconds now) {
+  now_ = now;
+  if (j >= jobs_.size() || jobs_[j].state != JobState::kRunning) return;
+  stop(j, now);
+  jobs_[j].state = JobState::kFinished;
+}
+
+void Engine::node_down(NodeId n, Seconds now) {
+  now_ = now;
+  if (n >= state_.node_count() || !state_.up(n)) return;
+  state_.set_up(n, false);
+  const std::vector<JobIdx> victims = node_jobs_[n];
+  for (JobIdx j : victims) {
+    stop(j, now);
+    ++jobs_[j].preemptions;
+    enqueue(j, now);
+    queued_.push_back(Decision{Decision::Kind::kPreempt, j, {}, kNever, "node down"});
+  }
+}
+
+void Engine::node_up(NodeId n, Seconds now) {
+  now_ = now;
+  if (n < state_.node_count()) state_.set_up(n, true);
+}
+
+void Engine::schedule_demotion(JobIdx j, Seconds now) {
+  JobRuntime& r = jobs_[j];
+  if (static_cast<size_t>(r.las_level) >= thresholds_.size() || r.gpus() <= 0) return;
+  const double left = thresholds_[r.las_level] - r.attained_gpu_s;
+  demote_at_[j] = std::max(now, r.run_start + std::max(0.0, left / r.gpus()));
+  demotions_.emplace(demote_at_[j], j);
+}
+
+void Engine::apply_demotions(Seconds now) {
+  while (!demotions_.empty() && demotions_.begin()->first <= now) {
+    const auto [at, j] = *demotions_.begin();
+    demotions_.erase(demotions_.begin());
+    demote_at_[j] = kNever;
+    JobRuntime& r = jobs_[j];
+    QueueKey k = profile_.sort->key(r);
+    k.seq = r.seq;
+    k.job = j;
+    running_.erase(k);
+    // Service is accounted up to the crossing; the segment restarts there.
+    r.attained_gpu_s += (at - r.run_start) * r.gpus();
+    r.progress_ref_s += (at - r.run_start) * r.speed;
+    r.run_start = at;
+    ++r.las_level;
+    r.las_enter = at;
+    k = profile_.sort->key(r);
+    k.seq = r.seq;
+    k.job = j;
+    running_.insert(k);
+    schedule_demotion(j, at);
+  }
+}
+
+Seconds Engine::next_wakeup() const {
+  Seconds t = kNever;
+  if (!deferred_.empty()) t = std::min(t, deferred_.begin()->first);
+  if (!demotions_.empty()) t = std::min(t, demotions_.begin()->first);
+  return t;
+}
+
+const std::vector<Decision>& Engine::schedule(Seconds now) {
+  now_ = now;
+  out_.clear();
+  out_.swap(queued_);
+  while (!deferred_.empty() && deferred_.begin()->first <= now) {
+    const JobIdx j = deferred_.begin()->second;
+    deferred_.erase(deferred_.begin());
+    enqueue(j, now);
+  }
+  apply_demotions(now);
+
+  // Preempt point: stop victims tentatively; each keeps its old placement to return to.
+  std::vector<std::pair<JobIdx, JobRuntime>> victims;
+  if (profile_.preempt && !pending_.empty()) {
+    for (JobIdx j : profile_.preempt->victims(*this, pending_, running_)) {
+      JobRuntime before = jobs_[j];
+      stop(j, now);
+      enqueue(j, now);
+      victims.emplace_back(j, std::move(before));
+    }
+  }
+  std::vector<char> victim_flag;
+  if (!victims.empty()) {
+    victim_flag.assign(jobs_.size(), 0);
+    for (const auto& v : victims) victim_flag[v.first] = 1;
+  }
+
+  // Queue walk: Filter → Place → PostFilter for each pending job in QueueSort order.
+  PostFilter& post = *profile_.post_filter;
+  post.begin_cycle(*this);
+  const size_t limit = post.max_examined();
+  size_t examined = 0;
+  std::vector<Decision> starts;
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    if (state_.free_whole_total() == 0 && pending_small_ == 0 && victims.empty()) break;
+    if (limit && examined >= limit) break;
+    ++examined;
+    const JobIdx j = it->job;
+    JobRuntime& r = jobs_[j];
+    ++it;  // `it` stays valid: start() erases only j's entry
+    if (!victim_flag.empty() && victim_flag[j]) {
+      // A tentative victim only ever returns to where it was.
+      auto v = std::find_if(victims.begin(), victims.end(),
+                            [j](const auto& x) { return x.first == j; });
+      if (state_.allocate(v->second.placement, *r.spec).ok()) {
+        resume(j, v->second);
+        victim_flag[j] = 0;
+      }
+      continue;
+    }
+    const JobSpec& s = *r.spec;
+    const bool whole = s.gpus > 0 && !s.fractional();
+    Candidates c;
+    std::optional<Placement> p;
+    if (!(whole && s.gpus > state_.free_whole_total())) {
+      c = profile_.filter->filter(*this, s);
+      if (!c.models.empty() || s.gpus == 0) p = profile_.placer->place(state_, s, c);
+    } else {
+      c = profile_.filter->filter(*this, s);
+    }
+    if (!p) {
+      if (post.blocked(*this, r, c) == PostFilter::Flow::kStop) break;
+      continue;
+    }
+    if (!post.may_start(*this, r, *p)) continue;
+    if (Status st = state_.allocate(*p, s); !st.ok()) {
+      // A placer bug must not corrupt state: report it and leave the job queued.
+      queued_.push_back(Decision{Decision::Kind::kDefer, j, {}, now,
+                                 "internal: placement rejected: " + st.error().message});
+      continue;
+    }
+    starts.push_back(Decision{Decision::Kind::kStart, j, *p, kNever, {}});
+    start(j, std::move(*p), now);
+  }
+  for (const auto& [j, old] : victims) {
+    if (!victim_flag[j]) continue;
+    ++jobs_[j].preemptions;
+    out_.push_back(Decision{Decision::Kind::kPreempt, j, {}, kNever,
+                            "preempted for higher-priority work"});
+  }
+  for (auto& d : starts) out_.push_back(std::move(d));
+  return out_;
+}
+
+std::string Engine::check_invariants() const {
+  if (std::string s = state_.check_invariants(); !s.empty()) return s;
+  size_t pending = 0, running = 0;
+  int64_t milli = 0;
+  for (JobIdx j = 0; j < jobs_.size(); ++j) {
+    const JobRuntime& r = jobs_[j];
+    if (r.state == JobState::kRunning) {
+      ++running;
+      int64_t held = 0;
+      for (const Slot& s : r.placement.slots) held += s.gpu >= 0 ? s.milli : 0;
+      if (held != r.spec->total_milli())
+        return fmt::format("job {} holds {} milli-GPU, asked for {}", r.spec->id, held,
+                           r.spec->total_milli());
+      milli += held;
+    } else if (r.state == JobState::kPending) {
+      ++pending;
+      if (!r.placement.empty()) return fmt::format("pending job {} holds GPUs", r.spec->id);
+    }
+  }
+  if (running != running_.size() || running != running_by_end_.size())
+    return "running index size mismatch";
+  if (pending != pending_.size() + deferred_.size()) return "pending index size mismatch";
+  if (milli != state_.allocated_milli())
+    return fmt::format("jobs hold {} milli-GPU, cluster counts {}", milli,
+                       state_.allocated_milli());
+  return {};
+}
+
+}  // namespace frugal

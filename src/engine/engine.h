@@ -1,0 +1,98 @@
+#pragma once
+// The scheduling engine: events in, decisions out. It never reads a clock and does no
+// I/O: every call carries `now`, and the same engine serves the simulator, the local
+// driver and the Slurm driver.
+//
+// Protocol: report events (submit, finish, node_down, node_up) as they happen, then call
+// schedule(now) once for that instant; it returns the decisions of one scheduling cycle,
+// already applied to the engine's own state (a started job holds its GPUs, a preempted
+// job is back in the queue). Call schedule() again no later than next_wakeup() even if
+// nothing else happens. Times passed must not decrease.
+//
+// Not thread-safe: one driver thread owns an engine.
+
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cluster/cluster_state.h"
+#include "engine/decision.h"
+#include "engine/job_runtime.h"
+#include "policy/profile.h"
+
+namespace frugal {
+
+class Engine final : private CycleView {
+ public:
+  // `spec` and `catalog` are copied/referenced: `catalog` must outlive the engine.
+  // Trace durations are taken as measured on `reference_model` (kNoGpuModel: speed 1).
+  Engine(const ClusterSpec& spec, const GpuCatalog& catalog, Profile profile,
+         GpuModelId reference_model);
+
+  // A job arrives. `spec` must outlive the engine; `j` must be new. Jobs that can never
+  // run are rejected (a kReject decision in the next schedule()).
+  void submit(JobIdx j, const JobSpec* spec, Seconds now);
+  // A running job ended (completed or failed): its resources are freed.
+  void finish(JobIdx j, Seconds now);
+  // A node failed: jobs on it are stopped (kPreempt decisions, reason "node down").
+  void node_down(NodeId n, Seconds now);
+  void node_up(NodeId n, Seconds now);
+
+  // One scheduling cycle at `now`. The returned reference is valid until the next call.
+  const std::vector<Decision>& schedule(Seconds now);
+  // Earliest time the engine needs a cycle without outside events (kNever if none).
+  Seconds next_wakeup() const;
+
+  const ClusterState& cluster() const override { return state_; }
+  const JobRuntime& job(JobIdx j) const override { return jobs_[j]; }
+  const Profile& profile() const { return profile_; }
+  size_t pending_count() const { return pending_.size() + deferred_.size(); }
+  size_t running_count() const { return running_.size(); }
+  double speed(const JobSpec& job, GpuModelId m) const override;
+
+  // Cross-checks engine and cluster state; empty when consistent. O(jobs + cluster).
+  std::string check_invariants() const;
+
+ private:
+  // CycleView
+  Seconds now() const override { return now_; }
+  const GpuCatalog& catalog() const override { return catalog_; }
+  const std::set<std::pair<Seconds, JobIdx>>& running_by_end() const override {
+    return running_by_end_;
+  }
+
+  void enqueue(JobIdx j, Seconds now);
+  void start(JobIdx j, Placement p, Seconds now);
+  void stop(JobIdx j, Seconds now);  // running → pending (resources freed, not decided)
+  // Undoes a tentative stop: the job runs on as `before` (its GPUs re-allocated already).
+  void resume(JobIdx j, const JobRuntime& before);
+  // Queues the job's next LAS demotion (service counted from r.run_start); not before now.
+  void schedule_demotion(JobIdx j, Seconds now);
+  void apply_demotions(Seconds now);
+  bool small_job(const JobSpec& s) const { return s.gpus == 0 || s.fractional(); }
+
+  const GpuCatalog& catalog_;
+  Profile profile_;
+  GpuModelId reference_;
+  ClusterState state_;
+  std::vector<double> thresholds_;
+  Seconds now_ = 0;
+
+  std::vector<JobRuntime> jobs_;
+  std::vector<Seconds> end_key_;     // per job: its key in running_by_end_
+  std::vector<Seconds> demote_at_;   // per job: its key in demotions_ (or kNever)
+  std::set<QueueKey> pending_;
+  std::set<QueueKey> running_;
+  std::set<std::pair<Seconds, JobIdx>> running_by_end_;
+  std::set<std::pair<Seconds, JobIdx>> deferred_;
+  std::set<std::pair<Seconds, JobIdx>> demotions_;
+  std::vector<std::vector<JobIdx>> node_jobs_;
+  size_t pending_small_ = 0;  // pending fractional or CPU-only jobs
+  uint64_t next_seq_ = 0;
+
+  std::vector<Decision> queued_;  // decided between cycles (rejects, node-down stops)
+  std::vector<Decision> out_;
+};
+
+}  // namespace frugal

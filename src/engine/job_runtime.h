@@ -1,0 +1,34 @@
+#pragma once
+// The engine's per-job bookkeeping, visible to policy plugins (read-only).
+
+#include "cluster/placement.h"
+#include "model/job.h"
+
+namespace frugal {
+
+enum class JobState : uint8_t { kUnknown, kPending, kRunning, kFinished, kRejected };
+
+struct JobRuntime {
+  const JobSpec* spec = nullptr;
+  JobState state = JobState::kUnknown;
+  uint64_t seq = 0;            // arrival order; the final tie-break everywhere
+  Placement placement;         // while running
+  double speed = 1.0;          // relative speed of the current placement (vs reference)
+  Seconds run_start = 0;       // start of the current run segment
+  Seconds queued_since = 0;    // when it last entered the pending queue
+  double attained_gpu_s = 0;   // GPU-seconds of service before the current segment
+  double progress_ref_s = 0;   // reference-model seconds of work done before this segment
+  int las_level = 0;           // LAS queue (0 = highest priority)
+  Seconds las_enter = 0;       // when it entered its LAS queue
+  int preemptions = 0;
+
+  // Expected end of the current run from the runtime estimate (never before `now`).
+  Seconds expected_end(Seconds now) const {
+    const double left = spec->runtime_estimate() - progress_ref_s;
+    const Seconds end = run_start + (left > 0 ? left / speed : 0);
+    return end > now ? end : now;
+  }
+  double gpus() const { return static_cast<double>(spec->total_milli()) / kMilliPerGpu; }
+};
+
+}  // namespace frugal

@@ -1,0 +1,20 @@
+#pragma once
+// Report writers for simulation summaries: JSON (stable keys, see docs/REPORT.md) and a
+// plain-text table for people.
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "sim/summary.h"
+
+namespace frugal {
+
+// One run as JSON: policy, jobs.{submitted,completed,unschedulable}, jct_s.{mean,p50,p95,
+// p99}, wait_s.{...}, makespan_s, gpu_utilization, preemptions, sim.{wall_s,events}, ...
+nlohmann::json to_json(const Summary& s);
+
+// A table with one row per run.
+std::string to_table(const std::vector<Summary>& runs);
+
+}  // namespace frugal

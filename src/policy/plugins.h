@@ -1,0 +1,109 @@
+#pragma once
+// The scheduling pipeline's extension points, after the Kubernetes scheduling framework:
+//
+//   QueueSort → Admit → Filter → Place → (PostFilter when Place fails)
+//   plus Preempt, which runs once per cycle before the queue is walked.
+//
+// Each point is a small plugin with a name; a Profile (profile.h) composes one plugin per
+// point. Plugins read engine state through CycleView and never mutate it: the engine
+// applies their verdicts. Every "no" carries a reason a person can read.
+
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cluster/cluster_state.h"
+#include "engine/job_runtime.h"
+#include "model/gpu_catalog.h"
+#include "policy/placer.h"
+
+namespace frugal {
+
+// Ordering key of a job in the pending queue: lexicographic (a, b), then arrival seq.
+struct QueueKey {
+  double a = 0;
+  double b = 0;
+  uint64_t seq = 0;
+  JobIdx job = 0;
+  friend bool operator<(const QueueKey& x, const QueueKey& y) {
+    if (x.a != y.a) return x.a < y.a;
+    if (x.b != y.b) return x.b < y.b;
+    return x.seq < y.seq;
+  }
+};
+
+// What plugins may read during a cycle.
+class CycleView {
+ public:
+  virtual ~CycleView() = default;
+  virtual Seconds now() const = 0;
+  virtual const ClusterState& cluster() const = 0;
+  virtual const GpuCatalog& catalog() const = 0;
+  virtual const JobRuntime& job(JobIdx j) const = 0;
+  // Running jobs ordered by expected end (from runtime estimates), earliest first.
+  virtual const std::set<std::pair<Seconds, JobIdx>>& running_by_end() const = 0;
+  // Speed of `job` on GPU model `m` relative to the reference model.
+  virtual double speed(const JobSpec& job, GpuModelId m) const = 0;
+};
+
+// QueueSort: the order in which pending jobs are considered.
+class QueueSort {
+ public:
+  virtual ~QueueSort() = default;
+  virtual std::string name() const = 0;
+  virtual QueueKey key(const JobRuntime& j) const = 0;
+  // Attained-service thresholds (GPU-seconds) at which a running job's key changes
+  // (LAS demotion). Empty for static orders. The engine wakes at each crossing, raises
+  // JobRuntime::las_level and re-keys the job.
+  virtual std::vector<double> service_thresholds() const { return {}; }
+};
+
+// Admit: whether a job may be considered now, must wait (defer), or can never run.
+struct AdmitVerdict {
+  enum class Kind { kAdmit, kDefer, kReject } kind = Kind::kAdmit;
+  Seconds until = kNever;
+  std::string reason;
+};
+class Admit {
+ public:
+  virtual ~Admit() = default;
+  virtual std::string name() const = 0;
+  virtual AdmitVerdict admit(const CycleView& v, const JobRuntime& j) const = 0;
+};
+
+// Filter: narrows the GPU models a job may use. An empty result means unschedulable now.
+class Filter {
+ public:
+  virtual ~Filter() = default;
+  virtual std::string name() const = 0;
+  virtual Candidates filter(const CycleView& v, const JobSpec& job) const = 0;
+};
+
+// PostFilter / queue discipline: what happens around a job that cannot be placed.
+// One instance per engine; begin_cycle() resets its per-cycle state.
+class PostFilter {
+ public:
+  enum class Flow { kContinue, kStop };
+  virtual ~PostFilter() = default;
+  virtual std::string name() const = 0;
+  virtual void begin_cycle(const CycleView& v) = 0;
+  // `j` could not be placed now. kStop ends the walk of the queue for this cycle.
+  virtual Flow blocked(const CycleView& v, const JobRuntime& j, const Candidates& c) = 0;
+  // A job that fits may start only if this says so (a reservation may forbid it).
+  virtual bool may_start(const CycleView& v, const JobRuntime& j, const Placement& p) = 0;
+  // Upper bound on queued jobs examined per cycle (0 = unlimited).
+  virtual size_t max_examined() const { return 0; }
+};
+
+// Preempt: runs once per cycle before the queue walk; chooses running jobs to stop so that
+// higher-priority pending jobs can run. Returns victims in the order to stop them.
+class Preempt {
+ public:
+  virtual ~Preempt() = default;
+  virtual std::string name() const = 0;
+  virtual std::vector<JobIdx> victims(const CycleView& v, const std::set<QueueKey>& pending,
+                                      const std::set<QueueKey>& running) = 0;
+};
+
+}  // namespace frugal

@@ -1,0 +1,63 @@
+#include "policy/profile.h"
+
+#include <fmt/format.h>
+
+#include "policy/admit_filter.h"
+#include "policy/post_filter.h"
+#include "policy/preempt.h"
+#include "policy/queue_sort.h"
+
+namespace frugal {
+
+std::vector<std::string> profile_names() {
+  return {"fifo", "backfill", "sjf", "las", "firstfit", "bestfit"};
+}
+
+std::string Profile::describe() const {
+  return fmt::format("sort={} admit={} filter={} place={} postfilter={} preempt={}",
+                     sort->name(), admit->name(), filter->name(), placer->name(),
+                     post_filter->name(), preempt ? preempt->name() : "none");
+}
+
+Result<Profile> make_profile(const std::string& policy) {
+  std::string base = policy, placer_name;
+  if (const auto slash = policy.find('/'); slash != std::string::npos) {
+    base = policy.substr(0, slash);
+    placer_name = policy.substr(slash + 1);
+  }
+  Profile p;
+  p.name = policy;
+  p.admit = make_capacity_admit();
+  p.filter = make_model_filter();
+  p.placer = make_best_fit_placer();
+  if (base == "fifo") {
+    p.sort = make_arrival_sort();
+    p.post_filter = make_strict_post_filter();
+  } else if (base == "backfill") {
+    p.sort = make_arrival_sort();
+    p.post_filter = make_easy_backfill();
+  } else if (base == "sjf") {
+    p.sort = make_shortest_sort();
+    p.post_filter = make_skip_post_filter();
+  } else if (base == "las") {
+    p.sort = make_las_sort();
+    p.post_filter = make_skip_post_filter();
+    p.preempt = make_priority_order_preempt();
+  } else if (base == "firstfit" || base == "bestfit") {
+    p.sort = make_arrival_sort();
+    p.post_filter = make_skip_post_filter();
+    p.placer = make_placer(base);
+  } else {
+    return Error{fmt::format("unknown policy '{}'; known: {}", base,
+                             fmt::join(profile_names(), ", "))};
+  }
+  if (!placer_name.empty()) {
+    p.placer = make_placer(placer_name);
+    if (!p.placer)
+      return Error{fmt::format("unknown placement '{}' in policy '{}'; known: {}", placer_name,
+                               policy, fmt::join(placer_names(), ", "))};
+  }
+  return p;
+}
+
+}  // namespace frugal

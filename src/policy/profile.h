@@ -1,0 +1,42 @@
+#pragma once
+// A profile composes one plugin per extension point. Baselines are profiles, so every
+// comparison runs through the same pipeline:
+//
+//   profile    QueueSort  PostFilter     Preempt         Place
+//   fifo       arrival    strict         -               bestfit
+//   backfill   arrival    easy-backfill  -               bestfit
+//   sjf        shortest   skip           -               bestfit
+//   las        las        skip           priority-order  bestfit
+//   firstfit   arrival    skip           -               firstfit
+//   bestfit    arrival    skip           -               bestfit
+//
+// Every profile uses Admit "capacity" and Filter "model-constraint". A policy string may
+// override the placer: "backfill/firstfit" is backfill with firstfit placement.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/result.h"
+#include "policy/plugins.h"
+
+namespace frugal {
+
+struct Profile {
+  std::string name;
+  std::unique_ptr<QueueSort> sort;
+  std::unique_ptr<Admit> admit;
+  std::unique_ptr<Filter> filter;
+  std::unique_ptr<Placer> placer;
+  std::unique_ptr<PostFilter> post_filter;
+  std::unique_ptr<Preempt> preempt;  // may be null
+
+  // "sort=arrival admit=capacity ..." — for reports and logs.
+  std::string describe() const;
+};
+
+// Builds the profile named by `policy` ("name" or "name/placer"). Error lists valid names.
+Result<Profile> make_profile(const std::string& policy);
+std::vector<std::string> profile_names();
+
+}  // namespace frugal

@@ -1,0 +1,233 @@
+#include "sim/simulator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fmt/format.h>
+#include <numeric>
+#include <queue>
+#include <random>
+
+#include "engine/engine.h"
+
+namespace frugal {
+namespace {
+
+// Ordered by time, then kind (finishes before node events), then insertion order.
+struct Event {
+  enum Kind : uint8_t { kFinish = 0, kNodeDown = 1, kNodeUp = 2 };
+  Seconds t;
+  Kind kind;
+  uint64_t seq;
+  uint32_t id;     // job or node
+  uint32_t epoch;  // a finish is stale when the job's epoch moved on
+  bool operator>(const Event& o) const {
+    if (t != o.t) return t > o.t;
+    if (kind != o.kind) return kind > o.kind;
+    return seq > o.seq;
+  }
+};
+
+struct SimJob {
+  double remaining_ref = 0;  // reference-model seconds of work left
+  Seconds seg_start = 0;
+  double speed = 1;
+  uint32_t epoch = 0;
+  bool running = false;
+};
+
+class Simulation {
+ public:
+  Simulation(const std::vector<JobSpec>& jobs, const ClusterSpec& cluster,
+             const GpuCatalog& catalog, Profile profile, const SimOptions& opt)
+      : jobs_(jobs),
+        opt_(opt),
+        engine_(cluster, catalog, std::move(profile), opt.reference_model),
+        sim_(jobs.size()),
+        rng_(opt.seed) {
+    result_.policy = engine_.profile().name;
+    result_.profile = engine_.profile().describe();
+    result_.jobs.resize(jobs.size());
+    result_.capacity_gpus = cluster.total_gpus();
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      sim_[i].remaining_ref = jobs[i].duration;
+      result_.jobs[i].submit = jobs[i].submit;
+    }
+    order_.resize(jobs.size());
+    std::iota(order_.begin(), order_.end(), 0u);
+    std::stable_sort(order_.begin(), order_.end(),
+                     [&](JobIdx a, JobIdx b) { return jobs[a].submit < jobs[b].submit; });
+    if (opt_.node_mtbf_hours > 0)
+      for (NodeId n = 0; n < cluster.nodes.size(); ++n) push_failure(n, 0);
+    left_ = jobs.size();
+  }
+
+  SimResult run() {
+    const auto wall0 = std::chrono::steady_clock::now();
+    if (!order_.empty()) result_.first_arrival = jobs_[order_.front()].submit;
+    size_t next_arrival = 0;
+    Seconds last_t = result_.first_arrival;
+    int same_instant_cycles = 0;
+    while (left_ > 0) {
+      Seconds t = engine_.next_wakeup();
+      if (next_arrival < order_.size()) t = std::min(t, jobs_[order_[next_arrival]].submit);
+      if (!events_.empty()) t = std::min(t, events_.top().t);
+      if (t == kNever) break;  // nothing can change any more
+      if (t < last_t) t = last_t;
+      if (t == last_t && ++same_instant_cycles > 100000) {
+        result_.invariant_violation = fmt::format("no progress at t={}", t);
+        break;
+      } else if (t != last_t) {
+        same_instant_cycles = 0;
+      }
+      result_.allocated_gpu_seconds += alloc_milli_ * (t - last_t) / kMilliPerGpu;
+      last_t = t;
+      while (!events_.empty() && events_.top().t <= t) {
+        const Event e = events_.top();
+        events_.pop();
+        handle(e, t);
+      }
+      while (next_arrival < order_.size() && jobs_[order_[next_arrival]].submit <= t) {
+        const JobIdx j = order_[next_arrival++];
+        engine_.submit(j, &jobs_[j], t);
+        ++result_.events;
+      }
+      for (const Decision& d : engine_.schedule(t)) apply(d, t);
+      ++result_.cycles;
+      if (opt_.check_invariants && result_.invariant_violation.empty()) {
+        std::string v = engine_.check_invariants();
+        if (v.empty()) v = check_alloc();
+        if (!v.empty()) result_.invariant_violation = fmt::format("t={}: {}", t, v);
+      }
+    }
+    for (size_t i = 0; i < jobs_.size(); ++i) {
+      JobOutcome& o = result_.jobs[i];
+      if (o.finish < 0 && !o.unschedulable) {
+        o.unschedulable = true;
+        o.reason = "never scheduled: no capacity ever became available";
+      }
+    }
+    result_.wall_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    return std::move(result_);
+  }
+
+ private:
+  void push(Seconds t, Event::Kind k, uint32_t id, uint32_t epoch) {
+    events_.push(Event{t, k, seq_++, id, epoch});
+  }
+
+  void push_failure(NodeId n, Seconds now) {
+    std::exponential_distribution<double> d(1.0 / (opt_.node_mtbf_hours * 3600));
+    push(now + d(rng_), Event::kNodeDown, n, 0);
+  }
+
+  void handle(const Event& e, Seconds t) {
+    switch (e.kind) {
+      case Event::kFinish: {
+        SimJob& s = sim_[e.id];
+        if (!s.running || s.epoch != e.epoch) return;  // stale: the job was stopped
+        ++result_.events;
+        end_segment(e.id, t);
+        s.remaining_ref = 0;
+        result_.jobs[e.id].finish = t;
+        result_.last_completion = std::max(result_.last_completion, t);
+        engine_.finish(e.id, t);
+        --left_;
+        return;
+      }
+      case Event::kNodeDown:
+        ++result_.events;
+        ++result_.node_failures;
+        engine_.node_down(e.id, t);
+        push(t + opt_.node_repair_hours * 3600, Event::kNodeUp, e.id, 0);
+        return;
+      case Event::kNodeUp:
+        ++result_.events;
+        engine_.node_up(e.id, t);
+        push_failure(e.id, t);
+        return;
+    }
+  }
+
+  // Closes a running segment: accounts time and GPU-seconds.
+  void end_segment(JobIdx j, Seconds t) {
+    SimJob& s = sim_[j];
+    JobOutcome& o = result_.jobs[j];
+    const Seconds ran = t - s.seg_start;
+    const double milli = static_cast<double>(jobs_[j].total_milli());
+    o.run_time += ran;
+    o.gpu_seconds += ran * milli / kMilliPerGpu;
+    alloc_milli_ -= milli;
+    s.running = false;
+    ++s.epoch;
+  }
+
+  void apply(const Decision& d, Seconds t) {
+    const JobIdx j = d.job;
+    SimJob& s = sim_[j];
+    JobOutcome& o = result_.jobs[j];
+    switch (d.kind) {
+      case Decision::Kind::kStart: {
+        if (o.first_start < 0) o.first_start = t;
+        s.running = true;
+        s.seg_start = t;
+        s.speed = engine_.job(j).speed;
+        o.last_model = d.placement.model;
+        alloc_milli_ += static_cast<double>(jobs_[j].total_milli());
+        push(t + s.remaining_ref / s.speed, Event::kFinish, j, s.epoch);
+        return;
+      }
+      case Decision::Kind::kPreempt: {
+        if (!s.running) return;
+        const Seconds ran = t - s.seg_start;
+        const Seconds interval = jobs_[j].checkpoint_interval;
+        const Seconds kept = interval > 0 ? std::floor(ran / interval) * interval : ran;
+        s.remaining_ref = std::max(0.0, s.remaining_ref - kept * s.speed);
+        o.rework_gpu_seconds +=
+            (ran - kept) * static_cast<double>(jobs_[j].total_milli()) / kMilliPerGpu;
+        end_segment(j, t);
+        ++o.preemptions;
+        ++result_.preemptions;
+        return;
+      }
+      case Decision::Kind::kReject:
+        o.unschedulable = true;
+        o.reason = d.reason;
+        --left_;
+        return;
+      case Decision::Kind::kDefer:
+        return;
+    }
+  }
+
+  // GPU-seconds are conserved: the engine's allocation equals the jobs the simulator runs.
+  std::string check_alloc() const {
+    const double engine_milli = static_cast<double>(engine_.cluster().allocated_milli());
+    if (std::abs(engine_milli - alloc_milli_) > 0.5)
+      return fmt::format("simulator runs {} milli-GPU, engine allocated {}", alloc_milli_,
+                         engine_milli);
+    return {};
+  }
+
+  const std::vector<JobSpec>& jobs_;
+  SimOptions opt_;
+  Engine engine_;
+  std::vector<SimJob> sim_;
+  std::vector<JobIdx> order_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+  std::mt19937_64 rng_;
+  uint64_t seq_ = 0;
+  double alloc_milli_ = 0;
+  size_t left_ = 0;  // jobs neither finished nor rejected
+  SimResult result_;
+};
+
+}  // namespace
+
+SimResult simulate(const std::vector<JobSpec>& jobs, const ClusterSpec& cluster,
+                   const GpuCatalog& catalog, Profile profile, const SimOptions& options) {
+  return Simulation(jobs, cluster, catalog, std::move(profile), options).run();
+}
+
+}  // namespace frugal

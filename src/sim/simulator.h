@@ -1,0 +1,67 @@
+#pragma once
+// The discrete-event simulator: a virtual clock drives an Engine over a trace.
+//
+// Job progress model: a job's `duration` is its run time on the reference GPU model; on a
+// model with relative speed s (catalog, per job class) it runs s times as fast. A stopped
+// job keeps the work up to its last checkpoint (all of it when checkpoint_interval is 0)
+// and redoes the rest later (counted as rework).
+//
+// Deterministic: events at the same instant are handled finishes first, then node events,
+// then arrivals in trace order; the engine's own tie-breaks are stable. The same inputs
+// give the same result.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/cluster_spec.h"
+#include "model/gpu_catalog.h"
+#include "model/job.h"
+#include "policy/profile.h"
+
+namespace frugal {
+
+struct SimOptions {
+  GpuModelId reference_model = kNoGpuModel;  // model the trace's durations were measured on
+  bool check_invariants = false;  // verify engine + cluster state after every cycle (slow)
+  // Optional node failures: mean time between failures per node and repair time (hours).
+  double node_mtbf_hours = 0;  // 0 = no failures
+  double node_repair_hours = 1;
+  uint64_t seed = 1;
+};
+
+struct JobOutcome {
+  Seconds submit = 0;
+  Seconds first_start = -1;  // -1 = never started
+  Seconds finish = -1;       // -1 = did not complete
+  Seconds run_time = 0;      // wall time spent running, all segments
+  double gpu_seconds = 0;    // allocated GPU-seconds (milli-GPU share × time)
+  double rework_gpu_seconds = 0;  // GPU-seconds of work lost to stops and redone
+  int preemptions = 0;
+  bool unschedulable = false;
+  std::string reason;  // why unschedulable
+  GpuModelId last_model = kNoGpuModel;
+};
+
+struct SimResult {
+  std::string policy;
+  std::string profile;  // the plugins behind `policy`
+  std::vector<JobOutcome> jobs;  // in trace order
+  int64_t capacity_gpus = 0;
+  Seconds first_arrival = 0;
+  Seconds last_completion = 0;
+  double allocated_gpu_seconds = 0;  // integral of allocated milli-GPU over time / 1000
+  uint64_t events = 0;
+  uint64_t cycles = 0;
+  int64_t preemptions = 0;
+  int64_t node_failures = 0;
+  double wall_s = 0;
+  std::string invariant_violation;  // first one found, when check_invariants is on
+};
+
+// Replays `jobs` on `cluster` under `profile`. `catalog` must contain every model the
+// cluster and jobs refer to.
+SimResult simulate(const std::vector<JobSpec>& jobs, const ClusterSpec& cluster,
+                   const GpuCatalog& catalog, Profile profile, const SimOptions& options);
+
+}  // namespace frugal

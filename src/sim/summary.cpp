@@ -1,0 +1,66 @@
+#include "sim/summary.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace frugal {
+namespace {
+
+double quantile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  const double pos = q * static_cast<double>(sorted.size() - 1);
+  const size_t lo = static_cast<size_t>(std::floor(pos));
+  const size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
+}
+
+}  // namespace
+
+Distribution distribution(std::vector<double>& v) {
+  Distribution d;
+  if (v.empty()) return d;
+  std::sort(v.begin(), v.end());
+  d.mean = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+  d.p50 = quantile(v, 0.50);
+  d.p95 = quantile(v, 0.95);
+  d.p99 = quantile(v, 0.99);
+  return d;
+}
+
+Summary summarize(const SimResult& r) {
+  Summary s;
+  s.policy = r.policy;
+  s.profile = r.profile;
+  s.submitted = r.jobs.size();
+  std::vector<double> jct, wait;
+  jct.reserve(r.jobs.size());
+  wait.reserve(r.jobs.size());
+  double rework = 0;
+  for (const JobOutcome& o : r.jobs) {
+    rework += o.rework_gpu_seconds;
+    if (o.unschedulable) {
+      ++s.unschedulable;
+      if (s.first_unschedulable_reason.empty()) s.first_unschedulable_reason = o.reason;
+      continue;
+    }
+    if (o.finish < 0) continue;
+    ++s.completed;
+    jct.push_back(o.finish - o.submit);
+    wait.push_back(std::max(0.0, o.finish - o.submit - o.run_time));
+  }
+  s.jct_s = distribution(jct);
+  s.wait_s = distribution(wait);
+  s.makespan_s = std::max(0.0, r.last_completion - r.first_arrival);
+  const double capacity = static_cast<double>(r.capacity_gpus) * s.makespan_s;
+  s.gpu_utilization = capacity > 0 ? r.allocated_gpu_seconds / capacity : 0;
+  s.preemptions = r.preemptions;
+  s.rework_gpu_hours = rework / 3600;
+  s.node_failures = r.node_failures;
+  s.wall_s = r.wall_s;
+  s.events = r.events;
+  s.invariant_violation = r.invariant_violation;
+  return s;
+}
+
+}  // namespace frugal

@@ -1,0 +1,43 @@
+#pragma once
+// Headline metrics of one simulation, as reported by `frugal simulate` and `compare`.
+//
+//  jct    = finish − submit, over completed jobs
+//  wait   = jct − time spent running (all the time a job was queued, incl. after a stop)
+//  makespan = last completion − first arrival
+//  gpu_utilization = allocated GPU-seconds / (cluster GPUs × makespan)
+// Percentiles interpolate linearly between order statistics (numpy's default).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/simulator.h"
+
+namespace frugal {
+
+struct Distribution {
+  double mean = 0, p50 = 0, p95 = 0, p99 = 0;
+};
+
+// Summary statistics of `values` (all zero when empty). Reorders `values`.
+Distribution distribution(std::vector<double>& values);
+
+struct Summary {
+  std::string policy;
+  std::string profile;
+  size_t submitted = 0, completed = 0, unschedulable = 0;
+  Distribution jct_s, wait_s;
+  double makespan_s = 0;
+  double gpu_utilization = 0;
+  int64_t preemptions = 0;
+  double rework_gpu_hours = 0;
+  int64_t node_failures = 0;
+  double wall_s = 0;
+  uint64_t events = 0;
+  std::string first_unschedulable_reason;
+  std::string invariant_violation;
+};
+
+Summary summarize(const SimResult& r);
+
+}  // namespace frugal
