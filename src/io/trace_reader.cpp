@@ -50,8 +50,7 @@ bool numeric_looking(std::string_view s) {
   return ec == std::errc() && ptr == s.data() + s.size();
 }
 
-// True when a first line reads like data rather than column names: a numeric field, or a
-// field with characters a column name never has.
+// True when a first line reads like data rather than column names: some field is a number.
 bool looks_like_data(const std::vector<std::string>& fields) {
   for (const auto& f : fields) {
     if (!f.empty() && numeric_looking(f)) return true;
