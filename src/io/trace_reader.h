@@ -13,8 +13,8 @@
 namespace frugal {
 
 struct TraceOptions {
-  std::string format;          // "" = auto-detect; else one of trace_formats()
-  bool skip_bad_rows = false;  // skip and count malformed rows instead of failing
+  std::string format;                   // "" = auto-detect; else one of trace_formats()
+  bool skip_bad_rows = false;           // skip and count malformed rows instead of failing
   const GpuCatalog* catalog = nullptr;  // resolves GPU model names (required)
 };
 
