@@ -109,8 +109,12 @@ int64_t ClusterState::gpu_mem_need(const JobSpec& job, NodeId n, Milli milli) co
 Status ClusterState::allocate(const Placement& p, const JobSpec& job) {
   // Validate first so that a failure changes nothing.
   NodeId last = static_cast<NodeId>(-1);
+  const Slot* prev = nullptr;
   for (const Slot& s : p.slots) {
     if (s.node >= nodes_.size()) return Error{fmt::format("node {} does not exist", s.node)};
+    if (prev && (s.node < prev->node || (s.node == prev->node && s.gpu <= prev->gpu)))
+      return Error{"placement slots are not in strictly increasing (node, gpu) order"};
+    prev = &s;
     if (!nodes_[s.node].up) return Error{fmt::format("node {} is down", spec_.nodes[s.node].name)};
     if (s.node != last) {
       if (!host_fits(s.node, job))

@@ -113,9 +113,13 @@ class FitPlacer final : public Placer {
       }
     }
     for (int k = left + 1; k <= st.max_gpus_per_node(m) && left > 0; ++k) {
-      if (const auto n = first_host_fit(st, st.nodes_with_free(m, k), job)) {
-        used.emplace_back(*n, left);
+      for (NodeId n : st.nodes_with_free(m, k)) {
+        const bool taken = std::any_of(used.begin(), used.end(),
+                                       [n](const auto& u) { return u.first == n; });
+        if (taken || !st.host_fits(n, job)) continue;
+        used.emplace_back(n, left);
         left = 0;
+        break;
       }
     }
     if (left > 0) return std::nullopt;
