@@ -24,8 +24,9 @@ void InputOptions::add_to(CLI::App& cmd) {
       ->capture_default_str();
   cmd.add_option("--catalog", catalog, "GPU catalog YAML replacing the built-in one");
   cmd.add_option("--reference-model", reference_model,
-                 "GPU model the trace's durations were measured on (default: the --gpu-model "
-                 "of a --gpus cluster, else A100-80GB)");
+                 "GPU model the trace's durations were measured on, or 'none' for no speed "
+                 "scaling (default: the --gpu-model of a --gpus cluster; 'none' for a trace "
+                 "that ships its own nodes; else A100-80GB)");
 }
 
 Result<Inputs> load_inputs(const InputOptions& o) {
@@ -57,7 +58,12 @@ Result<Inputs> load_inputs(const InputOptions& o) {
   } else {
     return Error{"no cluster: give --cluster FILE or --gpus N"};
   }
-  if (reference.empty()) reference = "A100-80GB";
+  // A trace that ships its own nodes (openb) measured durations on those nodes: no scaling.
+  if (reference.empty()) reference = in.trace.cluster && o.cluster.empty() ? "none" : "A100-80GB";
+  if (reference == "none") {
+    in.reference_model = kNoGpuModel;
+    return in;
+  }
   const auto ref = in.catalog.find(reference);
   if (!ref) return Error{fmt::format("--reference-model: unknown GPU model '{}'", reference)};
   in.reference_model = *ref;
