@@ -107,9 +107,15 @@ void parse_node_group(Walk& w, const YAML::Node& n, const std::string& path, uin
 
   if (w.spec.nodes.size() + static_cast<size_t>(count) > kMaxNodes)
     r.fail(join(path, "count"), n, "the cluster would exceed 1000000 nodes");
+  NodeSpec node;
+  node.pool = pool;
+  node.model = model;
+  node.gpus = gpus;
+  node.cpu_milli = cpu_milli;
+  node.memory_mib = memory_mib;
   for (int64_t i = 0; i < count; ++i) {
-    w.spec.nodes.push_back(
-        NodeSpec{name + "-" + std::to_string(i), pool, model, gpus, cpu_milli, memory_mib});
+    node.name = name + "-" + std::to_string(i);
+    w.spec.nodes.push_back(node);
   }
 }
 
@@ -119,7 +125,10 @@ void parse_pool(Walk& w, const YAML::Node& n, const std::string& path, uint32_t 
   r.check_keys(n, path, {"name", "node_groups"});
   const std::string name = unique_name(w, n, path, w.pool_names, "pool");
   const auto pool = static_cast<uint32_t>(w.spec.pools.size());
-  w.spec.pools.push_back(Pool{name, region});
+  Pool p;
+  p.name = name;
+  p.region = region;
+  w.spec.pools.push_back(p);
 
   const YAML::Node groups = r.required(n, path, "node_groups");
   const std::string gpath = join(path, "node_groups");

@@ -25,8 +25,12 @@ Result<ClusterSpec> read_openb_nodes(const std::string& path, const GpuCatalog& 
   const std::vector<int> c = std::move(cols).value();
 
   ClusterSpec spec;
-  spec.regions.push_back(Region{"default", "UTC"});
-  spec.pools.push_back(Pool{"default", 0});
+  Region region;
+  region.name = "default";
+  spec.regions.push_back(region);
+  Pool pool;
+  pool.name = "default";
+  spec.pools.push_back(pool);
   spec.nodes.reserve(table.rows.size());
   for (const CsvRow& row : table.rows) {
     const Where w = table.where(row);

@@ -8,14 +8,26 @@ int64_t ClusterSpec::total_gpus() const {
   return n;
 }
 
+std::vector<StorageTier> default_storage_tiers() {
+  return {{"hot", 0.10}, {"warm", 0.02}, {"cold", 0.004}};
+}
+
 ClusterSpec make_homogeneous_cluster(int64_t gpus, GpuModelId model, int gpus_per_node) {
   ClusterSpec spec;
-  spec.regions.push_back(Region{"default", "UTC"});
-  spec.pools.push_back(Pool{"default", 0});
+  Region region;
+  region.name = "default";
+  spec.regions.push_back(region);
+  Pool pool;
+  pool.name = "default";
+  spec.pools.push_back(pool);
   int64_t left = gpus;
   for (int64_t i = 0; left > 0; ++i) {
     const int here = static_cast<int>(std::min<int64_t>(left, gpus_per_node));
-    spec.nodes.push_back(NodeSpec{"node-" + std::to_string(i), 0, model, here, 0, 0});
+    NodeSpec node;
+    node.name = "node-" + std::to_string(i);
+    node.model = model;
+    node.gpus = here;
+    spec.nodes.push_back(node);
     left -= here;
   }
   return spec;

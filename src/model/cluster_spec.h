@@ -7,18 +7,55 @@
 #include <vector>
 
 #include "model/gpu_catalog.h"
+#include "model/hourly_series.h"
 #include "model/units.h"
 
 namespace frugal {
 
+// Time-of-use rental schedule: off-peak windows in the region's local time, when on-demand
+// rental is discounted.
+struct TimeOfUse {
+  std::vector<std::pair<int, int>> windows;  // [start, end) minutes of the local day; a
+                                             // window may wrap midnight (22:00-08:00)
+  bool weekends = false;                     // Saturday and Sunday are off-peak all day
+  std::vector<std::string> holidays;         // local dates "YYYY-MM-DD", off-peak all day
+  double discount = 0;                       // 0..1: off-peak price = (1 - discount) × list
+};
+
 struct Region {
   std::string name;
   std::string timezone = "UTC";  // IANA name, e.g. "America/Los_Angeles"
+  std::string price_zone;        // e.g. "US-CAL-CISO" (for reports)
+  HourlySeries electricity_usd_per_mwh;  // empty = flat default_electricity_usd_per_mwh
+  HourlySeries carbon_g_per_kwh;         // empty = flat default_carbon_g_per_kwh
+  double default_electricity_usd_per_mwh = 80;
+  double default_carbon_g_per_kwh = 400;
+  double pue = 1.5;                      // facility power / IT power
+  TimeOfUse time_of_use;                 // discount 0 = no schedule
+  HourlySeries offpeak;  // 1 in off-peak hours, 0 otherwise (built from time_of_use); empty = never
+};
+
+// How a pool's capacity is paid for.
+enum class Capacity : uint8_t {
+  kOwned,     // bought: paid (at the reserved rate) whether used or not
+  kReserved,  // committed rental: paid whether used or not
+  kOnDemand,  // paid only while provisioned; frugal's autoscaler adds and releases nodes
+};
+
+// Per-pool override of a GPU model's catalog rental prices.
+struct RentalOverride {
+  GpuModelId model = kNoGpuModel;
+  double on_demand_usd_h = -1;  // < 0 = catalog value
+  double reserved_usd_h = -1;
 };
 
 struct Pool {
   std::string name;
   uint32_t region = 0;  // index into ClusterSpec::regions
+  Capacity capacity = Capacity::kOwned;
+  double provisioning_delay_s = 300;  // on-demand: time from request to a usable node
+  double idle_timeout_s = 900;        // on-demand: an idle node is released after this
+  std::vector<RentalOverride> rental;
 };
 
 struct NodeSpec {
@@ -28,6 +65,13 @@ struct NodeSpec {
   int gpus = 0;                      // whole cards on the node (0..64)
   int64_t cpu_milli = 0;             // 0 = not tracked (CPU never limits placement)
   int64_t memory_mib = 0;            // host memory; 0 = not tracked
+  double overhead_w = 0;             // host power beyond the GPUs (CPUs, fans, NICs), watts
+};
+
+// Storage tiers and their prices.
+struct StorageTier {
+  std::string name;         // "hot", "warm", "cold", ...
+  double usd_per_gb_month = 0;
 };
 
 inline constexpr int kMaxGpusPerNode = 64;
@@ -36,6 +80,10 @@ struct ClusterSpec {
   std::vector<Region> regions;
   std::vector<Pool> pools;
   std::vector<NodeSpec> nodes;
+  std::vector<StorageTier> storage_tiers;  // empty = the defaults (default_storage_tiers())
+  // Unix time (UTC) of the trace's t = 0; prices and time-of-use windows are looked up at
+  // epoch + t. Default 2023-01-01T00:00:00Z, the start of the bundled price series.
+  int64_t epoch_unix_s = 1672531200;
 
   int64_t total_gpus() const;
   uint32_t region_of(const NodeSpec& n) const { return pools[n.pool].region; }
@@ -44,6 +92,9 @@ struct ClusterSpec {
 // The quick homogeneous cluster behind `--gpus N`: ceil(N / gpus_per_node) nodes of
 // `gpus_per_node` cards (the last node holds the remainder) of `model`, in one region
 // "default" (timezone UTC) and one pool "default". CPU and memory are not tracked.
+// hot NVMe $0.10, warm SSD/HDD $0.02, cold object store $0.004 per GB-month (docs/COST.md).
+std::vector<StorageTier> default_storage_tiers();
+
 ClusterSpec make_homogeneous_cluster(int64_t gpus, GpuModelId model, int gpus_per_node = 8);
 
 }  // namespace frugal

@@ -23,7 +23,11 @@ namespace frugal {
 
 struct SimOptions {
   GpuModelId reference_model = kNoGpuModel;  // model the trace's durations were measured on
+#ifdef NDEBUG
   bool check_invariants = false;  // verify engine + cluster state after every cycle (slow)
+#else
+  bool check_invariants = true;  // debug builds check every simulated step
+#endif
   // Optional node failures: mean time between failures per node and repair time (hours).
   double node_mtbf_hours = 0;  // 0 = no failures
   double node_repair_hours = 1;
