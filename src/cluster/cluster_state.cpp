@@ -34,6 +34,23 @@ ClusterState::ClusterState(const ClusterSpec& spec, const GpuCatalog& catalog) :
     model_slot_[m + 1] = static_cast<int>(models_.size());
     models_.push_back(static_cast<GpuModelId>(m));
   }
+  node_centre_.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    const NodeSpec& ns = spec_.nodes[i];
+    const GpuModelId m = ns.gpus > 0 ? ns.model : kNoGpuModel;
+    uint32_t c = 0;
+    while (c < centre_pool_.size() && (centre_pool_[c] != ns.pool || centre_model_[c] != m)) ++c;
+    if (c == centre_pool_.size()) {
+      centre_pool_.push_back(ns.pool);
+      centre_model_.push_back(m);
+      centre_nodes_free_.emplace_back();
+    }
+    node_centre_[i] = c;
+    auto& counts = centre_nodes_free_[c];
+    if (counts.size() <= static_cast<size_t>(ns.gpus)) counts.resize(ns.gpus + 1, 0);
+  }
+  centre_up_gpus_.assign(centre_pool_.size(), 0);
+  centre_alloc_.assign(centre_pool_.size(), 0);
   max_per_node_.assign(models_.size(), 0);
   for (const auto& ns : spec_.nodes)
     if (ns.model != kNoGpuModel && ns.gpus > 0)
@@ -47,6 +64,7 @@ ClusterState::ClusterState(const ClusterSpec& spec, const GpuCatalog& catalog) :
   for (size_t i = 0; i < n; ++i) {
     for (uint32_t g = offset_[i]; g < offset_[i + 1]; ++g) gpu_free_mem_[g] = gpu_mem_[i];
     index(static_cast<NodeId>(i));
+    centre_up_gpus_[node_centre_[i]] += spec_.nodes[i].gpus;
   }
   up_gpus_ = capacity_gpus_;
 }
@@ -81,9 +99,18 @@ int64_t ClusterState::free_whole_of(GpuModelId m) const {
   return s < 0 ? 0 : free_whole_by_slot_[s];
 }
 
+int64_t ClusterState::centre_free_below(uint32_t c, int k) const {
+  const auto& counts = centre_nodes_free_[c];
+  int64_t free = 0;
+  for (int j = 1; j < k && j < static_cast<int>(counts.size()); ++j) free += j * counts[j];
+  return free;
+}
+
 void ClusterState::unindex(NodeId n) {
   const NodeSpec& ns = spec_.nodes[n];
-  if (!nodes_[n].up || ns.model == kNoGpuModel || ns.gpus == 0) return;
+  if (!nodes_[n].up) return;
+  --centre_nodes_free_[node_centre_[n]][nodes_[n].free_whole];
+  if (ns.model == kNoGpuModel || ns.gpus == 0) return;
   const int s = slot_of(ns.model);
   free_buckets_[s][nodes_[n].free_whole].erase(n);
   if (nodes_[n].shared > 0) shared_[s].erase(n);
@@ -93,7 +120,9 @@ void ClusterState::unindex(NodeId n) {
 
 void ClusterState::index(NodeId n) {
   const NodeSpec& ns = spec_.nodes[n];
-  if (!nodes_[n].up || ns.model == kNoGpuModel || ns.gpus == 0) return;
+  if (!nodes_[n].up) return;
+  ++centre_nodes_free_[node_centre_[n]][nodes_[n].free_whole];
+  if (ns.model == kNoGpuModel || ns.gpus == 0) return;
   const int s = slot_of(ns.model);
   free_buckets_[s][nodes_[n].free_whole].insert(n);
   if (nodes_[n].shared > 0) shared_[s].insert(n);
@@ -144,6 +173,7 @@ Status ClusterState::allocate(const Placement& p, const JobSpec& job) {
     gpu_free_milli_[g] -= s.milli;
     gpu_free_mem_[g] -= gpu_mem_need(job, s.node, s.milli);
     allocated_milli_ += s.milli;
+    centre_alloc_[node_centre_[s.node]] += s.milli;
     NodeState& ns = nodes_[s.node];
     if (before == kMilliPerGpu) --ns.free_whole;
     const bool was_shared = before > 0 && before < kMilliPerGpu;
@@ -170,6 +200,7 @@ void ClusterState::release(const Placement& p, const JobSpec& job) {
     gpu_free_milli_[g] += s.milli;
     gpu_free_mem_[g] += gpu_mem_need(job, s.node, s.milli);
     allocated_milli_ -= s.milli;
+    centre_alloc_[node_centre_[s.node]] -= s.milli;
     NodeState& ns = nodes_[s.node];
     if (gpu_free_milli_[g] == kMilliPerGpu) ++ns.free_whole;
     const bool was_shared = before > 0 && before < kMilliPerGpu;
@@ -185,10 +216,12 @@ void ClusterState::set_up(NodeId n, bool is_up) {
     unindex(n);
     nodes_[n].up = false;
     up_gpus_ -= spec_.nodes[n].gpus;
+    centre_up_gpus_[node_centre_[n]] -= spec_.nodes[n].gpus;
   } else {
     nodes_[n].up = true;
     index(n);
     up_gpus_ += spec_.nodes[n].gpus;
+    centre_up_gpus_[node_centre_[n]] += spec_.nodes[n].gpus;
   }
 }
 
@@ -227,6 +260,23 @@ std::string ClusterState::check_invariants() const {
     }
   }
   if (alloc != allocated_milli_) return "allocated milli mismatch";
+  {
+    std::vector<int64_t> by_centre(centre_pool_.size(), 0), up(centre_pool_.size(), 0);
+    std::vector<std::vector<int64_t>> counts(centre_pool_.size());
+    for (size_t c = 0; c < counts.size(); ++c) counts[c].assign(centre_nodes_free_[c].size(), 0);
+    for (NodeId n = 0; n < nodes_.size(); ++n) {
+      const uint32_t c = node_centre_[n];
+      for (uint32_t g = offset_[n]; g < offset_[n + 1]; ++g)
+        by_centre[c] += kMilliPerGpu - gpu_free_milli_[g];
+      if (nodes_[n].up) {
+        up[c] += spec_.nodes[n].gpus;
+        ++counts[c][nodes_[n].free_whole];
+      }
+    }
+    if (by_centre != centre_alloc_) return "allocated milli by centre mismatch";
+    if (up != centre_up_gpus_) return "up GPUs by centre mismatch";
+    if (counts != centre_nodes_free_) return "free-count histogram by centre mismatch";
+  }
   if (free_total != free_whole_total_) return "free whole total mismatch";
   for (size_t s = 0; s < models_.size(); ++s) {
     if (by_slot[s] != free_whole_by_slot_[s]) return "free whole by model mismatch";

@@ -50,6 +50,18 @@ class ClusterState {
   // Sum of wholly free GPUs of model m on up nodes.
   int64_t free_whole_of(GpuModelId m) const;
 
+  // --- cost centres: one per (pool, GPU model) pair present; CPU-only nodes form their
+  // own centre per pool. Costs are priced per centre (src/cost). ---
+  size_t centre_count() const { return centre_pool_.size(); }
+  uint32_t centre_of(NodeId n) const { return node_centre_[n]; }
+  uint32_t centre_pool(uint32_t c) const { return centre_pool_[c]; }
+  GpuModelId centre_model(uint32_t c) const { return centre_model_[c]; }
+  // GPUs of the centre on up nodes, and milli-GPU allocated on them.
+  int64_t centre_up_gpus(uint32_t c) const { return centre_up_gpus_[c]; }
+  int64_t centre_allocated_milli(uint32_t c) const { return centre_alloc_[c]; }
+  // Wholly free GPUs of the centre on up nodes that have fewer than `k` of them free.
+  int64_t centre_free_below(uint32_t c, int k) const;
+
   // --- totals ---
   int64_t capacity_gpus() const { return capacity_gpus_; }  // all nodes, up or down
   int64_t up_gpus() const { return up_gpus_; }
@@ -95,6 +107,13 @@ class ClusterState {
   std::vector<std::vector<std::set<NodeId>>> free_buckets_;  // [slot][k]
   std::vector<std::set<NodeId>> shared_;            // [slot]
   std::vector<int64_t> free_whole_by_slot_;
+
+  std::vector<uint32_t> node_centre_;
+  std::vector<uint32_t> centre_pool_;
+  std::vector<GpuModelId> centre_model_;
+  std::vector<int64_t> centre_up_gpus_;
+  std::vector<int64_t> centre_alloc_;
+  std::vector<std::vector<int64_t>> centre_nodes_free_;  // [centre][k]: up nodes with k free
 
   int64_t capacity_gpus_ = 0;
   int64_t up_gpus_ = 0;

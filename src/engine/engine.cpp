@@ -207,6 +207,7 @@ const std::vector<Decision>& Engine::schedule(Seconds now) {
   }
 
   // Queue walk: Filter → Place → PostFilter for each pending job in QueueSort order.
+  fragmentation_block_ = 0;
   PostFilter& post = *profile_.post_filter;
   post.begin_cycle(*this);
   const size_t limit = post.max_examined();
@@ -240,6 +241,10 @@ const std::vector<Decision>& Engine::schedule(Seconds now) {
       c = profile_.filter->filter(*this, s);
     }
     if (!p) {
+      if (whole && s.gpus <= state_.free_whole_total() && !c.models.empty() &&
+          s.gpus <= state_.max_gpus_per_node(c.models.front()) &&
+          (fragmentation_block_ == 0 || s.gpus < fragmentation_block_))
+        fragmentation_block_ = s.gpus;
       if (post.blocked(*this, r, c) == PostFilter::Flow::kStop) break;
       continue;
     }

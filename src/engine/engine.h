@@ -50,6 +50,10 @@ class Engine final : private CycleView {
   size_t pending_count() const { return pending_.size() + deferred_.size(); }
   size_t running_count() const { return running_.size(); }
   double speed(const JobSpec& job, GpuModelId m) const override;
+  // After a cycle: the smallest whole-GPU demand of a queued single-node job that did not
+  // fit although enough GPUs were free in total (blocked by fragmentation); 0 if none.
+  // Free GPUs on nodes with fewer free than this are stranded (src/cost/ledger.h).
+  int fragmentation_block() const { return fragmentation_block_; }
 
   // Cross-checks engine and cluster state; empty when consistent. O(jobs + cluster).
   std::string check_invariants() const;
@@ -89,6 +93,7 @@ class Engine final : private CycleView {
   std::set<std::pair<Seconds, JobIdx>> demotions_;
   std::vector<std::vector<JobIdx>> node_jobs_;
   size_t pending_small_ = 0;  // pending fractional or CPU-only jobs
+  int fragmentation_block_ = 0;
   uint64_t next_seq_ = 0;
 
   std::vector<Decision> queued_;  // decided between cycles (rejects, node-down stops)

@@ -44,6 +44,15 @@ struct JobSpec {
   bool deferrable = false;
   Seconds checkpoint_interval = 0;  // 0 = checkpoints when preempted, loses no work
 
+  // Share of allocated GPU time spent computing (declared or from telemetry); the rest is
+  // idle-allocated waste. 1.0 when unknown: frugal claims no waste it cannot see.
+  double utilization = 1.0;
+  // Storage the job keeps while it exists (submit → finish).
+  std::string dataset;          // name; jobs naming the same dataset share one logical copy
+  double dataset_gb = 0;
+  double checkpoint_gb = 0;
+  std::string storage_tier = "hot";  // tier its data lives on (cluster's storage_tiers)
+
   Seconds runtime_estimate() const { return estimate >= 0 ? estimate : duration; }
   bool fractional() const { return gpus == 1 && gpu_milli < kMilliPerGpu; }
   // Total GPU demand in milli-GPU.

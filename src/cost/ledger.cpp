@@ -1,0 +1,274 @@
+#include "cost/ledger.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace frugal {
+namespace {
+
+constexpr double kMonthS = 30.0 * 86400.0;  // storage prices are per 30-day month
+
+}  // namespace
+
+Waste& Waste::operator+=(const Waste& o) {
+  idle_allocated_usd += o.idle_allocated_usd;
+  idle_unallocated_usd += o.idle_unallocated_usd;
+  stranded_usd += o.stranded_usd;
+  rework_usd += o.rework_usd;
+  peak_premium_usd += o.peak_premium_usd;
+  oversized_usd += o.oversized_usd;
+  storage_tier_usd += o.storage_tier_usd;
+  duplicate_storage_usd += o.duplicate_storage_usd;
+  return *this;
+}
+
+double Waste::total() const {
+  return idle_allocated_usd + idle_unallocated_usd + stranded_usd + rework_usd +
+         peak_premium_usd + oversized_usd + storage_tier_usd + duplicate_storage_usd;
+}
+
+CostAccount& CostAccount::operator+=(const CostAccount& o) {
+  compute += o.compute;
+  storage_usd += o.storage_usd;
+  gpu_hours += o.gpu_hours;
+  waste += o.waste;
+  return *this;
+}
+
+Ledger::Ledger(const ClusterSpec& spec, const GpuCatalog& catalog, const ClusterState& state,
+               GpuModelId reference_model)
+    : spec_(spec),
+      catalog_(catalog),
+      state_(state),
+      reference_(reference_model),
+      pricing_(spec, catalog, state),
+      unattributed_by_region_(spec.regions.size()),
+      centre_gpus_(state.centre_count(), 0),
+      centre_nodes_(state.centre_count(), 0) {
+  for (NodeId n = 0; n < spec.nodes.size(); ++n) {
+    centre_gpus_[state.centre_of(n)] += spec.nodes[n].gpus;
+    ++centre_nodes_[state.centre_of(n)];
+  }
+}
+
+Ledger::JobAccount& Ledger::job_account(JobIdx j) {
+  if (jobs_.size() <= j) {
+    jobs_.resize(j + 1);
+    specs_.resize(j + 1, nullptr);
+  }
+  return jobs_[j];
+}
+
+double Ledger::tier_price(const std::string& tier) const {
+  const auto& tiers = spec_.storage_tiers.empty() ? default_tiers_ : spec_.storage_tiers;
+  for (const StorageTier& t : tiers)
+    if (t.name == tier) return t.usd_per_gb_month;
+  return -1;
+}
+
+void Ledger::note_time(double t0, double t1) {
+  if (!any_time_) {
+    first_t_ = t0;
+    last_t_ = t1;
+    any_time_ = true;
+  }
+  first_t_ = std::min(first_t_, t0);
+  last_t_ = std::max(last_t_, t1);
+}
+
+void Ledger::segment(JobIdx j, const JobSpec& job, const Placement& p, double t0, double t1,
+                     double kept_s) {
+  JobAccount& ja = job_account(j);
+  specs_[j] = &job;
+  const double ran = t1 - t0;
+  if (!(ran > 0)) return;
+  note_time(t0, t1);
+  // GPUs held per centre (a placement rarely spans more than one).
+  uint32_t centres[4];
+  double gpus[4];
+  int used = 0;
+  SpanCost cost;
+  double total_gpus = 0;
+  for (const Slot& s : p.slots) {
+    if (s.gpu < 0) continue;
+    const uint32_t c = state_.centre_of(s.node);
+    const double g = static_cast<double>(s.milli) / kMilliPerGpu;
+    total_gpus += g;
+    int k = 0;
+    while (k < used && centres[k] != c) ++k;
+    if (k == used) {
+      if (used == 4) {  // more centres than expected: price this slot alone
+        cost += pricing_.span(c, g, job.utilization, t0, t1);
+        continue;
+      }
+      centres[used] = c;
+      gpus[used++] = 0;
+    }
+    gpus[k] += g;
+  }
+  for (int k = 0; k < used; ++k) cost += pricing_.span(centres[k], gpus[k], job.utilization, t0, t1);
+  if (!ja.placed && used > 0) {
+    ja.placed = true;
+    ja.centre = centres[0];
+    ja.region = pricing_.region_of_centre(centres[0]);
+  }
+  ja.account.compute += cost;
+  ja.account.gpu_hours += total_gpus * ran / 3600.0;
+  ja.account.waste.idle_allocated_usd += cost.rental_usd * (1.0 - job.utilization);
+  const double lost = std::clamp(ran - kept_s, 0.0, ran);
+  ja.account.waste.rework_usd += cost.total_usd() * lost / ran;
+}
+
+void Ledger::capacity(double t0, double t1, int fragmentation_block) {
+  if (!(t1 > t0)) return;
+  note_time(t0, t1);
+  const bool fragmented = fragmentation_block > 0 &&
+                          fragmentation_block <= state_.free_whole_total();
+  const double hours = (t1 - t0) / 3600.0;
+  for (uint32_t c = 0; c < state_.centre_count(); ++c) {
+    const Pool& pool = spec_.pools[state_.centre_pool(c)];
+    const uint32_t region = pool.region;
+    CostAccount add;
+    if (state_.centre_model(c) == kNoGpuModel) {
+      // CPU-only nodes: their host power is cluster overhead.
+      add.compute = pricing_.span(c, centre_nodes_[c], 0, t0, t1);
+      add.waste.idle_unallocated_usd = add.compute.total_usd();
+    } else {
+      const double provisioned = pool.capacity == Capacity::kOnDemand
+                                     ? static_cast<double>(state_.centre_up_gpus(c))
+                                     : static_cast<double>(centre_gpus_[c]);
+      const double alloc = static_cast<double>(state_.centre_allocated_milli(c)) / kMilliPerGpu;
+      const double idle = std::max(0.0, provisioned - alloc);
+      if (idle <= 0) continue;
+      add.compute = pricing_.span(c, idle, 0, t0, t1);
+      add.gpu_hours = idle * hours;
+      const double stranded =
+          fragmented ? std::min(idle, static_cast<double>(
+                                          state_.centre_free_below(c, fragmentation_block)))
+                     : 0.0;
+      const double total = add.compute.total_usd();
+      add.waste.stranded_usd = total * stranded / idle;
+      add.waste.idle_unallocated_usd = total - add.waste.stranded_usd;
+    }
+    unattributed_ += add;
+    unattributed_by_region_[region] += add;
+  }
+}
+
+void Ledger::job_ended(JobIdx j, const JobSpec& job, double first_start, double finish,
+                       double run_time) {
+  JobAccount& ja = job_account(j);
+  specs_[j] = &job;
+  if (!ja.placed || first_start < 0) return;
+  Waste& w = ja.account.waste;
+  const double gpus = static_cast<double>(job.total_milli()) / kMilliPerGpu;
+
+  // Storage, kept from submission to the end.
+  const double size = job.dataset_gb + job.checkpoint_gb;
+  const double price = tier_price(job.storage_tier);
+  if (size > 0 && price > 0 && finish > job.submit) {
+    const double life = finish - job.submit;
+    ja.account.storage_usd += size * price * life / kMonthS;
+    // Data on the priciest tier while the job only waited could sit one tier lower.
+    double cheaper = -1;
+    bool priciest = true;
+    const auto& tiers = spec_.storage_tiers.empty() ? default_tiers_ : spec_.storage_tiers;
+    for (const StorageTier& t : tiers) {
+      if (t.usd_per_gb_month > price) priciest = false;
+      if (t.usd_per_gb_month < price && t.usd_per_gb_month > cheaper) cheaper = t.usd_per_gb_month;
+    }
+    const double queued = std::max(0.0, life - run_time);
+    if (priciest && cheaper >= 0) w.storage_tier_usd += size * (price - cheaper) * queued / kMonthS;
+    if (!job.dataset.empty() && job.dataset_gb > 0)
+      datasets_[job.dataset].push_back({job.submit, finish, job.dataset_gb * price / kMonthS, j});
+  }
+
+  // Peak premium: the same contiguous run at the cheapest start the deadline allowed.
+  if ((job.deadline != kNever || job.deferrable) && run_time > 0 && gpus > 0) {
+    const double latest = job.deadline != kNever ? job.deadline - run_time : job.submit + 86400;
+    if (latest >= job.submit) {
+      auto cost_at = [&](double s) {
+        return pricing_.span(ja.centre, gpus, job.utilization, s, s + run_time).total_usd();
+      };
+      const double actual = cost_at(first_start);
+      double best = actual;
+      const double step = std::max(3600.0, (latest - job.submit) / 336.0);  // ≤ 337 probes
+      for (double s = job.submit; s < latest; s += step) best = std::min(best, cost_at(s));
+      best = std::min(best, cost_at(latest));
+      w.peak_premium_usd += std::max(0.0, actual - best);
+    }
+  }
+
+  // Oversized: auxiliary work priced against the cheapest model per unit of its work.
+  if (job.job_class != JobClass::kPretrain && gpus > 0 && job.duration > 0) {
+    double best = -1;
+    for (GpuModelId m : state_.models()) {
+      if (!job.allowed_models.empty() &&
+          std::find(job.allowed_models.begin(), job.allowed_models.end(), m) ==
+              job.allowed_models.end())
+        continue;
+      const double rate = pricing_.cheapest_rate(m);
+      if (rate < 0) continue;
+      const double speed = catalog_.relative_speed(m, reference_, job.job_class);
+      const double alt = gpus * job.duration / speed / 3600.0 * rate;
+      if (best < 0 || alt < best) best = alt;
+    }
+    const double rental = ja.account.compute.rental_usd;
+    if (best >= 0 && rental > best) w.oversized_usd += rental - best;
+  }
+}
+
+double Ledger::job_total_usd(JobIdx j) const {
+  return j < jobs_.size() ? jobs_[j].account.total_usd() : 0.0;
+}
+
+LedgerReport Ledger::report() const {
+  LedgerReport r;
+  // Duplicate storage: per dataset, what its jobs paid beyond one copy kept over the union
+  // of their lifetimes, charged to every job but the first holder in proportion to its cost.
+  std::vector<double> duplicate(jobs_.size(), 0.0);
+  for (const auto& [name, uses_in] : datasets_) {
+    if (uses_in.size() < 2) continue;
+    std::vector<DatasetUse> uses = uses_in;
+    std::sort(uses.begin(), uses.end(), [](const DatasetUse& a, const DatasetUse& b) {
+      return a.t0 != b.t0 ? a.t0 < b.t0 : a.job < b.job;
+    });
+    double paid = 0, rate = 0, union_s = 0, cur0 = uses[0].t0, cur1 = uses[0].t1;
+    for (const DatasetUse& u : uses) {
+      paid += (u.t1 - u.t0) * u.usd_per_s;
+      rate = std::max(rate, u.usd_per_s);
+      if (u.t0 > cur1) {
+        union_s += cur1 - cur0;
+        cur0 = u.t0;
+        cur1 = u.t1;
+      } else {
+        cur1 = std::max(cur1, u.t1);
+      }
+    }
+    union_s += cur1 - cur0;
+    const double waste = std::max(0.0, paid - union_s * rate);
+    double others = 0;
+    for (size_t i = 1; i < uses.size(); ++i) others += (uses[i].t1 - uses[i].t0) * uses[i].usd_per_s;
+    if (others <= 0) continue;
+    for (size_t i = 1; i < uses.size(); ++i)
+      duplicate[uses[i].job] += waste * (uses[i].t1 - uses[i].t0) * uses[i].usd_per_s / others;
+  }
+  for (JobIdx j = 0; j < jobs_.size(); ++j) {
+    if (!specs_[j]) continue;
+    CostAccount a = jobs_[j].account;
+    a.waste.duplicate_storage_usd += duplicate[j];
+    r.by_team[specs_[j]->team] += a;
+    r.by_class[std::string(to_string(specs_[j]->job_class))] += a;
+    if (jobs_[j].placed) r.by_region[spec_.regions[jobs_[j].region].name] += a;
+    r.total += a;
+  }
+  r.unattributed = unattributed_;
+  r.total += unattributed_;
+  for (size_t i = 0; i < spec_.regions.size(); ++i)
+    if (unattributed_by_region_[i].total_usd() != 0 || unattributed_by_region_[i].gpu_hours > 0)
+      r.by_region[spec_.regions[i].name] += unattributed_by_region_[i];
+  r.series_wrapped = any_time_ && pricing_.wrapped(first_t_, last_t_);
+  return r;
+}
+
+}  // namespace frugal

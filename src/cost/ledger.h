@@ -1,0 +1,116 @@
+#pragma once
+// The hidden-cost ledger: every GPU-second and stored byte priced (dollars, kWh, CO2) and
+// attributed to a job and team — or, for provisioned capacity no job held, to the cluster
+// as unattributed cost. Waste categories say which dollars were avoidable:
+//
+//   inside teams' cost (also shown per team):
+//     idle_allocated   rental of allocated GPU time not spent computing: (1 − utilization)
+//     rework           cost of work lost since the last checkpoint at a stop, redone later
+//     peak_premium     a deadline-flexible job's cost at its actual start minus its cost
+//                      at the cheapest start its deadline allowed (24 h for deferrable jobs
+//                      without one); contiguous run assumed for both
+//     oversized        rental beyond what the same work costs on the cheapest-per-work model
+//                      the job may use (finetune, eval and preprocess classes only)
+//     storage_tier     hot-tier premium over the next tier for data kept while queued
+//     duplicate_storage a dataset kept by several jobs at once, beyond one copy
+//   unattributed (provisioned capacity nobody held), split exactly into:
+//     stranded         free GPUs on nodes with fewer free than the smallest queued job
+//                      blocked by fragmentation (while enough GPUs were free in total)
+//     idle_unallocated the rest
+//
+// Every dollar lands once: total = Σ teams + unattributed; idle_unallocated + stranded =
+// unattributed. Driven by the simulator (later: the live service); no clock, no I/O.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cluster/cluster_state.h"
+#include "cluster/placement.h"
+#include "cost/pricing.h"
+#include "model/job.h"
+
+namespace frugal {
+
+struct Waste {
+  double idle_allocated_usd = 0, idle_unallocated_usd = 0, stranded_usd = 0, rework_usd = 0,
+         peak_premium_usd = 0, oversized_usd = 0, storage_tier_usd = 0,
+         duplicate_storage_usd = 0;
+  Waste& operator+=(const Waste& o);
+  double total() const;
+};
+
+// A slice of the ledger: a team, a job class, a region, or the whole cluster.
+struct CostAccount {
+  SpanCost compute;       // rental + energy of GPU time
+  double storage_usd = 0;
+  double gpu_hours = 0;   // allocated GPU-hours (attributed) or idle GPU-hours (unattributed)
+  Waste waste;
+  double total_usd() const { return compute.total_usd() + storage_usd; }
+  CostAccount& operator+=(const CostAccount& o);
+};
+
+struct LedgerReport {
+  CostAccount total;         // everything: teams + unattributed
+  CostAccount unattributed;  // provisioned capacity no job held
+  std::map<std::string, CostAccount> by_team, by_class, by_region;
+  bool series_wrapped = false;  // a price/carbon series was reused past its end
+};
+
+class Ledger {
+ public:
+  // All references must outlive the ledger.
+  Ledger(const ClusterSpec& spec, const GpuCatalog& catalog, const ClusterState& state,
+         GpuModelId reference_model);
+
+  // A run segment of job `j` ended: it held `p` over [t0, t1), and `kept_s` seconds of the
+  // segment's work survived (the rest is rework).
+  void segment(JobIdx j, const JobSpec& job, const Placement& p, double t0, double t1,
+               double kept_s);
+  // Capacity between two instants with the cluster as it is now (call before the state
+  // changes at t1): idle provisioned GPUs are unattributed; `fragmentation_block` as
+  // reported by the engine after its last cycle.
+  void capacity(double t0, double t1, int fragmentation_block);
+  // Job `j` ended or was rejected: storage and the per-job waste checks. `first_start` < 0
+  // when it never ran; `run_time` is its total running time.
+  void job_ended(JobIdx j, const JobSpec& job, double first_start, double finish,
+                 double run_time);
+
+  // Per-job totals (USD), by job index; 0 for jobs not seen.
+  double job_total_usd(JobIdx j) const;
+  // Folds everything into the report (duplicate storage is settled here).
+  LedgerReport report() const;
+
+ private:
+  struct JobAccount {
+    CostAccount account;
+    uint32_t region = 0;
+    uint32_t centre = 0;
+    bool placed = false;
+  };
+  struct DatasetUse {
+    double t0, t1, usd_per_s;
+    JobIdx job;
+  };
+  JobAccount& job_account(JobIdx j);
+  void note_time(double t0, double t1);
+  double tier_price(const std::string& tier) const;  // USD per GB-month; < 0 if unknown
+
+  const ClusterSpec& spec_;
+  const GpuCatalog& catalog_;
+  const ClusterState& state_;
+  GpuModelId reference_;
+  Pricing pricing_;
+  std::vector<JobAccount> jobs_;
+  std::vector<const JobSpec*> specs_;
+  CostAccount unattributed_;
+  std::vector<CostAccount> unattributed_by_region_;
+  std::map<std::string, std::vector<DatasetUse>> datasets_;
+  std::vector<int64_t> centre_gpus_;  // all GPUs of each centre, up or down
+  std::vector<int64_t> centre_nodes_;
+  std::vector<StorageTier> default_tiers_ = default_storage_tiers();
+  double first_t_ = 0, last_t_ = 0;
+  bool any_time_ = false;
+};
+
+}  // namespace frugal

@@ -1,0 +1,100 @@
+#include "cost/pricing.h"
+
+#include <algorithm>
+
+namespace frugal {
+namespace {
+
+// ∫ series over [t0, t1) in value·hours, or flat × hours when the series is empty.
+double hours_integral(const HourlySeries& s, double flat, double t0, double t1) {
+  if (s.empty()) return flat * (t1 - t0) / 3600.0;
+  return s.integral(t0, t1) / 3600.0;
+}
+
+}  // namespace
+
+Pricing::Pricing(const ClusterSpec& spec, const GpuCatalog& catalog, const ClusterState& state)
+    : spec_(spec) {
+  centres_.resize(state.centre_count());
+  std::vector<int> nodes_in(state.centre_count(), 0);
+  for (uint32_t c = 0; c < state.centre_count(); ++c) {
+    Centre& ce = centres_[c];
+    const Pool& pool = spec.pools[state.centre_pool(c)];
+    const GpuModelId m = state.centre_model(c);
+    ce.region = pool.region;
+    ce.on_demand = pool.capacity == Capacity::kOnDemand;
+    ce.cpu_only = m == kNoGpuModel;
+    ce.model = m;
+    if (ce.cpu_only) continue;
+    const GpuModel& gm = catalog.at(m);
+    double od = gm.on_demand_usd_h, rs = gm.reserved_usd_h;
+    for (const RentalOverride& o : pool.rental) {
+      if (o.model != m) continue;
+      if (o.on_demand_usd_h >= 0) od = o.on_demand_usd_h;
+      if (o.reserved_usd_h >= 0) rs = o.reserved_usd_h;
+    }
+    ce.rate_usd_h = ce.on_demand ? od : rs;
+    ce.discount = ce.on_demand ? spec.regions[pool.region].time_of_use.discount : 0;
+    ce.idle_w = gm.idle_w;
+    ce.peak_w = gm.peak_w;
+  }
+  // Host overhead: per GPU on GPU nodes, per node on CPU-only nodes (mean over the centre).
+  std::vector<double> overhead(state.centre_count(), 0), units(state.centre_count(), 0);
+  for (NodeId n = 0; n < spec.nodes.size(); ++n) {
+    const uint32_t c = state.centre_of(n);
+    overhead[c] += spec.nodes[n].overhead_w;
+    units[c] += centres_[c].cpu_only ? 1 : spec.nodes[n].gpus;
+  }
+  for (uint32_t c = 0; c < centres_.size(); ++c)
+    centres_[c].overhead_w = units[c] > 0 ? overhead[c] / units[c] : 0;
+}
+
+double Pricing::rental_rate(uint32_t c, double t) const {
+  const Centre& ce = centres_[c];
+  if (!ce.on_demand || ce.discount == 0) return ce.rate_usd_h;
+  const Region& r = spec_.regions[ce.region];
+  return ce.rate_usd_h * (1 - ce.discount * r.offpeak.at(static_cast<double>(spec_.epoch_unix_s) + t));
+}
+
+double Pricing::cheapest_rate(GpuModelId m) const {
+  double best = -1;
+  for (const Centre& ce : centres_)
+    if (ce.model == m && !ce.cpu_only && (best < 0 || ce.rate_usd_h < best)) best = ce.rate_usd_h;
+  return best;
+}
+
+SpanCost Pricing::span(uint32_t c, double gpus, double u, double t0, double t1) const {
+  SpanCost out;
+  if (!(t1 > t0) || gpus == 0) return out;
+  const Centre& ce = centres_[c];
+  const Region& r = spec_.regions[ce.region];
+  const double a = static_cast<double>(spec_.epoch_unix_s) + t0;
+  const double b = static_cast<double>(spec_.epoch_unix_s) + t1;
+  const double hours = (t1 - t0) / 3600.0;
+  if (!ce.cpu_only) {
+    double rate_hours = hours;
+    if (ce.on_demand && ce.discount > 0 && !r.offpeak.empty())
+      rate_hours -= ce.discount * r.offpeak.integral(a, b) / 3600.0;
+    out.rental_usd = gpus * ce.rate_usd_h * rate_hours;
+  }
+  const double watts =
+      ce.cpu_only ? ce.overhead_w : ce.idle_w + (ce.peak_w - ce.idle_w) * u + ce.overhead_w;
+  const double kw = gpus * watts * r.pue / 1000.0;
+  out.energy_kwh = kw * hours;
+  out.energy_usd =
+      kw / 1000.0 * hours_integral(r.electricity_usd_per_mwh, r.default_electricity_usd_per_mwh, a, b);
+  out.co2_kg = kw * hours_integral(r.carbon_g_per_kwh, r.default_carbon_g_per_kwh, a, b) / 1000.0;
+  return out;
+}
+
+bool Pricing::wrapped(double t0, double t1) const {
+  const double a = static_cast<double>(spec_.epoch_unix_s) + t0;
+  const double b = static_cast<double>(spec_.epoch_unix_s) + t1;
+  for (const Region& r : spec_.regions)
+    if (r.electricity_usd_per_mwh.wraps(a, b) || r.carbon_g_per_kwh.wraps(a, b) ||
+        r.offpeak.wraps(a, b))
+      return true;
+  return false;
+}
+
+}  // namespace frugal

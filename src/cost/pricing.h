@@ -1,0 +1,69 @@
+#pragma once
+// Prices a span of GPU time in one cost centre (a pool's GPUs of one model, see
+// ClusterState): rental dollars, energy (kWh and dollars at each hour's market price) and
+// CO2. Trace time t maps to Unix time epoch + t.
+//
+//  rental  = GPUs × rate, where rate is the reserved price (owned/reserved pools) or the
+//            on-demand list price less the time-of-use discount in off-peak hours;
+//  power   = GPUs × (idle_w + (peak_w − idle_w) × utilisation + node overhead per GPU) × PUE;
+//  energy$ = ∫ power(t) × electricity price(t) dt;  CO2 = ∫ power(t) × carbon intensity(t) dt.
+// CPU-only centres have no rental and no GPU power; their host overhead is priced per node.
+// Immutable after construction; thread-safe to read.
+
+#include <vector>
+
+#include "cluster/cluster_state.h"
+#include "model/cluster_spec.h"
+#include "model/gpu_catalog.h"
+
+namespace frugal {
+
+struct SpanCost {
+  double rental_usd = 0;
+  double energy_usd = 0;
+  double energy_kwh = 0;
+  double co2_kg = 0;
+  double total_usd() const { return rental_usd + energy_usd; }
+  SpanCost& operator+=(const SpanCost& o) {
+    rental_usd += o.rental_usd;
+    energy_usd += o.energy_usd;
+    energy_kwh += o.energy_kwh;
+    co2_kg += o.co2_kg;
+    return *this;
+  }
+  SpanCost scaled(double f) const {
+    return {rental_usd * f, energy_usd * f, energy_kwh * f, co2_kg * f};
+  }
+};
+
+class Pricing {
+ public:
+  Pricing(const ClusterSpec& spec, const GpuCatalog& catalog, const ClusterState& state);
+
+  // Cost of `gpus` GPUs (may be fractional) of centre `c` at utilisation `u` over the trace
+  // times [t0, t1). For a CPU-only centre `gpus` counts nodes and u is ignored.
+  SpanCost span(uint32_t c, double gpus, double u, double t0, double t1) const;
+  // Rental dollars per GPU-hour of centre c at trace time t (for reports and heuristics).
+  double rental_rate(uint32_t c, double t) const;
+  // Cheapest rental per GPU-hour among centres holding model m (list or reserved rate,
+  // before time-of-use discounts); < 0 when no centre has it.
+  double cheapest_rate(GpuModelId m) const;
+  // Whether any price or carbon lookup used so far fell outside the series (wrapped).
+  bool wrapped(double t0, double t1) const;
+  uint32_t region_of_centre(uint32_t c) const { return centres_[c].region; }
+
+ private:
+  struct Centre {
+    uint32_t region = 0;
+    GpuModelId model = kNoGpuModel;
+    bool cpu_only = false;
+    bool on_demand = false;
+    double rate_usd_h = 0;    // reserved rate, or on-demand list rate
+    double discount = 0;      // off-peak discount (on-demand only)
+    double idle_w = 0, peak_w = 0, overhead_w = 0;  // per GPU (per node when cpu_only)
+  };
+  std::vector<Centre> centres_;
+  const ClusterSpec& spec_;
+};
+
+}  // namespace frugal
