@@ -70,6 +70,7 @@ void Engine::start(JobIdx j, Placement p, Seconds now) {
   r.placement = std::move(p);
   r.speed = speed(*r.spec, r.placement.model);
   r.run_start = now;
+  r.service_from = now;
   running_.insert(k);
   end_key_[j] = r.expected_end(now);
   running_by_end_.emplace(end_key_[j], j);
@@ -91,8 +92,9 @@ void Engine::stop(JobIdx j, Seconds now) {
     auto& v = node_jobs_[n];
     v.erase(std::find(v.begin(), v.end(), j));
   }
+  r.attained_gpu_s += (now - r.service_from) * r.gpus();
+  r.service_from = now;
   const Seconds ran = now - r.run_start;
-  r.attained_gpu_s += ran * r.gpus();
   // The engine's view of progress: work up to the last checkpoint survives a stop.
   const Seconds interval = r.spec->checkpoint_interval;
   const Seconds kept = interval > 0 ? std::floor(ran / interval) * interval : ran;
@@ -144,7 +146,7 @@ void Engine::schedule_demotion(JobIdx j, Seconds now) {
   JobRuntime& r = jobs_[j];
   if (static_cast<size_t>(r.las_level) >= thresholds_.size() || r.gpus() <= 0) return;
   const double left = thresholds_[r.las_level] - r.attained_gpu_s;
-  demote_at_[j] = std::max(now, r.run_start + std::max(0.0, left / r.gpus()));
+  demote_at_[j] = std::max(now, r.service_from + std::max(0.0, left / r.gpus()));
   demotions_.emplace(demote_at_[j], j);
 }
 
@@ -158,10 +160,10 @@ void Engine::apply_demotions(Seconds now) {
     k.seq = r.seq;
     k.job = j;
     running_.erase(k);
-    // Service is accounted up to the crossing; the segment restarts there.
-    r.attained_gpu_s += (at - r.run_start) * r.gpus();
-    r.progress_ref_s += (at - r.run_start) * r.speed;
-    r.run_start = at;
+    // Service is accounted up to the crossing. The run segment goes on: run_start and
+    // progress_ref_s stay, so a later stop loses only the work since the last checkpoint.
+    r.attained_gpu_s += (at - r.service_from) * r.gpus();
+    r.service_from = at;
     ++r.las_level;
     r.las_enter = at;
     k = profile_.sort->key(r);

@@ -71,7 +71,7 @@ class Engine final : private CycleView {
   void stop(JobIdx j, Seconds now);  // running → pending (resources freed, not decided)
   // Undoes a tentative stop: the job runs on as `before` (its GPUs re-allocated already).
   void resume(JobIdx j, const JobRuntime& before);
-  // Queues the job's next LAS demotion (service counted from r.run_start); not before now.
+  // Queues the job's next LAS demotion (service counted from r.service_from); not before now.
   void schedule_demotion(JobIdx j, Seconds now);
   void apply_demotions(Seconds now);
   bool small_job(const JobSpec& s) const { return s.gpus == 0 || s.fractional(); }

@@ -16,7 +16,9 @@ struct JobRuntime {
   double speed = 1.0;          // relative speed of the current placement (vs reference)
   Seconds run_start = 0;       // start of the current run segment
   Seconds queued_since = 0;    // when it last entered the pending queue
-  double attained_gpu_s = 0;   // GPU-seconds of service before the current segment
+  Seconds service_from = 0;    // attained_gpu_s counts service up to this time (LAS
+                               // demotions advance it; run_start stays for checkpoints)
+  double attained_gpu_s = 0;   // GPU-seconds of service up to service_from
   double progress_ref_s = 0;   // reference-model seconds of work done before this segment
   int las_level = 0;           // LAS queue (0 = highest priority)
   Seconds las_enter = 0;       // when it entered its LAS queue

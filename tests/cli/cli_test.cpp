@@ -1,0 +1,202 @@
+// The `frugal` binary end to end: exit codes, error messages and the JSON report.
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace frugal {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Exit {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() / (std::string("frugal_cli_") + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  // Runs `frugal <args>` (args are passed through the shell as written).
+  Exit frugal(const std::string& args) const {
+    const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
+    const std::string cmd = std::string("'") + FRUGAL_BINARY + "' " + args + " >'" + out.string() +
+                            "' 2>'" + err.string() + "'";
+    const int status = std::system(cmd.c_str());
+    Exit r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+  }
+
+  std::string write(const std::string& name, const std::string& text) const {
+    const fs::path p = dir_ / name;
+    std::ofstream(p, std::ios::binary) << text;
+    return p.string();
+  }
+
+  // A small ITP-format trace: header + `rows` jobs (1–8 GPUs, 60–3000 s).
+  std::string itp_trace(int rows, int bad_line = 0) const {
+    std::string text = "job_id,submission_time,duration,num_gpu\n";
+    for (int i = 0; i < rows; ++i) {
+      const int line = i + 2;  // 1-based file line of this row
+      const std::string dur = line == bad_line ? "12x" : std::to_string(60 + (i * 37) % 2940);
+      text += "job" + std::to_string(i) + "," + std::to_string(i * 30) + "," + dur + "," +
+              std::to_string(1 << (i % 4)) + "\n";
+    }
+    return write(bad_line ? "broken.csv" : "trace.csv", text);
+  }
+
+  fs::path dir_;
+};
+
+bool contains(const std::string& s, const std::string& what) {
+  return s.find(what) != std::string::npos;
+}
+
+TEST_F(Cli, SimulateReadsAGoodTrace) {
+  const Exit r = frugal("simulate --trace " + itp_trace(150) + " --gpus 32 --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["policy"], "backfill");
+  EXPECT_EQ(j["jobs"]["submitted"], 150);
+  EXPECT_EQ(j["jobs"]["completed"], 150);
+}
+
+TEST_F(Cli, BrokenTraceFailsNamingTheLine) {
+  const std::string path = itp_trace(150, 101);
+  const Exit r = frugal("simulate --trace " + path + " --gpus 32");
+  EXPECT_NE(r.code, 0);
+  EXPECT_TRUE(contains(r.err, path + ":101:")) << r.err;
+  EXPECT_TRUE(contains(r.err, "duration")) << r.err;
+  EXPECT_TRUE(contains(r.err, "12x")) << r.err;
+  EXPECT_FALSE(contains(r.err, ":100:")) << r.err;
+  // --skip-bad-rows: runs the other 149 jobs and warns about the one skipped.
+  const Exit s = frugal("simulate --trace " + path + " --gpus 32 --skip-bad-rows --format json");
+  ASSERT_EQ(s.code, 0) << s.err;
+  EXPECT_EQ(nlohmann::json::parse(s.out)["jobs"]["submitted"], 149);
+  EXPECT_TRUE(contains(s.err, "skipped 1")) << s.err;
+}
+
+TEST_F(Cli, CompareJsonHasEveryKey) {
+  const Exit r = frugal("compare --trace " + itp_trace(120) +
+                        " --gpus 32 --format json --policies fifo,backfill,sjf,las --threads 2");
+  ASSERT_EQ(r.code, 0) << r.err;
+  nlohmann::json j;
+  ASSERT_NO_THROW(j = nlohmann::json::parse(r.out)) << r.out;
+  ASSERT_TRUE(j.contains("runs"));
+  ASSERT_EQ(j["runs"].size(), 4u);
+  const char* policies[] = {"fifo", "backfill", "sjf", "las"};
+  for (size_t i = 0; i < 4; ++i) {
+    const auto& run = j["runs"][i];
+    SCOPED_TRACE(policies[i]);
+    EXPECT_EQ(run["policy"], policies[i]);  // in --policies order, threads or not
+    ASSERT_TRUE(run["jobs"].is_object());
+    for (const char* k : {"submitted", "completed", "unschedulable"})
+      EXPECT_TRUE(run["jobs"][k].is_number_integer()) << k;
+    EXPECT_EQ(run["jobs"]["submitted"], 120);
+    EXPECT_EQ(run["jobs"]["completed"], 120);
+    EXPECT_EQ(run["jobs"]["unschedulable"], 0);
+    for (const char* d : {"jct_s", "wait_s"})
+      for (const char* k : {"mean", "p50", "p95", "p99"})
+        EXPECT_TRUE(run[d][k].is_number()) << d << "." << k;
+    EXPECT_LE(run["jct_s"]["p50"].get<double>(), run["jct_s"]["p99"].get<double>());
+    EXPECT_TRUE(run["makespan_s"].is_number());
+    EXPECT_GT(run["makespan_s"].get<double>(), 0);
+    EXPECT_TRUE(run["gpu_utilization"].is_number());
+    EXPECT_GT(run["gpu_utilization"].get<double>(), 0);
+    EXPECT_LE(run["gpu_utilization"].get<double>(), 1);
+    EXPECT_TRUE(run["preemptions"].is_number_integer());
+    EXPECT_TRUE(run["sim"]["wall_s"].is_number());
+    EXPECT_TRUE(run["sim"]["events"].is_number_integer());
+    EXPECT_GT(run["sim"]["events"].get<int64_t>(), 0);
+    EXPECT_FALSE(run.contains("invariant_violation"));
+  }
+}
+
+TEST_F(Cli, UnknownPolicyListsTheValidOnes) {
+  const std::string trace = itp_trace(10);
+  for (const char* args : {"simulate --policy nope", "compare --policies fifo,nope"}) {
+    SCOPED_TRACE(args);
+    const Exit r = frugal(std::string(args) + " --trace " + trace + " --gpus 8");
+    EXPECT_NE(r.code, 0);
+    EXPECT_TRUE(contains(r.err, "nope")) << r.err;
+    for (const char* p : {"fifo", "backfill", "sjf", "las", "firstfit", "bestfit"})
+      EXPECT_TRUE(contains(r.err, p)) << p << " in: " << r.err;
+  }
+  const Exit r = frugal("simulate --policy fifo/worstfit --trace " + trace + " --gpus 8");
+  EXPECT_NE(r.code, 0);
+  EXPECT_TRUE(contains(r.err, "worstfit")) << r.err;
+  EXPECT_TRUE(contains(r.err, "bestfit")) << r.err;
+}
+
+TEST_F(Cli, MissingClusterIsAClearError) {
+  const Exit r = frugal("simulate --trace " + itp_trace(10));
+  EXPECT_NE(r.code, 0);
+  EXPECT_TRUE(contains(r.err, "--cluster")) << r.err;
+  EXPECT_TRUE(contains(r.err, "--gpus")) << r.err;
+  const Exit c = frugal("compare --trace " + itp_trace(10));
+  EXPECT_NE(c.code, 0);
+  EXPECT_TRUE(contains(c.err, "--gpus")) << c.err;
+  // A missing trace file is named.
+  const Exit m = frugal("simulate --trace " + (dir_ / "absent.csv").string() + " --gpus 8");
+  EXPECT_NE(m.code, 0);
+  EXPECT_TRUE(contains(m.err, "absent.csv")) << m.err;
+}
+
+TEST_F(Cli, GenTraceWritesATraceSimulateReads) {
+  const std::string path = (dir_ / "gen.csv").string();
+  const Exit g = frugal("gen-trace --jobs 300 --cluster-gpus 64 --load 0.8 --seed 5 --out " + path);
+  ASSERT_EQ(g.code, 0) << g.err;
+  ASSERT_TRUE(fs::exists(path));
+  const Exit r = frugal("simulate --trace " + path + " --gpus 64 --policy las --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["policy"], "las");
+  EXPECT_EQ(j["jobs"]["submitted"], 300);
+  EXPECT_EQ(j["jobs"]["completed"].get<int>() + j["jobs"]["unschedulable"].get<int>(), 300);
+  // Same seed, same file.
+  const std::string again = (dir_ / "gen2.csv").string();
+  ASSERT_EQ(
+      frugal("gen-trace --jobs 300 --cluster-gpus 64 --load 0.8 --seed 5 --out " + again).code, 0);
+  EXPECT_EQ(slurp(path), slurp(again));
+}
+
+TEST_F(Cli, TableOutputAndOutFile) {
+  const std::string out = (dir_ / "report.json").string();
+  const Exit r = frugal("compare --trace " + itp_trace(40) +
+                        " --gpus 16 --policies fifo,sjf --format json --out " + out);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(nlohmann::json::parse(slurp(out))["runs"].size(), 2u);
+  const Exit t = frugal("compare --trace " + itp_trace(40) + " --gpus 16 --policies fifo,sjf");
+  ASSERT_EQ(t.code, 0) << t.err;
+  EXPECT_TRUE(contains(t.out, "policy")) << t.out;
+  EXPECT_TRUE(contains(t.out, "sjf")) << t.out;
+}
+
+}  // namespace
+}  // namespace frugal

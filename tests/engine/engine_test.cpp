@@ -1,0 +1,69 @@
+// The engine driven directly: its view of a job's progress must match the simulator's.
+
+#include "engine/engine.h"
+
+#include <gtest/gtest.h>
+
+#include "../common/test_util.h"
+
+namespace frugal {
+namespace {
+
+using testing::job;
+using testing::kA100;
+using testing::test_gpus;
+
+const Decision* find(const std::vector<Decision>& ds, Decision::Kind k, JobIdx j) {
+  for (const Decision& d : ds)
+    if (d.kind == k && d.job == j) return &d;
+  return nullptr;
+}
+
+// A LAS demotion must not restart the checkpoint clock: a job checkpointing every 100 s,
+// demoted at 225 s and stopped at 250 s, has 200 s of work saved (as the simulator counts),
+// not 225 s.
+TEST(Engine, LasDemotionKeepsTheCheckpointClock) {
+  Engine e(make_homogeneous_cluster(16, kA100, 8), test_gpus(), testing::profile("las"), kA100);
+  JobSpec j0 = job("j0", 0, 16, 1000);
+  j0.checkpoint_interval = 100;
+  const JobSpec j1 = job("j1", 250, 16, 100);
+  e.submit(0, &j0, 0);
+  ASSERT_TRUE(find(e.schedule(0), Decision::Kind::kStart, 0));
+  EXPECT_DOUBLE_EQ(e.next_wakeup(), 225);  // 3,600 GPU-s / 16 GPUs
+  EXPECT_TRUE(e.schedule(225).empty());
+  EXPECT_EQ(e.job(0).las_level, 1);
+  EXPECT_DOUBLE_EQ(e.job(0).attained_gpu_s, 3600);
+  e.submit(1, &j1, 250);
+  const auto& ds = e.schedule(250);
+  ASSERT_TRUE(find(ds, Decision::Kind::kPreempt, 0));
+  ASSERT_TRUE(find(ds, Decision::Kind::kStart, 1));
+  EXPECT_DOUBLE_EQ(e.job(0).progress_ref_s, 200);
+  EXPECT_DOUBLE_EQ(e.job(0).attained_gpu_s, 250.0 * 16);
+  EXPECT_EQ(e.check_invariants(), "");
+  // Resumed at 350 with 800 s of work left: expected end 1150, as simulated.
+  e.finish(1, 350);
+  ASSERT_TRUE(find(e.schedule(350), Decision::Kind::kStart, 0));
+  EXPECT_DOUBLE_EQ(e.job(0).expected_end(350), 1150);
+  // Next demotion at 36,000 GPU-s: 4,000 attained, 32,000 / 16 = 2,000 s after 350.
+  EXPECT_DOUBLE_EQ(e.next_wakeup(), 2350);
+}
+
+// Without checkpoints, progress across a demotion is exact.
+TEST(Engine, LasDemotionWithoutCheckpointsKeepsAllWork) {
+  Engine e(make_homogeneous_cluster(8, kA100, 8), test_gpus(), testing::profile("las"), kA100);
+  const JobSpec j0 = job("j0", 0, 8, 1000);
+  const JobSpec j1 = job("j1", 500, 8, 100);
+  e.submit(0, &j0, 0);
+  e.schedule(0);
+  EXPECT_DOUBLE_EQ(e.next_wakeup(), 450);
+  e.schedule(450);
+  e.submit(1, &j1, 500);
+  ASSERT_TRUE(find(e.schedule(500), Decision::Kind::kPreempt, 0));
+  EXPECT_DOUBLE_EQ(e.job(0).progress_ref_s, 500);
+  EXPECT_DOUBLE_EQ(e.job(0).attained_gpu_s, 4000);
+  EXPECT_EQ(e.job(0).preemptions, 1);
+  EXPECT_EQ(e.check_invariants(), "");
+}
+
+}  // namespace
+}  // namespace frugal
