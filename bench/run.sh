@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Runs frugal's performance benchmarks and writes bench/RESULTS.md (also printed):
+#   1. frugal_bench (Google Benchmark): every baseline on ITP cluster04 and openb default,
+#      and the four baselines together on cluster04 (medians of 5 repetitions);
+#   2. the 1,000,000-job replay on 10,000 8-GPU nodes: `frugal simulate` with fifo and
+#      backfill under /usr/bin/time -v, RUNS runs each, medians of wall time and peak RSS;
+#   3. a --check-invariants replay of a 100,000-job instance (fifo, backfill) on the same
+#      cluster: engine and cluster state are verified after every cycle.
+# Targets are printed PASS/FAIL; a FAIL does not fail the script (only errors do).
+#
+# Usage: bench/run.sh            (from anywhere; about 3 minutes on 2 cores)
+# Environment: BUILD_DIR (default build), WORK_DIR (default /tmp/frugal-bench-$UID),
+#   OUT (default bench/RESULTS.md), JOBS (1000000), GPUS (80000), LOAD (0.9), SEED (1),
+#   RUNS (3), CHECK_JOBS (100000), SKIP_MICRO=1, SKIP_REPLAY=1, SKIP_CHECK=1, BUILD_JOBS (2).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD_DIR:-$ROOT/build}
+WORK=${WORK_DIR:-/tmp/frugal-bench-$(id -u)}
+OUT=${OUT:-$ROOT/bench/RESULTS.md}
+JOBS=${JOBS:-1000000}
+GPUS=${GPUS:-80000}
+LOAD=${LOAD:-0.9}
+SEED=${SEED:-1}
+RUNS=${RUNS:-3}
+CHECK_JOBS=${CHECK_JOBS:-100000}
+BUILD_JOBS=${BUILD_JOBS:-2}
+mkdir -p "$WORK"
+log() { echo "bench: $*" >&2; }
+
+# --- tools ---
+if [ ! -x /usr/bin/time ] || ! command -v python3 >/dev/null; then
+  log "installing missing packages (scripts/setup.sh)"
+  "$ROOT/scripts/setup.sh"
+fi
+
+# --- Release build (configured only when missing or not Release) ---
+build_type=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$BUILD/CMakeCache.txt" 2>/dev/null || true)
+if [ "$build_type" != "Release" ]; then
+  log "configuring $BUILD (Release; was '${build_type:-none}')"
+  cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+fi
+targets=(frugal)
+if ninja -C "$BUILD" -t targets all 2>/dev/null | grep -q '^frugal_bench:'; then
+  targets+=(frugal_bench)
+else
+  log "Google Benchmark not found: frugal_bench is not built, microbenchmarks skipped"
+  SKIP_MICRO=1
+fi
+cmake --build "$BUILD" -j"$BUILD_JOBS" --target "${targets[@]}" >&2
+FRUGAL=$BUILD/frugal
+
+# --- machine and revision ---
+{
+  echo "nproc=$(nproc)"
+  echo "cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+  echo "mem_gib=$(awk '/MemTotal/ {printf "%.1f", $2 / 1048576}' /proc/meminfo)"
+  echo "loadavg=$(cut -d' ' -f1-3 /proc/loadavg)"
+  rev=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
+  if [ -n "$(git -C "$ROOT" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+    rev="$rev (with uncommitted changes)"
+  fi
+  echo "commit=$rev"
+  echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "replay=$JOBS jobs, $GPUS GPUs ($((GPUS / 8)) 8-GPU A100-80GB nodes), load $LOAD, seed $SEED"
+  echo "jobs=$JOBS"
+  echo "nodes=$((GPUS / 8))"
+  echo "runs=$RUNS"
+  echo "check_jobs=$CHECK_JOBS"
+} >"$WORK/machine.txt"
+
+# --- 1. microbenchmarks ---
+rm -f "$WORK/sim_bench.json" "$WORK/sim_bench.time"
+if [ "${SKIP_MICRO:-0}" != 1 ]; then
+  log "frugal_bench (BM_Sim*, 5 repetitions each)"
+  /usr/bin/time -v -o "$WORK/sim_bench.time" "$BUILD/frugal_bench" --benchmark_filter='^BM_Sim' \
+    --benchmark_format=json >"$WORK/sim_bench.json"
+fi
+
+# --- 2. the 1M-job replay ---
+rm -f "$WORK"/replay.*
+if [ "${SKIP_REPLAY:-0}" != 1 ]; then
+  trace=$WORK/synthetic-$JOBS-$GPUS-$LOAD-$SEED.csv
+  log "generating $trace"
+  "$FRUGAL" gen-trace --jobs "$JOBS" --cluster-gpus "$GPUS" --load "$LOAD" --seed "$SEED" \
+    --out "$trace"
+  for policy in fifo backfill; do
+    for ((i = 1; i <= RUNS; ++i)); do
+      log "replay $policy run $i/$RUNS"
+      /usr/bin/time -v -o "$WORK/replay.$policy.$i.time" "$FRUGAL" simulate --trace "$trace" \
+        --gpus "$GPUS" --policy "$policy" --format json --out "$WORK/replay.$policy.$i.json"
+    done
+  done
+fi
+
+# --- 3. invariants at scale ---
+rm -f "$WORK"/check.*
+if [ "${SKIP_CHECK:-0}" != 1 ]; then
+  trace=$WORK/synthetic-$CHECK_JOBS-$GPUS-$LOAD-$SEED.csv
+  "$FRUGAL" gen-trace --jobs "$CHECK_JOBS" --cluster-gpus "$GPUS" --load "$LOAD" --seed "$SEED" \
+    --out "$trace"
+  log "--check-invariants replay of $CHECK_JOBS jobs (fifo, backfill; slow)"
+  # Exit status 1 means a violation; the report says which.
+  /usr/bin/time -v -o "$WORK/check.time" "$FRUGAL" compare --trace "$trace" --gpus "$GPUS" \
+    --policies fifo,backfill --check-invariants --format json --out "$WORK/check.json" ||
+    log "invariant check exited $? (see report)"
+fi
+
+# --- report ---
+python3 "$ROOT/bench/report.py" "$WORK" >"$OUT"
+cat "$OUT"
+log "written to $OUT (raw files in $WORK)"
