@@ -1,6 +1,8 @@
 #include "io/report.h"
 
+#include <algorithm>
 #include <fmt/format.h>
+#include <utility>
 
 namespace frugal {
 namespace {
@@ -9,11 +11,83 @@ nlohmann::json dist_json(const Distribution& d) {
   return {{"mean", d.mean}, {"p50", d.p50}, {"p95", d.p95}, {"p99", d.p99}};
 }
 
+// Waste categories in report order, with their JSON names.
+std::vector<std::pair<const char*, double>> waste_items(const Waste& w) {
+  return {{"idle_allocated_usd", w.idle_allocated_usd},
+          {"idle_unallocated_usd", w.idle_unallocated_usd},
+          {"stranded_usd", w.stranded_usd},
+          {"rework_usd", w.rework_usd},
+          {"peak_premium_usd", w.peak_premium_usd},
+          {"oversized_usd", w.oversized_usd},
+          {"storage_tier_usd", w.storage_tier_usd},
+          {"duplicate_storage_usd", w.duplicate_storage_usd}};
+}
+
+nlohmann::json waste_json(const Waste& w) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [k, v] : waste_items(w)) j[k] = v;
+  return j;
+}
+
+nlohmann::json account_json(const CostAccount& a) {
+  return {{"total_usd", a.total_usd()},
+          {"rental_usd", a.compute.rental_usd},
+          {"energy_usd", a.compute.energy_usd},
+          {"storage_usd", a.storage_usd},
+          {"gpu_hours", a.gpu_hours},
+          {"energy_kwh", a.compute.energy_kwh},
+          {"co2_kg", a.compute.co2_kg},
+          {"waste", waste_json(a.waste)}};
+}
+
+nlohmann::json accounts_json(const std::map<std::string, CostAccount>& m) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [k, a] : m) j[k] = account_json(a);
+  return j;
+}
+
 std::string human_seconds(double s) {
   if (s < 120) return fmt::format("{:.0f}s", s);
   if (s < 7200) return fmt::format("{:.1f}m", s / 60);
   if (s < 172800) return fmt::format("{:.1f}h", s / 3600);
   return fmt::format("{:.1f}d", s / 86400);
+}
+
+std::string usd(double v) {
+  const double a = std::abs(v);
+  if (a >= 1e6) return fmt::format("${:.2f}M", v / 1e6);
+  if (a >= 1e4) return fmt::format("${:.1f}k", v / 1e3);
+  return fmt::format("${:.2f}", v);
+}
+
+std::string cost_block(const Summary& s) {
+  const LedgerReport& l = s.ledger;
+  const double total = l.total.total_usd();
+  std::string out = fmt::format(
+      "\n{}: cost {} (rental {}, energy {} for {:.0f} kWh, storage {}), {:.1f} t CO2, "
+      "unattributed {}{}\n",
+      s.policy, usd(total), usd(l.total.compute.rental_usd), usd(l.total.compute.energy_usd),
+      l.total.compute.energy_kwh, usd(l.total.storage_usd), l.total.compute.co2_kg / 1000,
+      usd(l.unattributed.total_usd()),
+      l.series_wrapped ? " [price series reused past its end]" : "");
+  auto items = waste_items(l.total.waste);
+  std::stable_sort(items.begin(), items.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  out += "  waste, largest first:\n";
+  for (const auto& [name, v] : items) {
+    std::string label = name;
+    label = label.substr(0, label.size() - 4);  // drop "_usd"
+    out += fmt::format("    {:<20} {:>12} {:>6.1f}%\n", label, usd(v),
+                       total != 0 ? 100 * v / total : 0.0);
+  }
+  if (l.by_region.size() > 1) {
+    out += "  by region:\n";
+    for (const auto& [name, a] : l.by_region)
+      out += fmt::format("    {:<20} {:>12} {:>10.0f} kWh {:>8.1f} t CO2  waste {}\n", name,
+                         usd(a.total_usd()), a.compute.energy_kwh, a.compute.co2_kg / 1000,
+                         usd(a.waste.total()));
+  }
+  return out;
 }
 
 }  // namespace
@@ -36,20 +110,41 @@ nlohmann::json to_json(const Summary& s) {
   if (!s.first_unschedulable_reason.empty())
     j["jobs"]["first_unschedulable_reason"] = s.first_unschedulable_reason;
   if (!s.invariant_violation.empty()) j["invariant_violation"] = s.invariant_violation;
+  if (s.has_ledger) {
+    const LedgerReport& l = s.ledger;
+    j["cost"] = {{"total_usd", l.total.total_usd()},
+                 {"unattributed_usd", l.unattributed.total_usd()},
+                 {"rental_usd", l.total.compute.rental_usd},
+                 {"energy_usd", l.total.compute.energy_usd},
+                 {"energy_kwh", l.total.compute.energy_kwh},
+                 {"co2_kg", l.total.compute.co2_kg},
+                 {"storage_usd", l.total.storage_usd},
+                 {"series_wrapped", l.series_wrapped}};
+    j["waste"] = waste_json(l.total.waste);
+    j["by_team"] = accounts_json(l.by_team);
+    j["by_class"] = accounts_json(l.by_class);
+    j["by_region"] = accounts_json(l.by_region);
+  }
   return j;
 }
 
 std::string to_table(const std::vector<Summary>& runs) {
-  std::string out = fmt::format("{:<18} {:>8} {:>7} {:>9} {:>9} {:>9} {:>9} {:>9} {:>6} {:>8} {:>8}\n",
-                                "policy", "done", "unsched", "jct mean", "jct p50", "jct p99",
-                                "wait mean", "makespan", "util", "preempt", "wall");
+  std::string out = fmt::format(
+      "{:<18} {:>7} {:>7} {:>8} {:>8} {:>8} {:>9} {:>8} {:>6} {:>7} {:>10} {:>10} {:>8} {:>7}\n",
+      "policy", "done", "unsched", "jct mean", "jct p50", "jct p99", "wait mean", "makespan",
+      "util", "preempt", "cost", "waste", "t CO2", "wall");
   for (const Summary& s : runs) {
-    out += fmt::format("{:<18} {:>8} {:>7} {:>9} {:>9} {:>9} {:>9} {:>9} {:>5.1f}% {:>8} {:>7.2f}s\n",
-                       s.policy, s.completed, s.unschedulable, human_seconds(s.jct_s.mean),
-                       human_seconds(s.jct_s.p50), human_seconds(s.jct_s.p99),
-                       human_seconds(s.wait_s.mean), human_seconds(s.makespan_s),
-                       100 * s.gpu_utilization, s.preemptions, s.wall_s);
+    out += fmt::format(
+        "{:<18} {:>7} {:>7} {:>8} {:>8} {:>8} {:>9} {:>8} {:>5.1f}% {:>7} {:>10} {:>10} {:>8.1f} "
+        "{:>6.2f}s\n",
+        s.policy, s.completed, s.unschedulable, human_seconds(s.jct_s.mean),
+        human_seconds(s.jct_s.p50), human_seconds(s.jct_s.p99), human_seconds(s.wait_s.mean),
+        human_seconds(s.makespan_s), 100 * s.gpu_utilization, s.preemptions,
+        usd(s.ledger.total.total_usd()), usd(s.ledger.total.waste.total()),
+        s.ledger.total.compute.co2_kg / 1000, s.wall_s);
   }
+  for (const Summary& s : runs)
+    if (s.has_ledger) out += cost_block(s);
   for (const Summary& s : runs)
     if (!s.invariant_violation.empty())
       out += fmt::format("INVARIANT VIOLATED in {}: {}\n", s.policy, s.invariant_violation);

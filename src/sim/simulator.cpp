@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <numeric>
+#include <optional>
 #include <queue>
 #include <random>
 
@@ -29,6 +30,7 @@ struct Event {
 };
 
 struct SimJob {
+  Placement placement;       // while running
   double remaining_ref = 0;  // reference-model seconds of work left
   Seconds seg_start = 0;
   double speed = 1;
@@ -45,6 +47,8 @@ class Simulation {
         engine_(cluster, catalog, std::move(profile), opt.reference_model),
         sim_(jobs.size()),
         rng_(opt.seed) {
+    if (opt.ledger)
+      ledger_.emplace(cluster, catalog, engine_.cluster(), opt.reference_model);
     result_.policy = engine_.profile().name;
     result_.profile = engine_.profile().describe();
     result_.jobs.resize(jobs.size());
@@ -81,6 +85,7 @@ class Simulation {
         same_instant_cycles = 0;
       }
       result_.allocated_gpu_seconds += alloc_milli_ * (t - last_t) / kMilliPerGpu;
+      if (ledger_) ledger_->capacity(last_t, t, engine_.fragmentation_block());
       last_t = t;
       while (!events_.empty() && events_.top().t <= t) {
         const Event e = events_.top();
@@ -107,6 +112,7 @@ class Simulation {
         o.reason = "never scheduled: no capacity ever became available";
       }
     }
+    if (ledger_) result_.ledger = ledger_->report();
     result_.wall_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     return std::move(result_);
@@ -128,9 +134,12 @@ class Simulation {
         SimJob& s = sim_[e.id];
         if (!s.running || s.epoch != e.epoch) return;  // stale: the job was stopped
         ++result_.events;
-        end_segment(e.id, t);
+        end_segment(e.id, t, t - s.seg_start);
         s.remaining_ref = 0;
         result_.jobs[e.id].finish = t;
+        if (ledger_)
+          ledger_->job_ended(e.id, jobs_[e.id], result_.jobs[e.id].first_start, t,
+                             result_.jobs[e.id].run_time);
         result_.last_completion = std::max(result_.last_completion, t);
         engine_.finish(e.id, t);
         --left_;
@@ -151,10 +160,13 @@ class Simulation {
   }
 
   // Closes a running segment: accounts time and GPU-seconds.
-  void end_segment(JobIdx j, Seconds t) {
+  // `kept` is the part of the segment whose work survives (all of it at completion).
+  void end_segment(JobIdx j, Seconds t, Seconds kept) {
     SimJob& s = sim_[j];
     JobOutcome& o = result_.jobs[j];
     const Seconds ran = t - s.seg_start;
+    if (ledger_) ledger_->segment(j, jobs_[j], s.placement, s.seg_start, t, kept);
+    s.placement = Placement{};
     const double milli = static_cast<double>(jobs_[j].total_milli());
     o.run_time += ran;
     o.gpu_seconds += ran * milli / kMilliPerGpu;
@@ -173,6 +185,7 @@ class Simulation {
         s.running = true;
         s.seg_start = t;
         s.speed = engine_.job(j).speed;
+        s.placement = d.placement;
         o.last_model = d.placement.model;
         alloc_milli_ += static_cast<double>(jobs_[j].total_milli());
         push(t + s.remaining_ref / s.speed, Event::kFinish, j, s.epoch);
@@ -186,7 +199,7 @@ class Simulation {
         s.remaining_ref = std::max(0.0, s.remaining_ref - kept * s.speed);
         o.rework_gpu_seconds +=
             (ran - kept) * static_cast<double>(jobs_[j].total_milli()) / kMilliPerGpu;
-        end_segment(j, t);
+        end_segment(j, t, kept);
         ++o.preemptions;
         ++result_.preemptions;
         return;
@@ -213,6 +226,7 @@ class Simulation {
   const std::vector<JobSpec>& jobs_;
   SimOptions opt_;
   Engine engine_;
+  std::optional<Ledger> ledger_;
   std::vector<SimJob> sim_;
   std::vector<JobIdx> order_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;

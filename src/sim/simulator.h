@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "cost/ledger.h"
 #include "model/cluster_spec.h"
 #include "model/gpu_catalog.h"
 #include "model/job.h"
@@ -32,6 +33,7 @@ struct SimOptions {
   double node_mtbf_hours = 0;  // 0 = no failures
   double node_repair_hours = 1;
   uint64_t seed = 1;
+  bool ledger = true;  // price every GPU-second (src/cost/ledger.h); off only for benchmarks
 };
 
 struct JobOutcome {
@@ -61,6 +63,7 @@ struct SimResult {
   int64_t node_failures = 0;
   double wall_s = 0;
   std::string invariant_violation;  // first one found, when check_invariants is on
+  LedgerReport ledger;              // empty when SimOptions::ledger is off
 };
 
 // Replays `jobs` on `cluster` under `profile`. `catalog` must contain every model the

@@ -60,6 +60,8 @@ Summary summarize(const SimResult& r) {
   s.wall_s = r.wall_s;
   s.events = r.events;
   s.invariant_violation = r.invariant_violation;
+  s.ledger = r.ledger;
+  s.has_ledger = r.ledger.total.total_usd() != 0 || r.ledger.total.gpu_hours > 0;
   return s;
 }
 

@@ -36,6 +36,8 @@ struct Summary {
   uint64_t events = 0;
   std::string first_unschedulable_reason;
   std::string invariant_violation;
+  bool has_ledger = false;
+  LedgerReport ledger;
 };
 
 Summary summarize(const SimResult& r);
