@@ -87,7 +87,7 @@ Result<std::pair<int, int>> parse_window(std::string_view text) {
   if (!start) return bad("bad start time");
   const auto end = parse_clock(s.substr(dash + 1), /*end=*/true);
   if (!end) return bad("bad end time");
-  if (*start == *end % (24 * 60)) return bad("start equals end (empty or ambiguous window)");
+  if (*start == *end) return bad("start equals end (empty or ambiguous window)");
   return std::pair<int, int>{*start, *end};
 }
 
@@ -107,7 +107,7 @@ Result<HourlySeries> offpeak_series(const TimeOfUse& tou, const std::string& tz,
                     tz)};
   for (const auto& w : tou.windows) {
     if (w.first < 0 || w.first >= 24 * 60 || w.second < 0 || w.second > 24 * 60 ||
-        w.first == w.second % (24 * 60))
+        w.first == w.second)
       return Error{fmt::format("time-of-use window [{}, {}) minutes: out of range or empty",
                                w.first, w.second)};
   }
