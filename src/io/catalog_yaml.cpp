@@ -17,6 +17,8 @@ using yamlio::Reader;
 
 constexpr double kMaxMemoryGib = 1 << 20;  // 1 PiB per card: anything above is a typo
 constexpr double kMaxSpeed = 1000;         // relative to A100-80GB
+constexpr double kMaxPowerW = 100000;      // per card: anything above is a typo
+constexpr double kMaxUsdPerHour = 100000;  // per card-hour
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -50,9 +52,41 @@ std::array<double, kJobClassCount> parse_speed(const Reader& r, const YAML::Node
   return speed;
 }
 
+// The required child `key` of `parent`: a finite number in [0, hi].
+double non_negative(const Reader& r, const YAML::Node& parent, const std::string& path,
+                    const char* key, double hi) {
+  const YAML::Node v = r.required(parent, path, key);
+  const std::string p = join(path, key);
+  const double x = r.number_value(v, p);
+  if (x < 0 || x > hi)
+    r.fail(p, v,
+           "must be between 0 and " + std::to_string(static_cast<int64_t>(hi)) + ", got " +
+               v.Scalar());
+  return x;
+}
+
+void parse_power(const Reader& r, const YAML::Node& n, const std::string& path, GpuModel& m) {
+  r.require_map(n, path);
+  r.check_keys(n, path, {"idle_w", "peak_w"});
+  m.idle_w = non_negative(r, n, path, "idle_w", kMaxPowerW);
+  m.peak_w = non_negative(r, n, path, "peak_w", kMaxPowerW);
+  if (m.peak_w < m.idle_w)
+    r.fail(join(path, "peak_w"), n["peak_w"],
+           "must be >= idle_w (" + n["idle_w"].Scalar() + "), got " + n["peak_w"].Scalar());
+}
+
+void parse_rental(const Reader& r, const YAML::Node& n, const std::string& path, GpuModel& m) {
+  r.require_map(n, path);
+  r.check_keys(n, path, {"on_demand_usd_h", "reserved_usd_h"});
+  m.on_demand_usd_h = non_negative(r, n, path, "on_demand_usd_h", kMaxUsdPerHour);
+  m.reserved_usd_h = non_negative(r, n, path, "reserved_usd_h", kMaxUsdPerHour);
+}
+
 GpuModel parse_model(const Reader& r, const YAML::Node& n, const std::string& path) {
   r.require_map(n, path);
-  r.check_keys(n, path, {"name", "aliases", "memory_gib", "speed", "source"});
+  r.check_keys(
+      n, path,
+      {"name", "aliases", "memory_gib", "speed", "source", "power", "rental", "price_source"});
   GpuModel m;
   m.name = r.string_value(r.required(n, path, "name"), join(path, "name"));
   check_model_name(r, n["name"], join(path, "name"), m.name);
@@ -79,6 +113,11 @@ GpuModel parse_model(const Reader& r, const YAML::Node& n, const std::string& pa
 
   if (auto source = r.optional(n, "source"))
     m.source = r.string_value(*source, join(where, "source"));
+
+  parse_power(r, r.required(n, where, "power"), join(where, "power"), m);
+  parse_rental(r, r.required(n, where, "rental"), join(where, "rental"), m);
+  if (auto ps = r.optional(n, "price_source"))
+    m.price_source = r.string_value(*ps, join(where, "price_source"));
   return m;
 }
 

@@ -12,7 +12,9 @@
 
 namespace frugal {
 
-// Parses cluster YAML text; `origin` names the source in error messages.
+// Parses cluster YAML text; `origin` names the source in error messages. Data files the spec
+// names (electricity prices, carbon intensity) are read relative to the directory of `origin`
+// (so pass the file's path; an origin without a directory means the current directory).
 Result<ClusterSpec> parse_cluster_yaml(std::string_view text, const std::string& origin,
                                        const GpuCatalog& catalog);
 

@@ -43,6 +43,48 @@ TEST(CatalogYaml, BuiltinReferenceAndMemory) {
   EXPECT_GT(cat.relative_speed(h100, v100, JobClass::kPretrain), 1.0);
 }
 
+TEST(CatalogYaml, BuiltinHasPowerAndRentalForEveryModel) {
+  const GpuCatalog cat = builtin();
+  ASSERT_GT(cat.size(), 0u);
+  for (const GpuModel& m : cat.models()) {
+    EXPECT_GT(m.idle_w, 0) << m.name;
+    EXPECT_GE(m.peak_w, m.idle_w) << m.name;
+    EXPECT_LE(m.idle_w, 0.25 * m.peak_w) << m.name;  // idle is ~10-25% of TDP
+    EXPECT_GT(m.on_demand_usd_h, 0) << m.name;
+    EXPECT_GT(m.reserved_usd_h, 0) << m.name;
+    EXPECT_LT(m.reserved_usd_h, m.on_demand_usd_h) << m.name;
+    EXPECT_FALSE(m.price_source.empty()) << m.name;
+  }
+}
+
+TEST(CatalogYaml, BuiltinPowerAndPriceFigures) {
+  const GpuCatalog cat = builtin();
+  auto model = [&](const char* name) -> const GpuModel& { return cat.at(*cat.find(name)); };
+  // Board TDPs from the NVIDIA datasheets.
+  EXPECT_DOUBLE_EQ(model("H100").peak_w, 700);
+  EXPECT_DOUBLE_EQ(model("H200").peak_w, 700);
+  EXPECT_DOUBLE_EQ(model("A100-80GB").peak_w, 400);
+  EXPECT_DOUBLE_EQ(model("A100-40GB").peak_w, 400);
+  EXPECT_DOUBLE_EQ(model("L40S").peak_w, 350);
+  EXPECT_DOUBLE_EQ(model("L4").peak_w, 72);
+  EXPECT_DOUBLE_EQ(model("A10").peak_w, 150);
+  EXPECT_DOUBLE_EQ(model("T4").peak_w, 70);
+  EXPECT_DOUBLE_EQ(model("V100-32GB").peak_w, 300);
+  EXPECT_DOUBLE_EQ(model("P100").peak_w, 250);
+  // AWS list prices per GPU-hour: p5.48xlarge / 8, p4d.24xlarge / 8, g4dn.xlarge.
+  EXPECT_NEAR(model("H100").on_demand_usd_h, 98.32 / 8, 0.01);
+  EXPECT_NEAR(model("A100-40GB").on_demand_usd_h, 32.77 / 8, 0.01);
+  EXPECT_NEAR(model("T4").on_demand_usd_h, 0.526, 0.001);
+  // Reserved is the on-demand price less the assumed ~40% commitment discount.
+  for (const GpuModel& m : cat.models())
+    EXPECT_NEAR(m.reserved_usd_h, 0.6 * m.on_demand_usd_h, 0.001) << m.name;
+  // G2 and G3 follow their assumed equivalents.
+  EXPECT_DOUBLE_EQ(model("G2").peak_w, model("A10").peak_w);
+  EXPECT_DOUBLE_EQ(model("G2").on_demand_usd_h, model("A10").on_demand_usd_h);
+  EXPECT_DOUBLE_EQ(model("G3").peak_w, model("A100-80GB").peak_w);
+  EXPECT_DOUBLE_EQ(model("G3").on_demand_usd_h, model("A100-80GB").on_demand_usd_h);
+}
+
 TEST(CatalogYaml, AliasesResolve) {
   const GpuCatalog cat = builtin();
   struct Case {
@@ -62,6 +104,9 @@ TEST(CatalogYaml, AliasesResolve) {
   EXPECT_FALSE(cat.find("K80").has_value());
 }
 
+const char* kPowerRental =
+    "power: {idle_w: 1, peak_w: 2}, rental: {on_demand_usd_h: 1, reserved_usd_h: 0.5}";
+
 const char* kGood = R"(
 models:
   - name: X1
@@ -69,6 +114,9 @@ models:
     memory_gib: 12.5
     speed: {pretrain: 0.5, finetune: 0.6, eval: 0.7, preprocess: 0.8}
     source: test
+    power: {idle_w: 10.5, peak_w: 100}
+    rental: {on_demand_usd_h: 2.5, reserved_usd_h: 1.5}
+    price_source: test prices
 )";
 
 TEST(CatalogYaml, ParsesMinimalCatalog) {
@@ -80,6 +128,12 @@ TEST(CatalogYaml, ParsesMinimalCatalog) {
   EXPECT_EQ(m.memory_mib, 12800);
   EXPECT_DOUBLE_EQ(m.speed[static_cast<int>(JobClass::kEval)], 0.7);
   EXPECT_EQ(cat.find("X-ONE"), GpuModelId{0});
+  EXPECT_DOUBLE_EQ(m.idle_w, 10.5);
+  EXPECT_DOUBLE_EQ(m.peak_w, 100);
+  EXPECT_DOUBLE_EQ(m.power_w(0.5), 55.25);
+  EXPECT_DOUBLE_EQ(m.on_demand_usd_h, 2.5);
+  EXPECT_DOUBLE_EQ(m.reserved_usd_h, 1.5);
+  EXPECT_EQ(m.price_source, "test prices");
 }
 
 // Parses `text`, expects failure, returns the message.
@@ -142,8 +196,70 @@ models:
             std::string::npos);
 }
 
+// One model "X" with the given power and rental bodies (flow maps, or "" to leave it out).
+std::string with_power_rental(const std::string& power, const std::string& rental) {
+  std::string s =
+      "models:\n  - name: X\n    memory_gib: 1\n"
+      "    speed: {pretrain: 1, finetune: 1, eval: 1, preprocess: 1}\n";
+  if (!power.empty()) s += "    power: " + power + "\n";
+  if (!rental.empty()) s += "    rental: " + rental + "\n";
+  return s;
+}
+
+const char* kPower = "{idle_w: 10, peak_w: 100}";
+const char* kRental = "{on_demand_usd_h: 2, reserved_usd_h: 1}";
+
+void expect_error(const std::string& text, const std::string& needle) {
+  const std::string msg = error_of(text);
+  EXPECT_NE(msg.find(needle), std::string::npos) << "message: " << msg << "\nwanted: " << needle;
+}
+
+TEST(CatalogYaml, ParsesPowerAndRentalEdgeValues) {
+  auto r = parse_catalog_yaml(
+      with_power_rental("{idle_w: 0, peak_w: 0}", "{on_demand_usd_h: 0, reserved_usd_h: 0}"),
+      "t.yaml");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_DOUBLE_EQ(r.value().at(0).power_w(1), 0);
+  EXPECT_TRUE(r.value().at(0).price_source.empty());
+}
+
+TEST(CatalogYaml, RejectsMissingPowerOrRental) {
+  expect_error(with_power_rental("", kRental), "models[0] (X).power: required field is missing");
+  expect_error(with_power_rental(kPower, ""), "models[0] (X).rental: required field is missing");
+  expect_error(with_power_rental("{idle_w: 10}", kRental),
+               "models[0] (X).power.peak_w: required field is missing");
+  expect_error(with_power_rental(kPower, "{on_demand_usd_h: 2}"),
+               "models[0] (X).rental.reserved_usd_h: required field is missing");
+  expect_error(with_power_rental("300", kRental), "power: expected a map");
+}
+
+TEST(CatalogYaml, RejectsBadPower) {
+  expect_error(with_power_rental("{idle_w: -1, peak_w: 100}", kRental),
+               "power.idle_w: must be between 0 and 100000, got -1");
+  expect_error(with_power_rental("{idle_w: 10, peak_w: .inf}", kRental),
+               "power.peak_w: must be a finite number");
+  expect_error(with_power_rental("{idle_w: 10, peak_w: .nan}", kRental),
+               "power.peak_w: must be a finite number");
+  expect_error(with_power_rental("{idle_w: 200, peak_w: 100}", kRental),
+               "power.peak_w: must be >= idle_w (200), got 100");
+  expect_error(with_power_rental("{idle_w: 10, peak_w: 100, tdp: 100}", kRental),
+               "power: unknown key(s) 'tdp'");
+}
+
+TEST(CatalogYaml, RejectsBadRental) {
+  expect_error(with_power_rental(kPower, "{on_demand_usd_h: -2, reserved_usd_h: 1}"),
+               "rental.on_demand_usd_h: must be between 0 and");
+  expect_error(with_power_rental(kPower, "{on_demand_usd_h: 2, reserved_usd_h: -.inf}"),
+               "rental.reserved_usd_h: must be a finite number");
+  expect_error(with_power_rental(kPower, "{on_demand_usd_h: cheap, reserved_usd_h: 1}"),
+               "rental.on_demand_usd_h: expected a number");
+  expect_error(with_power_rental(kPower, "{on_demand_usd_h: 2, reserved_usd_h: 1, spot: 1}"),
+               "rental: unknown key(s) 'spot'");
+}
+
 TEST(CatalogYaml, RejectsDuplicateNames) {
-  const std::string speed = "speed: {pretrain: 1, finetune: 1, eval: 1, preprocess: 1}";
+  const std::string speed =
+      "speed: {pretrain: 1, finetune: 1, eval: 1, preprocess: 1}, " + std::string(kPowerRental);
   std::string msg = error_of("models:\n  - {name: X, memory_gib: 1, " + speed +
                              "}\n  - {name: x, memory_gib: 1, " + speed + "}\n");
   EXPECT_NE(msg.find("already used by model 'X'"), std::string::npos) << msg;
