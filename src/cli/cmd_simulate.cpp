@@ -1,6 +1,6 @@
 // `frugal simulate` and `frugal compare`.
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 #include <fstream>
 #include <memory>
 #include <thread>
@@ -55,7 +55,8 @@ std::vector<std::string> split(const std::string& s) {
 }
 
 // Runs every policy on the same inputs, `threads` at a time; results in `policies` order.
-Result<std::vector<Summary>> run_all(const RunOptions& o, const std::vector<std::string>& policies) {
+Result<std::vector<Summary>> run_all(const RunOptions& o,
+                                     const std::vector<std::string>& policies) {
   auto in = load_inputs(o.in);
   if (!in.ok()) return in.error();
   const Inputs& inputs = in.value();
@@ -87,7 +88,8 @@ Result<std::vector<Summary>> run_all(const RunOptions& o, const std::vector<std:
   if (inputs.trace.skipped_rows > 0) {
     fmt::print(stderr, "warning: {}: skipped {} malformed rows", o.in.trace,
                inputs.trace.skipped_rows);
-    if (!inputs.trace.warnings.empty()) fmt::print(stderr, " (first: {})", inputs.trace.warnings[0]);
+    if (!inputs.trace.warnings.empty())
+      fmt::print(stderr, " (first: {})", inputs.trace.warnings[0]);
     fmt::print(stderr, "\n");
   }
   return out;

@@ -1,7 +1,7 @@
 #include "cluster/cluster_state.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 
 namespace frugal {
 namespace {
@@ -72,8 +72,7 @@ ClusterState::ClusterState(const ClusterSpec& spec, const GpuCatalog& catalog) :
 bool ClusterState::host_fits(NodeId n, const JobSpec& job) const {
   const NodeSpec& ns = spec_.nodes[n];
   if (job.cpu_milli > 0 && ns.cpu_milli > 0 && nodes_[n].cpu_free < job.cpu_milli) return false;
-  if (job.memory_mib > 0 && ns.memory_mib > 0 && nodes_[n].mem_free < job.memory_mib)
-    return false;
+  if (job.memory_mib > 0 && ns.memory_mib > 0 && nodes_[n].mem_free < job.memory_mib) return false;
   return true;
 }
 
@@ -155,8 +154,8 @@ Status ClusterState::allocate(const Placement& p, const JobSpec& job) {
       return Error{fmt::format("bad slot on node {}", spec_.nodes[s.node].name)};
     const uint32_t g = offset_[s.node] + static_cast<uint32_t>(s.gpu);
     if (gpu_free_milli_[g] < s.milli || gpu_free_mem_[g] < gpu_mem_need(job, s.node, s.milli))
-      return Error{fmt::format("GPU {} of node {} is over-committed", s.gpu,
-                               spec_.nodes[s.node].name)};
+      return Error{
+          fmt::format("GPU {} of node {} is over-committed", s.gpu, spec_.nodes[s.node].name)};
   }
   last = static_cast<NodeId>(-1);
   for (const Slot& s : p.slots) {
@@ -284,8 +283,7 @@ std::string ClusterState::check_invariants() const {
     for (const auto& b : free_buckets_[s]) indexed += b.size();
     size_t expect = 0;
     for (NodeId n = 0; n < nodes_.size(); ++n)
-      expect += nodes_[n].up && spec_.nodes[n].gpus > 0 &&
-                spec_.nodes[n].model == models_[s];
+      expect += nodes_[n].up && spec_.nodes[n].gpus > 0 && spec_.nodes[n].model == models_[s];
     if (indexed != expect) return "bucket index has stale entries";
   }
   return {};

@@ -102,10 +102,10 @@ class ClusterState {
   std::vector<int64_t> gpu_mem_;  // per node: memory of one card
 
   std::vector<GpuModelId> models_;
-  std::vector<int> model_slot_;  // GpuModelId+1 → slot (or -1)
-  std::vector<int> max_per_node_;                   // per slot
+  std::vector<int> model_slot_;                              // GpuModelId+1 → slot (or -1)
+  std::vector<int> max_per_node_;                            // per slot
   std::vector<std::vector<std::set<NodeId>>> free_buckets_;  // [slot][k]
-  std::vector<std::set<NodeId>> shared_;            // [slot]
+  std::vector<std::set<NodeId>> shared_;                     // [slot]
   std::vector<int64_t> free_whole_by_slot_;
 
   std::vector<uint32_t> node_centre_;

@@ -23,8 +23,8 @@ Waste& Waste::operator+=(const Waste& o) {
 }
 
 double Waste::total() const {
-  return idle_allocated_usd + idle_unallocated_usd + stranded_usd + rework_usd +
-         peak_premium_usd + oversized_usd + storage_tier_usd + duplicate_storage_usd;
+  return idle_allocated_usd + idle_unallocated_usd + stranded_usd + rework_usd + peak_premium_usd +
+         oversized_usd + storage_tier_usd + duplicate_storage_usd;
 }
 
 CostAccount& CostAccount::operator+=(const CostAccount& o) {
@@ -106,7 +106,8 @@ void Ledger::segment(JobIdx j, const JobSpec& job, const Placement& p, double t0
     }
     gpus[k] += g;
   }
-  for (int k = 0; k < used; ++k) cost += pricing_.span(centres[k], gpus[k], job.utilization, t0, t1);
+  for (int k = 0; k < used; ++k)
+    cost += pricing_.span(centres[k], gpus[k], job.utilization, t0, t1);
   if (!ja.placed && used > 0) {
     ja.placed = true;
     ja.centre = centres[0];
@@ -122,8 +123,8 @@ void Ledger::segment(JobIdx j, const JobSpec& job, const Placement& p, double t0
 void Ledger::capacity(double t0, double t1, int fragmentation_block) {
   if (!(t1 > t0)) return;
   note_time(t0, t1);
-  const bool fragmented = fragmentation_block > 0 &&
-                          fragmentation_block <= state_.free_whole_total();
+  const bool fragmented =
+      fragmentation_block > 0 && fragmentation_block <= state_.free_whole_total();
   const double hours = (t1 - t0) / 3600.0;
   for (uint32_t c = 0; c < state_.centre_count(); ++c) {
     const Pool& pool = spec_.pools[state_.centre_pool(c)];
@@ -143,9 +144,10 @@ void Ledger::capacity(double t0, double t1, int fragmentation_block) {
       add.compute = pricing_.span(c, idle, 0, t0, t1);
       add.gpu_hours = idle * hours;
       const double stranded =
-          fragmented ? std::min(idle, static_cast<double>(
-                                          state_.centre_free_below(c, fragmentation_block)))
-                     : 0.0;
+          fragmented
+              ? std::min(idle,
+                         static_cast<double>(state_.centre_free_below(c, fragmentation_block)))
+              : 0.0;
       const double total = add.compute.total_usd();
       add.waste.stranded_usd = total * stranded / idle;
       add.waste.idle_unallocated_usd = total - add.waste.stranded_usd;
@@ -248,7 +250,8 @@ LedgerReport Ledger::report() const {
     union_s += cur1 - cur0;
     const double waste = std::max(0.0, paid - union_s * rate);
     double others = 0;
-    for (size_t i = 1; i < uses.size(); ++i) others += (uses[i].t1 - uses[i].t0) * uses[i].usd_per_s;
+    for (size_t i = 1; i < uses.size(); ++i)
+      others += (uses[i].t1 - uses[i].t0) * uses[i].usd_per_s;
     if (others <= 0) continue;
     for (size_t i = 1; i < uses.size(); ++i)
       duplicate[uses[i].job] += waste * (uses[i].t1 - uses[i].t0) * uses[i].usd_per_s / others;

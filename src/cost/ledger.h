@@ -34,17 +34,16 @@ namespace frugal {
 
 struct Waste {
   double idle_allocated_usd = 0, idle_unallocated_usd = 0, stranded_usd = 0, rework_usd = 0,
-         peak_premium_usd = 0, oversized_usd = 0, storage_tier_usd = 0,
-         duplicate_storage_usd = 0;
+         peak_premium_usd = 0, oversized_usd = 0, storage_tier_usd = 0, duplicate_storage_usd = 0;
   Waste& operator+=(const Waste& o);
   double total() const;
 };
 
 // A slice of the ledger: a team, a job class, a region, or the whole cluster.
 struct CostAccount {
-  SpanCost compute;       // rental + energy of GPU time
+  SpanCost compute;  // rental + energy of GPU time
   double storage_usd = 0;
-  double gpu_hours = 0;   // allocated GPU-hours (attributed) or idle GPU-hours (unattributed)
+  double gpu_hours = 0;  // allocated GPU-hours (attributed) or idle GPU-hours (unattributed)
   Waste waste;
   double total_usd() const { return compute.total_usd() + storage_usd; }
   CostAccount& operator+=(const CostAccount& o);
@@ -73,8 +72,7 @@ class Ledger {
   void capacity(double t0, double t1, int fragmentation_block);
   // Job `j` ended or was rejected: storage and the per-job waste checks. `first_start` < 0
   // when it never ran; `run_time` is its total running time.
-  void job_ended(JobIdx j, const JobSpec& job, double first_start, double finish,
-                 double run_time);
+  void job_ended(JobIdx j, const JobSpec& job, double first_start, double finish, double run_time);
 
   // Per-job totals (USD), by job index; 0 for jobs not seen.
   double job_total_usd(JobIdx j) const;

@@ -53,7 +53,8 @@ double Pricing::rental_rate(uint32_t c, double t) const {
   const Centre& ce = centres_[c];
   if (!ce.on_demand || ce.discount == 0) return ce.rate_usd_h;
   const Region& r = spec_.regions[ce.region];
-  return ce.rate_usd_h * (1 - ce.discount * r.offpeak.at(static_cast<double>(spec_.epoch_unix_s) + t));
+  return ce.rate_usd_h *
+         (1 - ce.discount * r.offpeak.at(static_cast<double>(spec_.epoch_unix_s) + t));
 }
 
 double Pricing::cheapest_rate(GpuModelId m) const {
@@ -82,7 +83,8 @@ SpanCost Pricing::span(uint32_t c, double gpus, double u, double t0, double t1) 
   const double kw = gpus * watts * r.pue / 1000.0;
   out.energy_kwh = kw * hours;
   out.energy_usd =
-      kw / 1000.0 * hours_integral(r.electricity_usd_per_mwh, r.default_electricity_usd_per_mwh, a, b);
+      kw / 1000.0 *
+      hours_integral(r.electricity_usd_per_mwh, r.default_electricity_usd_per_mwh, a, b);
   out.co2_kg = kw * hours_integral(r.carbon_g_per_kwh, r.default_carbon_g_per_kwh, a, b) / 1000.0;
   return out;
 }

@@ -58,8 +58,8 @@ class Pricing {
     GpuModelId model = kNoGpuModel;
     bool cpu_only = false;
     bool on_demand = false;
-    double rate_usd_h = 0;    // reserved rate, or on-demand list rate
-    double discount = 0;      // off-peak discount (on-demand only)
+    double rate_usd_h = 0;                          // reserved rate, or on-demand list rate
+    double discount = 0;                            // off-peak discount (on-demand only)
     double idle_w = 0, peak_w = 0, overhead_w = 0;  // per GPU (per node when cpu_only)
   };
   std::vector<Centre> centres_;

@@ -26,10 +26,14 @@ struct Decision {
 
 inline const char* to_string(Decision::Kind k) {
   switch (k) {
-    case Decision::Kind::kStart: return "start";
-    case Decision::Kind::kPreempt: return "preempt";
-    case Decision::Kind::kReject: return "reject";
-    case Decision::Kind::kDefer: return "defer";
+    case Decision::Kind::kStart:
+      return "start";
+    case Decision::Kind::kPreempt:
+      return "preempt";
+    case Decision::Kind::kReject:
+      return "reject";
+    case Decision::Kind::kDefer:
+      return "defer";
   }
   return "?";
 }

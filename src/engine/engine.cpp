@@ -1,8 +1,8 @@
 #include "engine/engine.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 
 namespace frugal {
 
@@ -224,8 +224,8 @@ const std::vector<Decision>& Engine::schedule(Seconds now) {
     ++it;  // `it` stays valid: start() erases only j's entry
     if (!victim_flag.empty() && victim_flag[j]) {
       // A tentative victim only ever returns to where it was.
-      auto v = std::find_if(victims.begin(), victims.end(),
-                            [j](const auto& x) { return x.first == j; });
+      auto v =
+          std::find_if(victims.begin(), victims.end(), [j](const auto& x) { return x.first == j; });
       if (state_.allocate(v->second.placement, *r.spec).ok()) {
         resume(j, v->second);
         victim_flag[j] = 0;
@@ -253,7 +253,10 @@ const std::vector<Decision>& Engine::schedule(Seconds now) {
     if (!post.may_start(*this, r, *p)) continue;
     if (Status st = state_.allocate(*p, s); !st.ok()) {
       // A placer bug must not corrupt state: report it and leave the job queued.
-      queued_.push_back(Decision{Decision::Kind::kDefer, j, {}, now,
+      queued_.push_back(Decision{Decision::Kind::kDefer,
+                                 j,
+                                 {},
+                                 now,
                                  "internal: placement rejected: " + st.error().message});
       continue;
     }
@@ -263,8 +266,8 @@ const std::vector<Decision>& Engine::schedule(Seconds now) {
   for (const auto& [j, old] : victims) {
     if (!victim_flag[j]) continue;
     ++jobs_[j].preemptions;
-    out_.push_back(Decision{Decision::Kind::kPreempt, j, {}, kNever,
-                            "preempted for higher-priority work"});
+    out_.push_back(
+        Decision{Decision::Kind::kPreempt, j, {}, kNever, "preempted for higher-priority work"});
   }
   for (auto& d : starts) out_.push_back(std::move(d));
   return out_;

@@ -84,8 +84,8 @@ class Engine final : private CycleView {
   Seconds now_ = 0;
 
   std::vector<JobRuntime> jobs_;
-  std::vector<Seconds> end_key_;     // per job: its key in running_by_end_
-  std::vector<Seconds> demote_at_;   // per job: its key in demotions_ (or kNever)
+  std::vector<Seconds> end_key_;    // per job: its key in running_by_end_
+  std::vector<Seconds> demote_at_;  // per job: its key in demotions_ (or kNever)
   std::set<QueueKey> pending_;
   std::set<QueueKey> running_;
   std::set<std::pair<Seconds, JobIdx>> running_by_end_;

@@ -1,7 +1,7 @@
 #include "io/report.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 #include <utility>
 
 namespace frugal {
@@ -30,14 +30,10 @@ nlohmann::json waste_json(const Waste& w) {
 }
 
 nlohmann::json account_json(const CostAccount& a) {
-  return {{"total_usd", a.total_usd()},
-          {"rental_usd", a.compute.rental_usd},
-          {"energy_usd", a.compute.energy_usd},
-          {"storage_usd", a.storage_usd},
-          {"gpu_hours", a.gpu_hours},
-          {"energy_kwh", a.compute.energy_kwh},
-          {"co2_kg", a.compute.co2_kg},
-          {"waste", waste_json(a.waste)}};
+  return {{"total_usd", a.total_usd()},         {"rental_usd", a.compute.rental_usd},
+          {"energy_usd", a.compute.energy_usd}, {"storage_usd", a.storage_usd},
+          {"gpu_hours", a.gpu_hours},           {"energy_kwh", a.compute.energy_kwh},
+          {"co2_kg", a.compute.co2_kg},         {"waste", waste_json(a.waste)}};
 }
 
 nlohmann::json accounts_json(const std::map<std::string, CostAccount>& m) {
@@ -97,7 +93,9 @@ nlohmann::json to_json(const Summary& s) {
       {"policy", s.policy},
       {"profile", s.profile},
       {"jobs",
-       {{"submitted", s.submitted}, {"completed", s.completed}, {"unschedulable", s.unschedulable}}},
+       {{"submitted", s.submitted},
+        {"completed", s.completed},
+        {"unschedulable", s.unschedulable}}},
       {"jct_s", dist_json(s.jct_s)},
       {"wait_s", dist_json(s.wait_s)},
       {"makespan_s", s.makespan_s},

@@ -1,9 +1,9 @@
 #include "io/trace_writer.h"
 
+#include <fmt/format.h>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fmt/format.h>
 #include <memory>
 
 namespace frugal {

@@ -24,14 +24,14 @@ struct TimeOfUse {
 
 struct Region {
   std::string name;
-  std::string timezone = "UTC";  // IANA name, e.g. "America/Los_Angeles"
-  std::string price_zone;        // e.g. "US-CAL-CISO" (for reports)
+  std::string timezone = "UTC";          // IANA name, e.g. "America/Los_Angeles"
+  std::string price_zone;                // e.g. "US-CAL-CISO" (for reports)
   HourlySeries electricity_usd_per_mwh;  // empty = flat default_electricity_usd_per_mwh
   HourlySeries carbon_g_per_kwh;         // empty = flat default_carbon_g_per_kwh
   double default_electricity_usd_per_mwh = 80;
   double default_carbon_g_per_kwh = 400;
-  double pue = 1.5;                      // facility power / IT power
-  TimeOfUse time_of_use;                 // discount 0 = no schedule
+  double pue = 1.5;       // facility power / IT power
+  TimeOfUse time_of_use;  // discount 0 = no schedule
   HourlySeries offpeak;  // 1 in off-peak hours, 0 otherwise (built from time_of_use); empty = never
 };
 
@@ -60,17 +60,17 @@ struct Pool {
 
 struct NodeSpec {
   std::string name;
-  uint32_t pool = 0;                 // index into ClusterSpec::pools
-  GpuModelId model = kNoGpuModel;    // kNoGpuModel for CPU-only nodes
-  int gpus = 0;                      // whole cards on the node (0..64)
-  int64_t cpu_milli = 0;             // 0 = not tracked (CPU never limits placement)
-  int64_t memory_mib = 0;            // host memory; 0 = not tracked
-  double overhead_w = 0;             // host power beyond the GPUs (CPUs, fans, NICs), watts
+  uint32_t pool = 0;               // index into ClusterSpec::pools
+  GpuModelId model = kNoGpuModel;  // kNoGpuModel for CPU-only nodes
+  int gpus = 0;                    // whole cards on the node (0..64)
+  int64_t cpu_milli = 0;           // 0 = not tracked (CPU never limits placement)
+  int64_t memory_mib = 0;          // host memory; 0 = not tracked
+  double overhead_w = 0;           // host power beyond the GPUs (CPUs, fans, NICs), watts
 };
 
 // Storage tiers and their prices.
 struct StorageTier {
-  std::string name;         // "hot", "warm", "cold", ...
+  std::string name;  // "hot", "warm", "cold", ...
   double usd_per_gb_month = 0;
 };
 

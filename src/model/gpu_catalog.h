@@ -23,11 +23,11 @@ struct GpuModel {
   std::string source;  // where the figures come from (free text, for docs and reports)
 
   // Power and price defaults (overridable per pool in the cluster spec).
-  double idle_w = 0;               // board power when idle, watts
-  double peak_w = 0;               // board power at full load, watts
-  double on_demand_usd_h = 0;      // list on-demand rental, USD per GPU-hour
-  double reserved_usd_h = 0;       // committed/reserved rental, USD per GPU-hour
-  std::string price_source;        // where the power and price figures come from
+  double idle_w = 0;           // board power when idle, watts
+  double peak_w = 0;           // board power at full load, watts
+  double on_demand_usd_h = 0;  // list on-demand rental, USD per GPU-hour
+  double reserved_usd_h = 0;   // committed/reserved rental, USD per GPU-hour
+  std::string price_source;    // where the power and price figures come from
 
   // Board power at utilisation u in [0, 1]: linear between idle and peak.
   double power_w(double u) const { return idle_w + (peak_w - idle_w) * u; }

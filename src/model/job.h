@@ -17,18 +17,18 @@
 namespace frugal {
 
 struct JobSpec {
-  std::string id;                      // unique within a trace
+  std::string id;  // unique within a trace
   std::string team = "default";
-  std::string name;                    // model/application name when the trace has one
+  std::string name;  // model/application name when the trace has one
   JobClass job_class = JobClass::kPretrain;
   Tier tier = Tier::kGeneral;
-  Seconds submit = 0;                  // arrival time
+  Seconds submit = 0;  // arrival time
 
   int gpus = 1;
-  Milli gpu_milli = kMilliPerGpu;      // share of each card (1..1000)
-  int64_t gpu_memory_mib = 0;          // per-card memory need; 0 = no explicit need
-  int64_t cpu_milli = 0;               // host CPU need on its node(s); 0 = none
-  int64_t memory_mib = 0;              // host memory need; 0 = none
+  Milli gpu_milli = kMilliPerGpu;  // share of each card (1..1000)
+  int64_t gpu_memory_mib = 0;      // per-card memory need; 0 = no explicit need
+  int64_t cpu_milli = 0;           // host CPU need on its node(s); 0 = none
+  int64_t memory_mib = 0;          // host memory need; 0 = none
 
   std::vector<GpuModelId> allowed_models;  // empty = any model
   GpuModelId preferred_model = kNoGpuModel;
@@ -48,7 +48,7 @@ struct JobSpec {
   // idle-allocated waste. 1.0 when unknown: frugal claims no waste it cannot see.
   double utilization = 1.0;
   // Storage the job keeps while it exists (submit → finish).
-  std::string dataset;          // name; jobs naming the same dataset share one logical copy
+  std::string dataset;  // name; jobs naming the same dataset share one logical copy
   double dataset_gb = 0;
   double checkpoint_gb = 0;
   std::string storage_tier = "hot";  // tier its data lives on (cluster's storage_tiers)

@@ -19,8 +19,12 @@ inline constexpr int kTierCount = 3;
 inline constexpr std::array<std::string_view, kTierCount> kTierNames = {"core", "important",
                                                                         "general"};
 
-inline std::string_view to_string(JobClass c) { return kJobClassNames[static_cast<int>(c)]; }
-inline std::string_view to_string(Tier t) { return kTierNames[static_cast<int>(t)]; }
+inline std::string_view to_string(JobClass c) {
+  return kJobClassNames[static_cast<int>(c)];
+}
+inline std::string_view to_string(Tier t) {
+  return kTierNames[static_cast<int>(t)];
+}
 
 // Parses a canonical name (lower case); nullopt when unknown.
 std::optional<JobClass> parse_job_class(std::string_view s);

@@ -12,11 +12,11 @@
 namespace frugal {
 
 struct Trace {
-  std::string format;                // reader that produced it, e.g. "itp"
-  std::string source;                // file path
-  std::vector<JobSpec> jobs;         // in file order (not necessarily sorted by submit)
+  std::string format;                  // reader that produced it, e.g. "itp"
+  std::string source;                  // file path
+  std::vector<JobSpec> jobs;           // in file order (not necessarily sorted by submit)
   std::optional<ClusterSpec> cluster;  // node list shipped with the trace, if any
-  size_t skipped_rows = 0;           // rows dropped under --skip-bad-rows
+  size_t skipped_rows = 0;             // rows dropped under --skip-bad-rows
   std::vector<std::string> warnings;   // first few skipped-row messages, for the report
 };
 

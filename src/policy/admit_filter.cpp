@@ -1,7 +1,7 @@
 #include "policy/admit_filter.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 
 namespace frugal {
 namespace {
@@ -9,11 +9,9 @@ namespace {
 Candidates allowed_models(const ClusterState& st, const JobSpec& job) {
   Candidates c;
   if (job.preferred_model != kNoGpuModel &&
-      std::find(st.models().begin(), st.models().end(), job.preferred_model) !=
-          st.models().end() &&
-      (job.allowed_models.empty() ||
-       std::find(job.allowed_models.begin(), job.allowed_models.end(), job.preferred_model) !=
-           job.allowed_models.end()))
+      std::find(st.models().begin(), st.models().end(), job.preferred_model) != st.models().end() &&
+      (job.allowed_models.empty() || std::find(job.allowed_models.begin(), job.allowed_models.end(),
+                                               job.preferred_model) != job.allowed_models.end()))
     c.models.push_back(job.preferred_model);
   for (GpuModelId m : st.models()) {
     if (m == job.preferred_model) continue;
@@ -94,7 +92,11 @@ class CapacityAdmit final : public Admit {
 
 }  // namespace
 
-std::unique_ptr<Admit> make_capacity_admit() { return std::make_unique<CapacityAdmit>(); }
-std::unique_ptr<Filter> make_model_filter() { return std::make_unique<ModelFilter>(); }
+std::unique_ptr<Admit> make_capacity_admit() {
+  return std::make_unique<CapacityAdmit>();
+}
+std::unique_ptr<Filter> make_model_filter() {
+  return std::make_unique<ModelFilter>();
+}
 
 }  // namespace frugal

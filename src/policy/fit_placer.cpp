@@ -114,8 +114,8 @@ class FitPlacer final : public Placer {
     }
     for (int k = left + 1; k <= st.max_gpus_per_node(m) && left > 0; ++k) {
       for (NodeId n : st.nodes_with_free(m, k)) {
-        const bool taken = std::any_of(used.begin(), used.end(),
-                                       [n](const auto& u) { return u.first == n; });
+        const bool taken =
+            std::any_of(used.begin(), used.end(), [n](const auto& u) { return u.first == n; });
         if (taken || !st.host_fits(n, job)) continue;
         used.emplace_back(n, left);
         left = 0;
@@ -131,8 +131,8 @@ class FitPlacer final : public Placer {
     return p;
   }
 
-  std::optional<Placement> place_fraction(const ClusterState& st, const JobSpec& job,
-                                          GpuModelId m, long& key) const {
+  std::optional<Placement> place_fraction(const ClusterState& st, const JobSpec& job, GpuModelId m,
+                                          long& key) const {
     const Milli need = job.gpu_milli;
     Choice ch;
     int chosen_gpu = -1;
@@ -193,8 +193,12 @@ class FitPlacer final : public Placer {
 
 }  // namespace
 
-std::unique_ptr<Placer> make_first_fit_placer() { return std::make_unique<FitPlacer>(Fit::kFirst); }
-std::unique_ptr<Placer> make_best_fit_placer() { return std::make_unique<FitPlacer>(Fit::kBest); }
+std::unique_ptr<Placer> make_first_fit_placer() {
+  return std::make_unique<FitPlacer>(Fit::kFirst);
+}
+std::unique_ptr<Placer> make_best_fit_placer() {
+  return std::make_unique<FitPlacer>(Fit::kBest);
+}
 
 std::unique_ptr<Placer> make_placer(const std::string& name) {
   if (name == "firstfit") return make_first_fit_placer();
@@ -202,6 +206,8 @@ std::unique_ptr<Placer> make_placer(const std::string& name) {
   return nullptr;
 }
 
-std::vector<std::string> placer_names() { return {"firstfit", "bestfit"}; }
+std::vector<std::string> placer_names() {
+  return {"firstfit", "bestfit"};
+}
 
 }  // namespace frugal

@@ -87,7 +87,9 @@ class EasyBackfill final : public PostFilter {
 std::unique_ptr<PostFilter> make_strict_post_filter() {
   return std::make_unique<StrictPostFilter>();
 }
-std::unique_ptr<PostFilter> make_skip_post_filter() { return std::make_unique<SkipPostFilter>(); }
+std::unique_ptr<PostFilter> make_skip_post_filter() {
+  return std::make_unique<SkipPostFilter>();
+}
 std::unique_ptr<PostFilter> make_easy_backfill(size_t max_jobs) {
   return std::make_unique<EasyBackfill>(max_jobs);
 }

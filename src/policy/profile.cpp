@@ -14,9 +14,9 @@ std::vector<std::string> profile_names() {
 }
 
 std::string Profile::describe() const {
-  return fmt::format("sort={} admit={} filter={} place={} postfilter={} preempt={}",
-                     sort->name(), admit->name(), filter->name(), placer->name(),
-                     post_filter->name(), preempt ? preempt->name() : "none");
+  return fmt::format("sort={} admit={} filter={} place={} postfilter={} preempt={}", sort->name(),
+                     admit->name(), filter->name(), placer->name(), post_filter->name(),
+                     preempt ? preempt->name() : "none");
 }
 
 Result<Profile> make_profile(const std::string& policy) {
@@ -48,8 +48,8 @@ Result<Profile> make_profile(const std::string& policy) {
     p.post_filter = make_skip_post_filter();
     p.placer = make_placer(base);
   } else {
-    return Error{fmt::format("unknown policy '{}'; known: {}", base,
-                             fmt::join(profile_names(), ", "))};
+    return Error{
+        fmt::format("unknown policy '{}'; known: {}", base, fmt::join(profile_names(), ", "))};
   }
   if (!placer_name.empty()) {
     p.placer = make_placer(placer_name);

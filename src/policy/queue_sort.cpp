@@ -32,8 +32,12 @@ class LasSort final : public QueueSort {
 
 }  // namespace
 
-std::unique_ptr<QueueSort> make_arrival_sort() { return std::make_unique<ArrivalSort>(); }
-std::unique_ptr<QueueSort> make_shortest_sort() { return std::make_unique<ShortestSort>(); }
+std::unique_ptr<QueueSort> make_arrival_sort() {
+  return std::make_unique<ArrivalSort>();
+}
+std::unique_ptr<QueueSort> make_shortest_sort() {
+  return std::make_unique<ShortestSort>();
+}
 std::unique_ptr<QueueSort> make_las_sort(std::vector<double> thresholds) {
   return std::make_unique<LasSort>(std::move(thresholds));
 }

@@ -1,9 +1,9 @@
 #include "sim/simulator.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <fmt/format.h>
 #include <numeric>
 #include <optional>
 #include <queue>
@@ -47,8 +47,7 @@ class Simulation {
         engine_(cluster, catalog, std::move(profile), opt.reference_model),
         sim_(jobs.size()),
         rng_(opt.seed) {
-    if (opt.ledger)
-      ledger_.emplace(cluster, catalog, engine_.cluster(), opt.reference_model);
+    if (opt.ledger) ledger_.emplace(cluster, catalog, engine_.cluster(), opt.reference_model);
     result_.policy = engine_.profile().name;
     result_.profile = engine_.profile().describe();
     result_.jobs.resize(jobs.size());

@@ -38,10 +38,10 @@ struct SimOptions {
 
 struct JobOutcome {
   Seconds submit = 0;
-  Seconds first_start = -1;  // -1 = never started
-  Seconds finish = -1;       // -1 = did not complete
-  Seconds run_time = 0;      // wall time spent running, all segments
-  double gpu_seconds = 0;    // allocated GPU-seconds (milli-GPU share × time)
+  Seconds first_start = -1;       // -1 = never started
+  Seconds finish = -1;            // -1 = did not complete
+  Seconds run_time = 0;           // wall time spent running, all segments
+  double gpu_seconds = 0;         // allocated GPU-seconds (milli-GPU share × time)
   double rework_gpu_seconds = 0;  // GPU-seconds of work lost to stops and redone
   int preemptions = 0;
   bool unschedulable = false;
@@ -51,7 +51,7 @@ struct JobOutcome {
 
 struct SimResult {
   std::string policy;
-  std::string profile;  // the plugins behind `policy`
+  std::string profile;           // the plugins behind `policy`
   std::vector<JobOutcome> jobs;  // in trace order
   int64_t capacity_gpus = 0;
   Seconds first_arrival = 0;

@@ -12,7 +12,9 @@ constexpr double kWeights[] = {0.60, 0.10, 0.10, 0.14, 0.03, 0.02, 0.01};
 constexpr double kMedianS = 1800, kSigma = 1.6, kCapS = 7 * 86400;
 
 // Uniform double in [0, 1) from 53 random bits (portable, unlike std distributions).
-double uniform(std::mt19937_64& g) { return static_cast<double>(g() >> 11) * 0x1.0p-53; }
+double uniform(std::mt19937_64& g) {
+  return static_cast<double>(g() >> 11) * 0x1.0p-53;
+}
 
 double normal(std::mt19937_64& g) {  // Box-Muller
   const double u1 = std::max(uniform(g), 1e-300), u2 = uniform(g);
