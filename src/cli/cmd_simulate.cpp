@@ -25,6 +25,7 @@ struct RunOptions {
   double mtbf_hours = 0;
   double repair_hours = 1;
   uint64_t seed = 1;
+  bool static_capacity = false;
 };
 
 void add_run_options(CLI::App& cmd, RunOptions& o) {
@@ -41,6 +42,8 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd.add_option("--seed", o.seed, "Seed for failure injection")->capture_default_str();
+  cmd.add_flag("--static-capacity", o.static_capacity,
+               "Keep on-demand pools provisioned all the time (no autoscaling)");
 }
 
 std::vector<std::string> split(const std::string& s) {
@@ -72,6 +75,7 @@ Result<std::vector<Summary>> run_all(const RunOptions& o,
   so.node_mtbf_hours = o.mtbf_hours;
   so.node_repair_hours = o.repair_hours;
   so.seed = o.seed;
+  so.static_capacity = o.static_capacity;
   std::vector<Summary> out(policies.size());
   std::atomic<size_t> next{0};
   auto worker = [&] {

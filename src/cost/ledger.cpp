@@ -43,10 +43,8 @@ Ledger::Ledger(const ClusterSpec& spec, const GpuCatalog& catalog, const Cluster
       reference_(reference_model),
       pricing_(spec, catalog, state),
       unattributed_by_region_(spec.regions.size()),
-      centre_gpus_(state.centre_count(), 0),
       centre_nodes_(state.centre_count(), 0) {
   for (NodeId n = 0; n < spec.nodes.size(); ++n) {
-    centre_gpus_[state.centre_of(n)] += spec.nodes[n].gpus;
     ++centre_nodes_[state.centre_of(n)];
   }
 }
@@ -120,7 +118,8 @@ void Ledger::segment(JobIdx j, const JobSpec& job, const Placement& p, double t0
   ja.account.waste.rework_usd += cost.total_usd() * lost / ran;
 }
 
-void Ledger::capacity(double t0, double t1, int fragmentation_block) {
+void Ledger::capacity(double t0, double t1, int fragmentation_block,
+                      const std::vector<int64_t>& provisioned_gpus) {
   if (!(t1 > t0)) return;
   note_time(t0, t1);
   const bool fragmented =
@@ -135,9 +134,7 @@ void Ledger::capacity(double t0, double t1, int fragmentation_block) {
       add.compute = pricing_.span(c, centre_nodes_[c], 0, t0, t1);
       add.waste.idle_unallocated_usd = add.compute.total_usd();
     } else {
-      const double provisioned = pool.capacity == Capacity::kOnDemand
-                                     ? static_cast<double>(state_.centre_up_gpus(c))
-                                     : static_cast<double>(centre_gpus_[c]);
+      const double provisioned = static_cast<double>(provisioned_gpus[c]);
       const double alloc = static_cast<double>(state_.centre_allocated_milli(c)) / kMilliPerGpu;
       const double idle = std::max(0.0, provisioned - alloc);
       if (idle <= 0) continue;

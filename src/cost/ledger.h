@@ -67,9 +67,11 @@ class Ledger {
   void segment(JobIdx j, const JobSpec& job, const Placement& p, double t0, double t1,
                double kept_s);
   // Capacity between two instants with the cluster as it is now (call before the state
-  // changes at t1): idle provisioned GPUs are unattributed; `fragmentation_block` as
-  // reported by the engine after its last cycle.
-  void capacity(double t0, double t1, int fragmentation_block);
+  // changes at t1): provisioned GPUs per cost centre (NodePool::provisioned_gpus) not
+  // allocated to a job are unattributed; `fragmentation_block` as reported by the engine
+  // after its last cycle.
+  void capacity(double t0, double t1, int fragmentation_block,
+                const std::vector<int64_t>& provisioned_gpus);
   // Job `j` ended or was rejected: storage and the per-job waste checks. `first_start` < 0
   // when it never ran; `run_time` is its total running time.
   void job_ended(JobIdx j, const JobSpec& job, double first_start, double finish, double run_time);
@@ -104,7 +106,6 @@ class Ledger {
   CostAccount unattributed_;
   std::vector<CostAccount> unattributed_by_region_;
   std::map<std::string, std::vector<DatasetUse>> datasets_;
-  std::vector<int64_t> centre_gpus_;  // all GPUs of each centre, up or down
   std::vector<int64_t> centre_nodes_;
   std::vector<StorageTier> default_tiers_ = default_storage_tiers();
   double first_t_ = 0, last_t_ = 0;

@@ -12,13 +12,16 @@ namespace frugal {
 
 struct Decision {
   enum class Kind {
-    kStart,    // run `job` on `placement`
-    kPreempt,  // stop `job` (checkpoint first); the engine has requeued it
-    kReject,   // `job` can never run on this cluster; `reason` says why
-    kDefer,    // `job` waits until `until` by policy (not for lack of capacity)
+    kStart,      // run `job` on `placement`
+    kPreempt,    // stop `job` (checkpoint first); the engine has requeued it
+    kReject,     // `job` can never run on this cluster; `reason` says why
+    kDefer,      // `job` waits until `until` by policy (not for lack of capacity)
+    kProvision,  // bring on-demand `node` up; report node_provisioned() when it is usable
+    kRelease,    // hand on-demand `node` back; the engine no longer uses it
   };
   Kind kind = Kind::kStart;
   JobIdx job = 0;
+  NodeId node = 0;  // kProvision / kRelease
   Placement placement;
   Seconds until = kNever;
   std::string reason;
@@ -34,6 +37,10 @@ inline const char* to_string(Decision::Kind k) {
       return "reject";
     case Decision::Kind::kDefer:
       return "defer";
+    case Decision::Kind::kProvision:
+      return "provision";
+    case Decision::Kind::kRelease:
+      return "release";
   }
   return "?";
 }

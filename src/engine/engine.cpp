@@ -5,18 +5,33 @@
 #include <cmath>
 
 namespace frugal {
+namespace {
+
+Decision job_decision(Decision::Kind kind, JobIdx j, Placement p, Seconds until,
+                      std::string reason) {
+  Decision d;
+  d.kind = kind;
+  d.job = j;
+  d.placement = std::move(p);
+  d.until = until;
+  d.reason = std::move(reason);
+  return d;
+}
+
+}  // namespace
 
 Engine::Engine(const ClusterSpec& spec, const GpuCatalog& catalog, Profile profile,
-               GpuModelId reference_model)
+               EngineOptions options)
     : catalog_(catalog),
       profile_(std::move(profile)),
-      reference_(reference_model),
+      options_(options),
       state_(spec, catalog),
+      pool_(state_.spec(), state_, options.static_capacity),
       thresholds_(profile_.sort->service_thresholds()),
       node_jobs_(spec.nodes.size()) {}
 
 double Engine::speed(const JobSpec& job, GpuModelId m) const {
-  return catalog_.relative_speed(m, reference_, job.job_class);
+  return catalog_.relative_speed(m, options_.reference_model, job.job_class);
 }
 
 void Engine::submit(JobIdx j, const JobSpec* spec, Seconds now) {
@@ -35,12 +50,12 @@ void Engine::submit(JobIdx j, const JobSpec* spec, Seconds now) {
   switch (v.kind) {
     case AdmitVerdict::Kind::kReject:
       r.state = JobState::kRejected;
-      queued_.push_back(Decision{Decision::Kind::kReject, j, {}, kNever, v.reason});
+      queued_.push_back(job_decision(Decision::Kind::kReject, j, {}, kNever, v.reason));
       return;
     case AdmitVerdict::Kind::kDefer:
       r.state = JobState::kPending;
       deferred_.emplace(v.until, j);
-      queued_.push_back(Decision{Decision::Kind::kDefer, j, {}, v.until, v.reason});
+      queued_.push_back(job_decision(Decision::Kind::kDefer, j, {}, v.until, v.reason));
       return;
     case AdmitVerdict::Kind::kAdmit:
       enqueue(j, now);
@@ -74,7 +89,10 @@ void Engine::start(JobIdx j, Placement p, Seconds now) {
   running_.insert(k);
   end_key_[j] = r.expected_end(now);
   running_by_end_.emplace(end_key_[j], j);
-  for (NodeId n : r.placement.nodes()) node_jobs_[n].push_back(j);
+  for (NodeId n : r.placement.nodes()) {
+    node_jobs_[n].push_back(j);
+    pool_.busy(n);
+  }
   schedule_demotion(j, now);
 }
 
@@ -91,6 +109,7 @@ void Engine::stop(JobIdx j, Seconds now) {
   for (NodeId n : r.placement.nodes()) {
     auto& v = node_jobs_[n];
     v.erase(std::find(v.begin(), v.end(), j));
+    pool_.idle(n, now);
   }
   r.attained_gpu_s += (now - r.service_from) * r.gpus();
   r.service_from = now;
@@ -113,7 +132,10 @@ void Engine::resume(JobIdx j, const JobRuntime& before) {
   running_.insert(k);
   end_key_[j] = r.expected_end(now_);
   running_by_end_.emplace(end_key_[j], j);
-  for (NodeId n : r.placement.nodes()) node_jobs_[n].push_back(j);
+  for (NodeId n : r.placement.nodes()) {
+    node_jobs_[n].push_back(j);
+    pool_.busy(n);
+  }
   schedule_demotion(j, now_);
 }
 
@@ -126,20 +148,47 @@ void Engine::finish(JobIdx j, Seconds now) {
 
 void Engine::node_down(NodeId n, Seconds now) {
   now_ = now;
-  if (n >= state_.node_count() || !state_.up(n)) return;
-  state_.set_up(n, false);
+  if (n >= state_.node_count() || !pool_.fail(n)) return;
   const std::vector<JobIdx> victims = node_jobs_[n];
   for (JobIdx j : victims) {
     stop(j, now);
     ++jobs_[j].preemptions;
     enqueue(j, now);
-    queued_.push_back(Decision{Decision::Kind::kPreempt, j, {}, kNever, "node down"});
+    queued_.push_back(job_decision(Decision::Kind::kPreempt, j, {}, kNever, "node down"));
   }
 }
 
 void Engine::node_up(NodeId n, Seconds now) {
   now_ = now;
-  if (n < state_.node_count()) state_.set_up(n, true);
+  if (n < state_.node_count()) pool_.repair(n);
+}
+
+void Engine::node_provisioned(NodeId n, Seconds now) {
+  now_ = now;
+  if (n < state_.node_count()) pool_.provisioned(n, now);
+}
+
+std::vector<double> Engine::unmet_demand() {
+  std::vector<double> demand(catalog_.size(), 0.0);
+  size_t seen = 0;
+  for (auto it = pending_.begin(); it != pending_.end() && seen < options_.autoscale_lookahead;
+       ++it, ++seen) {
+    const JobSpec& s = *jobs_[it->job].spec;
+    if (s.gpus == 0) continue;
+    const Candidates c = profile_.filter->filter(*this, s);
+    // The first candidate model that on-demand capacity could add.
+    for (GpuModelId m : c.models) {
+      if (pool_.has_on_demand(m)) {
+        demand[m] += static_cast<double>(s.total_milli()) / kMilliPerGpu;
+        break;
+      }
+    }
+  }
+  for (size_t m = 0; m < demand.size(); ++m)
+    if (demand[m] > 0)
+      demand[m] = std::max(
+          0.0, demand[m] - static_cast<double>(state_.free_whole_of(static_cast<GpuModelId>(m))));
+  return demand;
 }
 
 void Engine::schedule_demotion(JobIdx j, Seconds now) {
@@ -178,7 +227,7 @@ Seconds Engine::next_wakeup() const {
   Seconds t = kNever;
   if (!deferred_.empty()) t = std::min(t, deferred_.begin()->first);
   if (!demotions_.empty()) t = std::min(t, demotions_.begin()->first);
-  return t;
+  return std::min(t, pool_.next_wakeup());
 }
 
 const std::vector<Decision>& Engine::schedule(Seconds now) {
@@ -253,23 +302,23 @@ const std::vector<Decision>& Engine::schedule(Seconds now) {
     if (!post.may_start(*this, r, *p)) continue;
     if (Status st = state_.allocate(*p, s); !st.ok()) {
       // A placer bug must not corrupt state: report it and leave the job queued.
-      queued_.push_back(Decision{Decision::Kind::kDefer,
-                                 j,
-                                 {},
-                                 now,
-                                 "internal: placement rejected: " + st.error().message});
+      queued_.push_back(job_decision(Decision::Kind::kDefer, j, {}, now,
+                                     "internal: placement rejected: " + st.error().message));
       continue;
     }
-    starts.push_back(Decision{Decision::Kind::kStart, j, *p, kNever, {}});
+    starts.push_back(job_decision(Decision::Kind::kStart, j, *p, kNever, {}));
     start(j, std::move(*p), now);
   }
   for (const auto& [j, old] : victims) {
     if (!victim_flag[j]) continue;
     ++jobs_[j].preemptions;
-    out_.push_back(
-        Decision{Decision::Kind::kPreempt, j, {}, kNever, "preempted for higher-priority work"});
+    out_.push_back(job_decision(Decision::Kind::kPreempt, j, {}, kNever,
+                                "preempted for higher-priority work"));
   }
   for (auto& d : starts) out_.push_back(std::move(d));
+  // Autoscale point: size on-demand capacity to the queue; release idle nodes.
+  if (pool_.autoscaled() && (!pending_.empty() || pool_.next_wakeup() <= now))
+    pool_.plan(now, pending_.empty() ? std::vector<double>() : unmet_demand(), out_);
   return out_;
 }
 

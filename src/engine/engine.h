@@ -19,16 +19,25 @@
 #include "cluster/cluster_state.h"
 #include "engine/decision.h"
 #include "engine/job_runtime.h"
+#include "engine/node_pool.h"
 #include "policy/profile.h"
 
 namespace frugal {
 
+struct EngineOptions {
+  // Trace durations are taken as measured on this model (kNoGpuModel: no speed scaling).
+  GpuModelId reference_model = kNoGpuModel;
+  // Treat on-demand pools as always provisioned (no autoscaling): the static cluster.
+  bool static_capacity = false;
+  // Queued jobs the autoscaler looks at per cycle when sizing on-demand capacity.
+  size_t autoscale_lookahead = 64;
+};
+
 class Engine final : private CycleView {
  public:
-  // `spec` and `catalog` are copied/referenced: `catalog` must outlive the engine.
-  // Trace durations are taken as measured on `reference_model` (kNoGpuModel: speed 1).
+  // `spec` is copied; `catalog` must outlive the engine.
   Engine(const ClusterSpec& spec, const GpuCatalog& catalog, Profile profile,
-         GpuModelId reference_model);
+         EngineOptions options);
 
   // A job arrives. `spec` must outlive the engine; `j` must be new. Jobs that can never
   // run are rejected (a kReject decision in the next schedule()).
@@ -37,7 +46,9 @@ class Engine final : private CycleView {
   void finish(JobIdx j, Seconds now);
   // A node failed: jobs on it are stopped (kPreempt decisions, reason "node down").
   void node_down(NodeId n, Seconds now);
-  void node_up(NodeId n, Seconds now);
+  void node_up(NodeId n, Seconds now);  // a failed node was repaired
+  // An on-demand node the engine asked for (kProvision) is now usable.
+  void node_provisioned(NodeId n, Seconds now);
 
   // One scheduling cycle at `now`. The returned reference is valid until the next call.
   const std::vector<Decision>& schedule(Seconds now);
@@ -47,6 +58,7 @@ class Engine final : private CycleView {
   const ClusterState& cluster() const override { return state_; }
   const JobRuntime& job(JobIdx j) const override { return jobs_[j]; }
   const Profile& profile() const { return profile_; }
+  const NodePool& nodes() const { return pool_; }
   size_t pending_count() const { return pending_.size() + deferred_.size(); }
   size_t running_count() const { return running_.size(); }
   double speed(const JobSpec& job, GpuModelId m) const override;
@@ -75,11 +87,14 @@ class Engine final : private CycleView {
   void schedule_demotion(JobIdx j, Seconds now);
   void apply_demotions(Seconds now);
   bool small_job(const JobSpec& s) const { return s.gpus == 0 || s.fractional(); }
+  // GPUs per model that the first queued jobs need beyond free and booting capacity.
+  std::vector<double> unmet_demand();
 
   const GpuCatalog& catalog_;
   Profile profile_;
-  GpuModelId reference_;
+  EngineOptions options_;
   ClusterState state_;
+  NodePool pool_;
   std::vector<double> thresholds_;
   Seconds now_ = 0;
 

@@ -103,6 +103,8 @@ nlohmann::json to_json(const Summary& s) {
       {"preemptions", s.preemptions},
       {"rework_gpu_hours", s.rework_gpu_hours},
       {"node_failures", s.node_failures},
+      {"autoscaler",
+       {{"nodes_provisioned", s.nodes_provisioned}, {"nodes_released", s.nodes_released}}},
       {"sim", {{"wall_s", s.wall_s}, {"events", s.events}}},
   };
   if (!s.first_unschedulable_reason.empty())

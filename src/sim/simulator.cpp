@@ -16,7 +16,7 @@ namespace {
 
 // Ordered by time, then kind (finishes before node events), then insertion order.
 struct Event {
-  enum Kind : uint8_t { kFinish = 0, kNodeDown = 1, kNodeUp = 2 };
+  enum Kind : uint8_t { kFinish = 0, kNodeDown = 1, kNodeUp = 2, kNodeProvisioned = 3 };
   Seconds t;
   Kind kind;
   uint64_t seq;
@@ -44,7 +44,9 @@ class Simulation {
              const GpuCatalog& catalog, Profile profile, const SimOptions& opt)
       : jobs_(jobs),
         opt_(opt),
-        engine_(cluster, catalog, std::move(profile), opt.reference_model),
+        engine_(cluster, catalog, std::move(profile),
+                EngineOptions{opt.reference_model, opt.static_capacity}),
+        cluster_(cluster),
         sim_(jobs.size()),
         rng_(opt.seed) {
     if (opt.ledger) ledger_.emplace(cluster, catalog, engine_.cluster(), opt.reference_model);
@@ -84,7 +86,9 @@ class Simulation {
         same_instant_cycles = 0;
       }
       result_.allocated_gpu_seconds += alloc_milli_ * (t - last_t) / kMilliPerGpu;
-      if (ledger_) ledger_->capacity(last_t, t, engine_.fragmentation_block());
+      if (ledger_)
+        ledger_->capacity(last_t, t, engine_.fragmentation_block(),
+                          engine_.nodes().provisioned_gpus());
       last_t = t;
       while (!events_.empty() && events_.top().t <= t) {
         const Event e = events_.top();
@@ -155,6 +159,10 @@ class Simulation {
         engine_.node_up(e.id, t);
         push_failure(e.id, t);
         return;
+      case Event::kNodeProvisioned:
+        ++result_.events;
+        engine_.node_provisioned(e.id, t);
+        return;
     }
   }
 
@@ -210,6 +218,14 @@ class Simulation {
         return;
       case Decision::Kind::kDefer:
         return;
+      case Decision::Kind::kProvision:
+        ++result_.nodes_provisioned;
+        push(t + cluster_.pools[cluster_.nodes[d.node].pool].provisioning_delay_s,
+             Event::kNodeProvisioned, d.node, 0);
+        return;
+      case Decision::Kind::kRelease:
+        ++result_.nodes_released;
+        return;
     }
   }
 
@@ -225,6 +241,7 @@ class Simulation {
   const std::vector<JobSpec>& jobs_;
   SimOptions opt_;
   Engine engine_;
+  const ClusterSpec& cluster_;
   std::optional<Ledger> ledger_;
   std::vector<SimJob> sim_;
   std::vector<JobIdx> order_;

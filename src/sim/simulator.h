@@ -34,6 +34,8 @@ struct SimOptions {
   double node_repair_hours = 1;
   uint64_t seed = 1;
   bool ledger = true;  // price every GPU-second (src/cost/ledger.h); off only for benchmarks
+  // On-demand pools always provisioned (a static cluster) instead of autoscaled.
+  bool static_capacity = false;
 };
 
 struct JobOutcome {
@@ -61,6 +63,8 @@ struct SimResult {
   uint64_t cycles = 0;
   int64_t preemptions = 0;
   int64_t node_failures = 0;
+  int64_t nodes_provisioned = 0;  // on-demand node requests by the autoscaler
+  int64_t nodes_released = 0;
   double wall_s = 0;
   std::string invariant_violation;  // first one found, when check_invariants is on
   LedgerReport ledger;              // empty when SimOptions::ledger is off

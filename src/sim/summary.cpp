@@ -57,6 +57,8 @@ Summary summarize(const SimResult& r) {
   s.preemptions = r.preemptions;
   s.rework_gpu_hours = rework / 3600;
   s.node_failures = r.node_failures;
+  s.nodes_provisioned = r.nodes_provisioned;
+  s.nodes_released = r.nodes_released;
   s.wall_s = r.wall_s;
   s.events = r.events;
   s.invariant_violation = r.invariant_violation;

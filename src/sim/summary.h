@@ -32,6 +32,7 @@ struct Summary {
   int64_t preemptions = 0;
   double rework_gpu_hours = 0;
   int64_t node_failures = 0;
+  int64_t nodes_provisioned = 0, nodes_released = 0;
   double wall_s = 0;
   uint64_t events = 0;
   std::string first_unschedulable_reason;

@@ -23,7 +23,8 @@ const Decision* find(const std::vector<Decision>& ds, Decision::Kind k, JobIdx j
 // demoted at 225 s and stopped at 250 s, has 200 s of work saved (as the simulator counts),
 // not 225 s.
 TEST(Engine, LasDemotionKeepsTheCheckpointClock) {
-  Engine e(make_homogeneous_cluster(16, kA100, 8), test_gpus(), testing::profile("las"), kA100);
+  Engine e(make_homogeneous_cluster(16, kA100, 8), test_gpus(), testing::profile("las"),
+           EngineOptions{kA100});
   JobSpec j0 = job("j0", 0, 16, 1000);
   j0.checkpoint_interval = 100;
   const JobSpec j1 = job("j1", 250, 16, 100);
@@ -50,7 +51,8 @@ TEST(Engine, LasDemotionKeepsTheCheckpointClock) {
 
 // Without checkpoints, progress across a demotion is exact.
 TEST(Engine, LasDemotionWithoutCheckpointsKeepsAllWork) {
-  Engine e(make_homogeneous_cluster(8, kA100, 8), test_gpus(), testing::profile("las"), kA100);
+  Engine e(make_homogeneous_cluster(8, kA100, 8), test_gpus(), testing::profile("las"),
+           EngineOptions{kA100});
   const JobSpec j0 = job("j0", 0, 8, 1000);
   const JobSpec j1 = job("j1", 500, 8, 100);
   e.submit(0, &j0, 0);

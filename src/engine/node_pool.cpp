@@ -1,0 +1,136 @@
+#include "engine/node_pool.h"
+
+#include <algorithm>
+
+namespace frugal {
+
+NodePool::NodePool(const ClusterSpec& spec, ClusterState& state, bool static_capacity)
+    : spec_(spec),
+      state_(state),
+      life_(spec.nodes.size(), NodeLife::kUp),
+      on_demand_(spec.nodes.size(), 0),
+      jobs_on_(spec.nodes.size(), 0),
+      idle_key_(spec.nodes.size(), kNever),
+      provisioned_(state.centre_count(), 0) {
+  GpuModelId max_model = 0;
+  for (const NodeSpec& n : spec.nodes) max_model = std::max(max_model, n.model);
+  booting_by_model_.assign(static_cast<size_t>(max_model) + 2, 0);
+  unprovisioned_.resize(booting_by_model_.size());
+  has_on_demand_.assign(booting_by_model_.size(), 0);
+  for (NodeId n = 0; n < spec.nodes.size(); ++n) {
+    const bool od = spec.pools[spec.nodes[n].pool].capacity == Capacity::kOnDemand;
+    on_demand_[n] = od;
+    if (od && !static_capacity) {
+      autoscaled_ = true;
+      life_[n] = NodeLife::kUnprovisioned;
+      state_.set_up(n, false);
+      if (spec.nodes[n].gpus > 0) {
+        unprovisioned_[spec.nodes[n].model + 1].insert(n);
+        has_on_demand_[spec.nodes[n].model + 1] = 1;
+      }
+    } else {
+      provisioned_[state.centre_of(n)] += spec.nodes[n].gpus;
+    }
+  }
+}
+
+void NodePool::set_life(NodeId n, NodeLife l) {
+  const auto counted = [](NodeLife x) { return x != NodeLife::kUnprovisioned; };
+  const int64_t g = spec_.nodes[n].gpus;
+  if (counted(life_[n]) != counted(l)) provisioned_[state_.centre_of(n)] += counted(l) ? g : -g;
+  if (life_[n] == NodeLife::kProvisioning) booting_by_model_[spec_.nodes[n].model + 1] -= g;
+  if (l == NodeLife::kProvisioning) booting_by_model_[spec_.nodes[n].model + 1] += g;
+  if (g > 0 && life_[n] == NodeLife::kUnprovisioned)
+    unprovisioned_[spec_.nodes[n].model + 1].erase(n);
+  if (g > 0 && l == NodeLife::kUnprovisioned) unprovisioned_[spec_.nodes[n].model + 1].insert(n);
+  life_[n] = l;
+  state_.set_up(n, l == NodeLife::kUp);
+  if (l != NodeLife::kUp && idle_key_[n] != kNever) {
+    idle_until_.erase({idle_key_[n], n});
+    idle_key_[n] = kNever;
+  }
+}
+
+bool NodePool::fail(NodeId n) {
+  if (life_[n] != NodeLife::kUp) return false;
+  set_life(n, NodeLife::kFailed);
+  return true;
+}
+
+bool NodePool::repair(NodeId n) {
+  if (life_[n] != NodeLife::kFailed) return false;
+  set_life(n, NodeLife::kUp);
+  return true;
+}
+
+bool NodePool::provisioned(NodeId n, Seconds now) {
+  if (life_[n] != NodeLife::kProvisioning) return false;
+  set_life(n, NodeLife::kUp);
+  if (jobs_on_[n] == 0) idle(n, now);
+  return true;
+}
+
+void NodePool::busy(NodeId n) {
+  ++jobs_on_[n];
+  if (idle_key_[n] != kNever) {
+    idle_until_.erase({idle_key_[n], n});
+    idle_key_[n] = kNever;
+  }
+}
+
+void NodePool::idle(NodeId n, Seconds now) {
+  if (jobs_on_[n] > 0 && --jobs_on_[n] > 0) return;
+  if (!on_demand_[n] || !autoscaled_ || life_[n] != NodeLife::kUp) return;
+  if (idle_key_[n] != kNever) idle_until_.erase({idle_key_[n], n});
+  idle_key_[n] = now + spec_.pools[spec_.nodes[n].pool].idle_timeout_s;
+  idle_until_.emplace(idle_key_[n], n);
+}
+
+Seconds NodePool::next_wakeup() const {
+  return idle_until_.empty() ? kNever : idle_until_.begin()->first;
+}
+
+int64_t NodePool::provisioning_gpus(GpuModelId m) const {
+  const size_t i = static_cast<size_t>(m + 1);
+  return i < booting_by_model_.size() ? booting_by_model_[i] : 0;
+}
+
+void NodePool::plan(Seconds now, const std::vector<double>& demand, std::vector<Decision>& out) {
+  if (!autoscaled_) return;
+  // Release nodes idle past their timeout, unless queued work wants their model.
+  while (!idle_until_.empty() && idle_until_.begin()->first <= now) {
+    const NodeId n = idle_until_.begin()->second;
+    const GpuModelId m = spec_.nodes[n].model;
+    if (m != kNoGpuModel && static_cast<size_t>(m) < demand.size() && demand[m] > 0) {
+      // Still wanted: keep it another timeout.
+      idle_until_.erase(idle_until_.begin());
+      idle_key_[n] = now + spec_.pools[spec_.nodes[n].pool].idle_timeout_s;
+      idle_until_.emplace(idle_key_[n], n);
+      if (idle_key_[n] <= now) break;  // zero timeout: avoid spinning
+      continue;
+    }
+    set_life(n, NodeLife::kUnprovisioned);
+    Decision d;
+    d.kind = Decision::Kind::kRelease;
+    d.node = n;
+    d.reason = "idle past the pool's idle timeout";
+    out.push_back(d);
+  }
+  // Provision the lowest-numbered unprovisioned on-demand nodes of each model in demand.
+  for (size_t m = 0; m < demand.size() && m + 1 < unprovisioned_.size(); ++m) {
+    double need = demand[m] - static_cast<double>(provisioning_gpus(static_cast<GpuModelId>(m)));
+    auto& pool = unprovisioned_[m + 1];
+    while (need > 0 && !pool.empty()) {
+      const NodeId n = *pool.begin();
+      set_life(n, NodeLife::kProvisioning);  // removes n from `pool`
+      need -= spec_.nodes[n].gpus;
+      Decision d;
+      d.kind = Decision::Kind::kProvision;
+      d.node = n;
+      d.reason = "queued work does not fit on provisioned capacity";
+      out.push_back(d);
+    }
+  }
+}
+
+}  // namespace frugal

@@ -1,0 +1,74 @@
+#pragma once
+// Node lifecycle and the autoscaler for on-demand pools.
+//
+// Owned and reserved nodes are always provisioned. On-demand nodes start unprovisioned;
+// when queued work cannot fit, the autoscaler asks for enough nodes of the model that work
+// would use (kProvision; usable after the pool's provisioning delay, when the driver calls
+// Engine::node_provisioned) and hands back a node that stayed idle for the pool's idle
+// timeout (kRelease). Provisioned capacity — including nodes still booting and failed
+// nodes not yet handed back — is what the ledger charges for.
+//
+// Owned by the Engine; not thread-safe.
+
+#include <set>
+#include <vector>
+
+#include "cluster/cluster_state.h"
+#include "engine/decision.h"
+
+namespace frugal {
+
+enum class NodeLife : uint8_t { kUp, kFailed, kUnprovisioned, kProvisioning };
+
+class NodePool {
+ public:
+  // `static_capacity`: treat on-demand nodes as always provisioned (no autoscaling).
+  NodePool(const ClusterSpec& spec, ClusterState& state, bool static_capacity);
+
+  NodeLife life(NodeId n) const { return life_[n]; }
+  bool autoscaled() const { return autoscaled_; }
+  // Provisioned GPUs per cost centre (ClusterState::centre_*), for the ledger.
+  const std::vector<int64_t>& provisioned_gpus() const { return provisioned_; }
+
+  // Transitions driven by events. Each returns false (and changes nothing) when the node
+  // is not in a state where the event applies.
+  bool fail(NodeId n);          // kUp → kFailed
+  bool repair(NodeId n);        // kFailed → kUp
+  bool provisioned(NodeId n, Seconds now);  // kProvisioning → kUp (idle from now)
+
+  // Jobs arriving on / leaving a node (for idle timers).
+  void busy(NodeId n);
+  void idle(NodeId n, Seconds now);
+
+  // One autoscaling step. `demand[m]` = GPUs of model m that queued work needs and that
+  // free capacity does not cover. Appends kProvision and kRelease decisions.
+  void plan(Seconds now, const std::vector<double>& demand_by_model, std::vector<Decision>& out);
+  // Earliest idle-timeout expiry (kNever if none).
+  Seconds next_wakeup() const;
+  // GPUs of model m on nodes currently booting.
+  int64_t provisioning_gpus(GpuModelId m) const;
+  bool on_demand(NodeId n) const { return on_demand_[n]; }
+  // Whether the cluster has autoscaled on-demand nodes of model m.
+  bool has_on_demand(GpuModelId m) const {
+    const size_t i = static_cast<size_t>(m + 1);
+    return i < has_on_demand_.size() && has_on_demand_[i];
+  }
+
+ private:
+  void set_life(NodeId n, NodeLife l);
+
+  const ClusterSpec& spec_;
+  ClusterState& state_;
+  bool autoscaled_ = false;
+  std::vector<NodeLife> life_;
+  std::vector<char> on_demand_;
+  std::vector<int> jobs_on_;                       // running jobs per node
+  std::set<std::pair<Seconds, NodeId>> idle_until_;  // release deadlines of idle on-demand nodes
+  std::vector<Seconds> idle_key_;                  // per node: its key in idle_until_
+  std::vector<int64_t> provisioned_;               // per centre
+  std::vector<int64_t> booting_by_model_;          // per catalog model id + 1
+  std::vector<std::set<NodeId>> unprovisioned_;    // per catalog model id + 1
+  std::vector<char> has_on_demand_;                // per catalog model id + 1
+};
+
+}  // namespace frugal
