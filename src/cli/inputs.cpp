@@ -1,5 +1,6 @@
 #include "cli/inputs.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "io/catalog_yaml.h"
@@ -57,6 +58,16 @@ Result<Inputs> load_inputs(const InputOptions& o) {
     in.cluster = *in.trace.cluster;
   } else {
     return Error{"no cluster: give --cluster FILE or --gpus N"};
+  }
+  // Storage tiers named by jobs must exist in the cluster (or the default tiers).
+  const auto tiers = in.cluster.storage_tiers.empty() ? default_storage_tiers()
+                                                      : in.cluster.storage_tiers;
+  for (const JobSpec& j : in.trace.jobs) {
+    if (j.dataset_gb + j.checkpoint_gb <= 0) continue;
+    if (std::none_of(tiers.begin(), tiers.end(),
+                     [&](const StorageTier& t) { return t.name == j.storage_tier; }))
+      return Error{fmt::format("{}: job '{}': storage_tier '{}' is not a tier of the cluster",
+                               o.trace, j.id, j.storage_tier)};
   }
   // A trace that ships its own nodes (openb) measured durations on those nodes: no scaling.
   if (reference.empty()) reference = in.trace.cluster && o.cluster.empty() ? "none" : "A100-80GB";

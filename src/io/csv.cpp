@@ -150,6 +150,17 @@ Result<double> parse_seconds(std::string_view text, std::string_view field, cons
   return v;
 }
 
+Result<double> parse_real(std::string_view text, std::string_view field, const Where& where,
+                          double lo, double hi) {
+  double v = 0;
+  Error err;
+  if (!to_double(text, field, where, v, err)) return err;
+  if (v < lo || v > hi)
+    return field_error(where, field,
+                       fmt::format("must be between {:g} and {:g}, got '{}'", lo, hi, shown(text)));
+  return v;
+}
+
 Result<int64_t> parse_int(std::string_view text, std::string_view field, const Where& where,
                           int64_t lo, int64_t hi) {
   const std::string_view s = strip_spaces(text);

@@ -54,6 +54,9 @@ inline constexpr int64_t kMaxCount = 1'000'000;  // GPUs, replicas, ...
 
 // A finite number in [0, kMaxSeconds].
 Result<double> parse_seconds(std::string_view text, std::string_view field, const Where& where);
+// A finite number in [lo, hi].
+Result<double> parse_real(std::string_view text, std::string_view field, const Where& where,
+                          double lo, double hi);
 // A whole number in [lo, hi] (written as an integer, or as a number with a zero fraction).
 Result<int64_t> parse_int(std::string_view text, std::string_view field, const Where& where,
                           int64_t lo, int64_t hi);

@@ -12,7 +12,7 @@
 namespace frugal {
 namespace {
 
-constexpr std::array<std::string_view, 20> kNativeColumns = {"id",
+constexpr std::array<std::string_view, 25> kNativeColumns = {"id",
                                                              "team",
                                                              "name",
                                                              "class",
@@ -31,7 +31,12 @@ constexpr std::array<std::string_view, 20> kNativeColumns = {"id",
                                                              "max_gpus",
                                                              "deadline",
                                                              "deferrable",
-                                                             "checkpoint_interval"};
+                                                             "checkpoint_interval",
+                                                             "utilization",
+                                                             "dataset",
+                                                             "dataset_gb",
+                                                             "checkpoint_gb",
+                                                             "storage_tier"};
 
 bool required(std::string_view key) {
   return key == "id" || key == "submit" || key == "duration";
@@ -114,6 +119,18 @@ Status set_native_field(JobSpec& job, std::string_view key, std::string_view val
       return field_error(w, key,
                          fmt::format("unknown GPU model '{}' (not in the GPU catalog)", value));
     job.preferred_model = *id;
+  } else if (key == "utilization") {
+    auto r = parse_real(value, key, w, 0.0, 1.0);
+    if (!r.ok()) return r.error();
+    job.utilization = r.value();
+  } else if (key == "dataset") {
+    job.dataset = value;
+  } else if (key == "dataset_gb" || key == "checkpoint_gb") {
+    auto r = parse_real(value, key, w, 0.0, 1e9);
+    if (!r.ok()) return r.error();
+    (key == "dataset_gb" ? job.dataset_gb : job.checkpoint_gb) = r.value();
+  } else if (key == "storage_tier") {
+    job.storage_tier = value;
   } else if (key == "deferrable") {
     auto b = parse_bool(value, key, w);
     if (!b.ok()) return b.error();
