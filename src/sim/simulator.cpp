@@ -150,7 +150,8 @@ class Simulation {
       }
       case Event::kNodeDown:
         ++result_.events;
-        ++result_.node_failures;
+        // Only a node in service can fail; an unprovisioned or booting one draws again later.
+        if (engine_.nodes().life(e.id) == NodeLife::kUp) ++result_.node_failures;
         engine_.node_down(e.id, t);
         push(t + opt_.node_repair_hours * 3600, Event::kNodeUp, e.id, 0);
         return;
