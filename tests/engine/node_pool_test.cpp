@@ -183,11 +183,44 @@ TEST(NodePool, LifecycleTransitionsRefuseWrongStates) {
   NodePool pool(c, state, false);
   EXPECT_FALSE(pool.provisioned(1, 0));  // not booting
   EXPECT_FALSE(pool.fail(1));            // not up
-  EXPECT_FALSE(pool.repair(0));          // not failed
+  EXPECT_FALSE(pool.repair(0, 0));       // not failed
   EXPECT_TRUE(pool.fail(0));
   EXPECT_EQ(pool.provisioned_gpus()[state.centre_of(0)], 8);  // failed nodes still paid
-  EXPECT_TRUE(pool.repair(0));
+  EXPECT_TRUE(pool.repair(0, 0));
   EXPECT_EQ(pool.life(0), NodeLife::kUp);
+}
+
+// A booted on-demand node that fails and is repaired with nothing to run must still be
+// handed back one idle timeout after the repair.
+TEST(NodePool, RepairedIdleNodeIsReleased) {
+  const ClusterSpec c = mixed(0, 1);
+  Drive d(c, {testing::job("a", 0, 8, 3600)});
+  d.engine.submit(0, &d.jobs[0], 0);
+  auto ds = d.cycle(0);
+  ASSERT_EQ(count(ds, Decision::Kind::kProvision), 1u);
+  d.engine.node_provisioned(0, kDelay);
+  ds = d.cycle(kDelay);
+  ASSERT_NE(find(ds, Decision::Kind::kStart), nullptr);
+  d.engine.node_down(0, 1000);  // the job is stopped and requeued
+  ds = d.cycle(1000);
+  EXPECT_EQ(count(ds, Decision::Kind::kPreempt), 1u);
+  EXPECT_EQ(d.engine.nodes().life(0), NodeLife::kFailed);
+  d.engine.node_up(0, 2000);
+  ds = d.cycle(2000);  // the job restarts on the repaired node
+  ASSERT_NE(find(ds, Decision::Kind::kStart), nullptr);
+  d.engine.finish(0, 5600);
+  d.cycle(5600);
+  EXPECT_EQ(d.engine.next_wakeup(), 5600 + kTimeout);
+  // Fail again while idle, repair: nothing runs there any more.
+  d.engine.node_down(0, 5700);
+  d.cycle(5700);
+  d.engine.node_up(0, 6000);
+  d.cycle(6000);
+  EXPECT_EQ(d.engine.nodes().life(0), NodeLife::kUp);
+  EXPECT_EQ(d.engine.next_wakeup(), 6000 + kTimeout);
+  ds = d.cycle(6000 + kTimeout);
+  EXPECT_EQ(count(ds, Decision::Kind::kRelease), 1u);
+  EXPECT_EQ(d.engine.nodes().life(0), NodeLife::kUnprovisioned);
 }
 
 // --- Through the simulator, with the ledger -------------------------------------------
