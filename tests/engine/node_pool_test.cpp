@@ -228,6 +228,25 @@ TEST(NodePool, RepairedIdleNodeIsReleased) {
 // Idle power of 8 A100s at PUE 1.5: 8 × 100 W × 1.5 = 1.2 kW; at full load 4.8 kW.
 // Flat 80 USD/MWh = $0.08/kWh.
 
+// One 8-GPU job on an on-demand-only cluster: the node boots for 300 s (charged, idle),
+// runs the job 3600 s, idles 900 s and is released. Rental: 8 × $4 × 4800 s = $42.666…
+TEST(NodePoolSim, OnDemandOnlyOneJobCost) {
+  const ClusterSpec c = mixed(0, 1);
+  const SimResult r = run_priced({testing::job("a", 0, 8, 3600)}, c, "fifo");
+  ASSERT_EQ(r.jobs[0].first_start, kDelay);
+  ASSERT_EQ(r.jobs[0].finish, kDelay + 3600);
+  EXPECT_EQ(r.nodes_provisioned, 1);
+  EXPECT_EQ(r.nodes_released, 1);
+  const LedgerReport& l = r.ledger;
+  EXPECT_NEAR(l.total.compute.rental_usd, (kDelay + 3600 + kTimeout) / 3600 * 4 * 8, 1e-9);
+  // Job: 8 × $4 × 1 h = $32 + 4.8 kWh × $0.08 = $0.384
+  EXPECT_NEAR(l.by_team.at("default").total_usd(), 32.384, 1e-9);
+  // Unattributed, all idle (1200 s): 8 × $4 × 1200 s = $10.666…; 1.2 kW × 1/3 h × $0.08
+  EXPECT_NEAR(l.unattributed.waste.idle_unallocated_usd, 32.0 / 3 + 0.032, 1e-9);
+  EXPECT_NEAR(l.unattributed.waste.stranded_usd, 0, 1e-12);
+  EXPECT_NEAR(l.total.total_usd(), 32.384 + 32.0 / 3 + 0.032, 1e-9);
+}
+
 // With no idle timeout, what is unattributed is the boot alone: 300 s of 8 idle GPUs:
 // 8 × $4 × 300 s = $2.666…; 1.2 kW × 300 s × $0.08/kWh = $0.008.
 TEST(NodePoolSim, BootingNodesAreIdleUnallocated) {
