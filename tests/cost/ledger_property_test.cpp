@@ -225,6 +225,9 @@ TEST(LedgerProperty, MixedClusterBalancesUnderEveryProfile) {
       const LedgerReport& l = r.ledger;
       expect_balanced(l, what);
       EXPECT_GT(l.total.compute.rental_usd, 0) << what;
+      // The simulation runs on until the autoscaler has handed every node back.
+      EXPECT_GT(r.nodes_provisioned, 0) << what;
+      EXPECT_EQ(r.nodes_released, r.nodes_provisioned) << what;
       EXPECT_EQ(l.by_region.count("west"), 1u) << what;
       EXPECT_EQ(l.by_region.count("south"), 1u) << what;
       // Owned and reserved GPUs are paid all the time, on-demand ones only while
