@@ -160,7 +160,7 @@ void Engine::node_down(NodeId n, Seconds now) {
 
 void Engine::node_up(NodeId n, Seconds now) {
   now_ = now;
-  if (n < state_.node_count()) pool_.repair(n);
+  if (n < state_.node_count()) pool_.repair(n, now);
 }
 
 void Engine::node_provisioned(NodeId n, Seconds now) {

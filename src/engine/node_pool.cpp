@@ -57,9 +57,10 @@ bool NodePool::fail(NodeId n) {
   return true;
 }
 
-bool NodePool::repair(NodeId n) {
+bool NodePool::repair(NodeId n, Seconds now) {
   if (life_[n] != NodeLife::kFailed) return false;
   set_life(n, NodeLife::kUp);
+  if (jobs_on_[n] == 0) idle(n, now);  // an idle on-demand node's release timer restarts
   return true;
 }
 
