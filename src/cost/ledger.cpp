@@ -106,10 +106,10 @@ void Ledger::segment(JobIdx j, const JobSpec& job, const Placement& p, double t0
   }
   for (int k = 0; k < used; ++k)
     cost += pricing_.span(centres[k], gpus[k], job.utilization, t0, t1);
-  if (!ja.placed && used > 0) {
+  if (!ja.placed && !p.slots.empty()) {  // CPU-only jobs too: they keep storage
     ja.placed = true;
-    ja.centre = centres[0];
-    ja.region = pricing_.region_of_centre(centres[0]);
+    ja.centre = used > 0 ? centres[0] : state_.centre_of(p.slots.front().node);
+    ja.region = pricing_.region_of_centre(ja.centre);
   }
   ja.account.compute += cost;
   ja.account.gpu_hours += total_gpus * ran / 3600.0;
