@@ -65,8 +65,9 @@ std::string render_table(const pack::ExperimentResult& r, int runs) {
         [&](const pack::PolicyRuns& pr, int x) {
           return fmt_stat(pack::level_stats(pr, pack::Metric::kRatio, x), false);
         });
-  o << fmt::format("typical pods: {} ({:.2f}% of pods); {} arrivals per run; {:.2f} s for all fills\n",
-                   r.typical.pods.size(), 100 * r.typical.coverage, r.pods_per_run, r.seconds);
+  o << fmt::format(
+      "typical pods: {} ({:.2f}% of pods); {} arrivals per run; {:.2f} s for all fills\n",
+      r.typical.pods.size(), 100 * r.typical.coverage, r.pods_per_run, r.seconds);
   return o.str();
 }
 
@@ -92,8 +93,8 @@ nlohmann::json render_json(const pack::ExperimentResult& r, const PackOptions& o
                          {"stdev", opt(a, a.stdev)}});
     }
     json c;
-    json alloc = json::array(), mean = json::array(), frag = json::array(),
-         ratio = json::array(), per_seed = json::array();
+    json alloc = json::array(), mean = json::array(), frag = json::array(), ratio = json::array(),
+         per_seed = json::array();
     for (int x = 0; x < pack::kLevels; ++x) {
       const auto a = pack::level_stats(pr, pack::Metric::kAlloc, x);
       alloc.push_back(opt(a, a.median));
@@ -106,7 +107,8 @@ nlohmann::json render_json(const pack::ExperimentResult& r, const PackOptions& o
     for (const pack::LevelSeries& s : pr.seeds) {
       json row = json::array();
       for (int x = 0; x < pack::kLevels; ++x)
-        row.push_back(s.has[static_cast<size_t>(x)] ? json(s.alloc[static_cast<size_t>(x)]) : json(nullptr));
+        row.push_back(s.has[static_cast<size_t>(x)] ? json(s.alloc[static_cast<size_t>(x)])
+                                                    : json(nullptr));
       per_seed.push_back(row);
     }
     c["alloc_pct"] = alloc;
@@ -149,9 +151,10 @@ int run_pack(const PackOptions& o) {
   for (std::string name; std::getline(ss, name, ',');) {
     auto p = pack::parse_policy(name);
     if (!p)
-      return fail(fmt::format("unknown policy '{}' (random, dotprod, gpuclustering, gpupacking, "
-                              "bestfit, fgd, frugal)",
-                              name));
+      return fail(
+          fmt::format("unknown policy '{}' (random, dotprod, gpuclustering, gpupacking, "
+                      "bestfit, fgd, frugal)",
+                      name));
     cfg.policies.push_back(*p);
   }
   if (cfg.policies.empty()) return fail("--policies is empty");

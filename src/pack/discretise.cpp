@@ -5,7 +5,9 @@
 
 namespace frugal::pack {
 
-double round2(double x) { return std::nearbyint(x * 100) / 100; }
+double round2(double x) {
+  return std::nearbyint(x * 100) / 100;
+}
 
 LevelSeries discretise(const FillEvents& ev) {
   const double total = static_cast<double>(ev.total_gpus);
@@ -18,9 +20,8 @@ LevelSeries discretise(const FillEvents& ev) {
     cnt[b] += 1;
     alloc[b] += round2(static_cast<double>(ev.used_milli[i]) / total / 10);
     frag[b] += ev.frag_milli[i];
-    ratio[b] += ev.idle_milli[i] > 0
-                    ? 100 * ev.frag_milli[i] / static_cast<double>(ev.idle_milli[i])
-                    : 0;
+    ratio[b] +=
+        ev.idle_milli[i] > 0 ? 100 * ev.frag_milli[i] / static_cast<double>(ev.idle_milli[i]) : 0;
   }
   LevelSeries out;
   for (int x = 0; x < kLevels; ++x) {

@@ -47,7 +47,9 @@ LevelStats level_stats(const PolicyRuns& runs, Metric metric, int level) {
   const auto b = static_cast<size_t>(level);
   for (const LevelSeries& s : runs.seeds) {
     if (!s.has[b]) continue;
-    v.push_back(metric == Metric::kAlloc ? s.alloc[b] : metric == Metric::kFrag ? s.frag[b] : s.ratio[b]);
+    v.push_back(metric == Metric::kAlloc  ? s.alloc[b]
+                : metric == Metric::kFrag ? s.frag[b]
+                                          : s.ratio[b]);
   }
   LevelStats st;
   st.n = static_cast<int>(v.size());

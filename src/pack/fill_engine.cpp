@@ -116,7 +116,8 @@ FillEvents run_fill(const std::vector<NodeSpec>& nodes, const std::vector<int>& 
       s.cpu_left -= p.cpu;
       s.mem_left -= p.mem;
       s.pods += 1;
-      for (int k = 0; k < c.n; ++k) s.free[static_cast<size_t>(c.ids[static_cast<size_t>(k)])] -= p.milli;
+      for (int k = 0; k < c.n; ++k)
+        s.free[static_cast<size_t>(c.ids[static_cast<size_t>(k)])] -= p.milli;
       const int tag = affinity_tag(p);
       if (tag >= 0) s.affinity[static_cast<size_t>(tag)] += 1;
       s.version += 1;

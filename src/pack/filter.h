@@ -31,6 +31,8 @@ inline bool mem_pods_fit(const NodeState& n, const Pod& p) {
   return n.mem_left >= p.mem && n.pods < kMaxPodsPerNode;
 }
 
-inline bool fits(const NodeState& n, const Pod& p) { return cpu_gpu_fits(n, p) && mem_pods_fit(n, p); }
+inline bool fits(const NodeState& n, const Pod& p) {
+  return cpu_gpu_fits(n, p) && mem_pods_fit(n, p);
+}
 
 }  // namespace frugal::pack

@@ -69,8 +69,8 @@ double FragMemo::operator()(int64_t cpu_left, const int32_t* free, int num_gpu, 
     sorted[h] = v;
   }
   Key k;
-  k.a = (static_cast<uint64_t>(cpu_left) & 0xFFFFFu) | (static_cast<uint64_t>(model + 1) & 0x3Fu) << 20 |
-        static_cast<uint64_t>(num_gpu) << 26;
+  k.a = (static_cast<uint64_t>(cpu_left) & 0xFFFFFu) |
+        (static_cast<uint64_t>(model + 1) & 0x3Fu) << 20 | static_cast<uint64_t>(num_gpu) << 26;
   // 11 bits per card (0..1000): cards 0-2 in a, 3-7 in b.
   for (int g = 0; g < 3; ++g) k.a |= static_cast<uint64_t>(sorted[g]) << (30 + 11 * g);
   for (int g = 3; g < kMaxGpus; ++g) k.b |= static_cast<uint64_t>(sorted[g]) << (11 * (g - 3));

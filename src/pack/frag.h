@@ -29,7 +29,9 @@ class FragMemo {
  public:
   explicit FragMemo(const TypicalPods& typical) : typical_(&typical) {}
   double operator()(int64_t cpu_left, const int32_t* free, int num_gpu, int model);
-  double operator()(const NodeState& s) { return (*this)(s.cpu_left, s.free.data(), s.num_gpu, s.model); }
+  double operator()(const NodeState& s) {
+    return (*this)(s.cpu_left, s.free.data(), s.num_gpu, s.model);
+  }
   const TypicalPods& typical() const { return *typical_; }
   size_t size() const { return memo_.size(); }
 

@@ -92,7 +92,9 @@ Result<std::vector<Pod>> load_replay_order(const std::string& path) {
     if (row.fields.size() != r.front().fields.size())
       return Error{fmt::format("{}: expected {} fields, got {}", w.str(), r.front().fields.size(),
                                row.fields.size())};
-    auto f = [&](int k) -> const std::string& { return row.fields[static_cast<size_t>(col[static_cast<size_t>(k)])]; };
+    auto f = [&](int k) -> const std::string& {
+      return row.fields[static_cast<size_t>(col[static_cast<size_t>(k)])];
+    };
     Pod p;
     p.name = f(0);
     auto cpu = parse_int(f(1), "cpu_milli", w, 0, int64_t{1} << 40);

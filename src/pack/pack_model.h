@@ -15,8 +15,8 @@
 
 namespace frugal::pack {
 
-inline constexpr int kMaxGpus = 8;           // per node (openb nodes have 1, 2, 4 or 8)
-inline constexpr int32_t kMilli = 1000;      // milli-GPU per card
+inline constexpr int kMaxGpus = 8;                // per node (openb nodes have 1, 2, 4 or 8)
+inline constexpr int32_t kMilli = 1000;           // milli-GPU per card
 inline constexpr int32_t kMaxPodsPerNode = 1001;  // the artifact's node "pods" capacity
 
 struct NodeSpec {
@@ -32,9 +32,9 @@ struct Pod {
   int64_t cpu = 0;
   int64_t mem = 0;
   int num_gpu = 0;
-  int32_t milli = 0;         // per card; 0 for CPU-only pods
-  uint64_t model_mask = 0;   // 0 = any model
-  std::string model_key;     // the trace's gpu_spec text ("" = any); orders typical-pod ties
+  int32_t milli = 0;        // per card; 0 for CPU-only pods
+  uint64_t model_mask = 0;  // 0 = any model
+  std::string model_key;    // the trace's gpu_spec text ("" = any); orders typical-pod ties
 
   int64_t total_milli() const { return static_cast<int64_t>(num_gpu) * milli; }
   bool sharing() const { return num_gpu == 1 && milli < kMilli; }

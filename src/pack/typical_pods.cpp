@@ -8,7 +8,7 @@ namespace frugal::pack {
 
 TypicalPods typical_pods(const std::vector<Pod>& pods, double threshold_pct) {
   using Key = std::tuple<int64_t, int32_t, int, std::string>;  // the artifact's Less order
-  std::map<Key, std::pair<int64_t, uint64_t>> counts;           // key → (count, mask)
+  std::map<Key, std::pair<int64_t, uint64_t>> counts;          // key → (count, mask)
   for (const Pod& p : pods) {
     auto& c = counts[Key{p.cpu, p.milli, p.num_gpu, p.model_key}];
     ++c.first;

@@ -23,7 +23,7 @@ struct TypicalPod {
   int num_gpu = 0;
   uint64_t model_mask = 0;
   std::string model_key;
-  double freq = 0;   // renormalised, sums to 1 over the list
+  double freq = 0;    // renormalised, sums to 1 over the list
   int64_t count = 0;  // pods in the original list with this key
 };
 

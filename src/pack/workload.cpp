@@ -6,8 +6,8 @@
 
 namespace frugal::pack {
 
-std::vector<Pod> tune_workload(const std::vector<Pod>& pods, int64_t capacity_milli,
-                               double ratio, uint64_t seed) {
+std::vector<Pod> tune_workload(const std::vector<Pod>& pods, int64_t capacity_milli, double ratio,
+                               uint64_t seed) {
   std::vector<Pod> out = pods;
   std::sort(out.begin(), out.end(), [](const Pod& a, const Pod& b) { return a.name < b.name; });
   std::mt19937_64 rng(seed);

@@ -17,8 +17,8 @@
 
 namespace frugal::pack {
 
-std::vector<Pod> tune_workload(const std::vector<Pod>& pods, int64_t capacity_milli,
-                               double ratio, uint64_t seed);
+std::vector<Pod> tune_workload(const std::vector<Pod>& pods, int64_t capacity_milli, double ratio,
+                               uint64_t seed);
 
 // A random tie-break rank per node (a permutation of 0..n-1): lower rank wins a tie.
 std::vector<int> random_node_ranks(size_t n, uint64_t seed);

@@ -22,10 +22,10 @@ const std::string kData = FRUGAL_SHARED_DATA;
 const std::string kOpenb = kData + "/traces/openb";
 const std::string kRef = kData + "/../reference/fgd";
 
-#define REQUIRE_FGD_REFERENCE()                                                     \
-  do {                                                                              \
-    if (!std::filesystem::exists(kRef + "/published_allo_discrete.csv"))           \
-      GTEST_SKIP() << "no FGD reference data at " << kRef;                          \
+#define REQUIRE_FGD_REFERENCE()                                          \
+  do {                                                                   \
+    if (!std::filesystem::exists(kRef + "/published_allo_discrete.csv")) \
+      GTEST_SKIP() << "no FGD reference data at " << kRef;               \
   } while (0)
 
 TypicalPods two_typical(uint64_t share_mask = 0) {
@@ -68,7 +68,7 @@ TEST(PackTypical, TiesAndRenormalisation) {
     for (int i = 0; i < count; ++i) pods.push_back(Pod{"p", cpu, 0, num, milli, 0, ""});
   };
   add(1000, 1, 500, 50);
-  add(2000, 0, 0, 30);   // ties with the next: the larger cpu goes first
+  add(2000, 0, 0, 30);  // ties with the next: the larger cpu goes first
   add(1000, 1, 1000, 30);
   add(4000, 8, 1000, 10);
   const TypicalPods t = typical_pods(pods, 80);  // 50 + 30 = 80 of 120 < 96 → need the third
@@ -159,7 +159,8 @@ void check_replay(Policy policy, const std::string& published_name) {
   double worst = 0;
   for (int x = 0; x < kLevels; ++x) {
     ASSERT_TRUE(got.has[static_cast<size_t>(x)]) << "level " << x;
-    worst = std::max(worst, std::fabs(got.alloc[static_cast<size_t>(x)] - want[static_cast<size_t>(x)]));
+    worst = std::max(worst,
+                     std::fabs(got.alloc[static_cast<size_t>(x)] - want[static_cast<size_t>(x)]));
   }
   EXPECT_LE(worst, 0.05) << published_name << ": worst |alloc - published| over 0..130 %";
   RecordProperty("worst_alloc_deviation", std::to_string(worst));
