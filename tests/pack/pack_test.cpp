@@ -163,7 +163,7 @@ void check_replay(Policy policy, const std::string& published_name) {
                      std::fabs(got.alloc[static_cast<size_t>(x)] - want[static_cast<size_t>(x)]));
   }
   EXPECT_LE(worst, 0.005) << published_name << ": worst |alloc - published| over 0..130 %";
-  RecordProperty("worst_alloc_deviation", std::to_string(worst));
+  ::testing::Test::RecordProperty("worst_alloc_deviation", std::to_string(worst));
 }
 
 TEST(PackReplay, Seed42FgdMatchesPublished) {
