@@ -1,0 +1,31 @@
+#pragma once
+// Per-event counters → one value per integer arrived-load percentage 0..130, exactly as the
+// artifact's experiments/analysis/merge_{alloc,frag,frag_ratio}_discrete.py:
+//   arrive% = round(arrived_milli / total_gpus / 10)   (round half to even, as numpy)
+//   level x takes the events with arrive% == x, or, when there are none, those with
+//   arrive% in [x − 1, x + 1]; with none either the level is missing.
+//   alloc%  = round2(mean(round2(used_milli / total_gpus / 10)))
+//   frag%   = round2(100 · mean(frag_milli) / 1000 / total_gpus)   (Fig. 7a, % of capacity)
+//   ratio%  = round2(mean(100 · frag_milli / idle_milli))          (Fig. 7b)
+
+#include <array>
+
+#include "pack/fill_engine.h"
+
+namespace frugal::pack {
+
+inline constexpr int kLevels = 131;  // 0..130 % arrived
+
+struct LevelSeries {
+  std::array<bool, kLevels> has{};
+  std::array<double, kLevels> alloc{};
+  std::array<double, kLevels> frag{};
+  std::array<double, kLevels> ratio{};
+};
+
+// numpy's round(x, 2).
+double round2(double x);
+
+LevelSeries discretise(const FillEvents& events);
+
+}  // namespace frugal::pack

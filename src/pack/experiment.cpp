@@ -1,0 +1,71 @@
+#include "pack/experiment.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "pack/fill_engine.h"
+#include "pack/frag.h"
+#include "pack/workload.h"
+
+namespace frugal::pack {
+
+ExperimentResult run_experiment(const std::vector<NodeSpec>& nodes, const std::vector<Pod>& pods,
+                                const ExperimentConfig& config) {
+  ExperimentResult out;
+  out.typical = typical_pods(pods);
+  FragMemo memo(out.typical);
+  int64_t capacity = 0;
+  for (const NodeSpec& n : nodes) capacity += static_cast<int64_t>(n.num_gpu) * kMilli;
+  const int runs = config.replay ? 1 : std::max(1, config.seeds);
+  for (Policy p : config.policies) out.runs.push_back(PolicyRuns{p, {}, {}});
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int k = 0; k < runs; ++k) {
+    const uint64_t seed = config.first_seed + static_cast<uint64_t>(k);
+    std::vector<Pod> seq;
+    std::vector<int> rank;
+    if (config.replay) {
+      seq = config.replay->order;
+      rank = config.replay->rank;
+    } else {
+      seq = tune_workload(pods, capacity, config.tune, seed);
+      rank = random_node_ranks(nodes.size(), seed);
+    }
+    if (k == 0) out.pods_per_run = seq.size();
+    for (PolicyRuns& pr : out.runs) {
+      const FillEvents ev = run_fill(nodes, rank, seq, pr.policy, memo, seed * 7919 + 17);
+      pr.seeds.push_back(discretise(ev));
+      pr.failed.push_back(ev.failed);
+    }
+  }
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+LevelStats level_stats(const PolicyRuns& runs, Metric metric, int level) {
+  std::vector<double> v;
+  const auto b = static_cast<size_t>(level);
+  for (const LevelSeries& s : runs.seeds) {
+    if (!s.has[b]) continue;
+    v.push_back(metric == Metric::kAlloc  ? s.alloc[b]
+                : metric == Metric::kFrag ? s.frag[b]
+                                          : s.ratio[b]);
+  }
+  LevelStats st;
+  st.n = static_cast<int>(v.size());
+  if (v.empty()) return st;
+  std::sort(v.begin(), v.end());
+  const size_t m = v.size() / 2;
+  st.median = v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+  double sum = 0;
+  for (double x : v) sum += x;
+  st.mean = sum / static_cast<double>(v.size());
+  if (v.size() > 1) {
+    double ss = 0;
+    for (double x : v) ss += (x - st.mean) * (x - st.mean);
+    st.stdev = std::sqrt(ss / static_cast<double>(v.size() - 1));
+  }
+  return st;
+}
+
+}  // namespace frugal::pack

@@ -1,0 +1,58 @@
+#pragma once
+// The pack experiment: policies × seeds on one workload, and the statistics over seeds.
+//
+// Seeded runs (replay == nullptr): seed k uses tune_workload(pods, capacity, tune, k) and
+// random_node_ranks(n, k); seeds are first_seed, first_seed + 1, ...
+// Replay (replay != nullptr): one run with the given arrival order and node ranks (the
+// artifact's seed-42 draws), reported as seed first_seed.
+// The typical pods always come from the original pod list; one FragMemo is shared by all runs.
+
+#include <cstdint>
+#include <vector>
+
+#include "pack/discretise.h"
+#include "pack/pack_model.h"
+#include "pack/policy.h"
+#include "pack/typical_pods.h"
+
+namespace frugal::pack {
+
+struct Replay {
+  std::vector<Pod> order;
+  std::vector<int> rank;
+};
+
+struct ExperimentConfig {
+  std::vector<Policy> policies;
+  int seeds = 10;
+  uint64_t first_seed = 42;
+  double tune = 1.3;
+  const Replay* replay = nullptr;
+};
+
+struct PolicyRuns {
+  Policy policy;
+  std::vector<LevelSeries> seeds;  // one per run, in seed order
+  std::vector<int64_t> failed;     // failed pods per run
+};
+
+struct ExperimentResult {
+  TypicalPods typical;
+  std::vector<PolicyRuns> runs;  // in config.policies order
+  size_t pods_per_run = 0;       // arrivals in the first run
+  double seconds = 0;            // wall time of all fills
+};
+
+ExperimentResult run_experiment(const std::vector<NodeSpec>& nodes, const std::vector<Pod>& pods,
+                                const ExperimentConfig& config);
+
+// Statistics of one metric at one level over the runs that have it. median is pandas'
+// (mean of the two middle values for an even count); stdev is the sample stdev (0 for n < 2).
+struct LevelStats {
+  int n = 0;
+  double median = 0, mean = 0, stdev = 0;
+};
+enum class Metric { kAlloc, kFrag, kRatio };
+LevelStats level_stats(const PolicyRuns& runs, Metric metric, int level);
+
+}  // namespace frugal::pack

@@ -1,0 +1,36 @@
+#pragma once
+// One static-fill run: pods arrive in sequence, each is placed on the best-scoring feasible
+// node (ties: lowest rank) or dropped; nothing ever leaves. After every pod (placed or not) the
+// engine records the artifact's per-event counters.
+//
+// Performance contract: a node's score for a pod depends only on the node's state and the
+// pod's class (cpu, num_gpu, milli, model mask), so scores are cached per (class, node) and
+// recomputed only when the node has changed since; memory and pod count are checked live.
+// F(node) is kept per node and refreshed only for the node that received the pod.
+
+#include <cstdint>
+#include <vector>
+
+#include "pack/frag.h"
+#include "pack/pack_model.h"
+#include "pack/policy.h"
+
+namespace frugal::pack {
+
+// Per-event counters, one entry per arriving pod.
+struct FillEvents {
+  std::vector<int64_t> arrived_milli;  // cumulative GPU milli of arrived pods (failed included)
+  std::vector<int64_t> used_milli;     // GPU milli allocated on the cluster
+  std::vector<int64_t> idle_milli;     // Σ free milli over nodes
+  std::vector<double> frag_milli;      // Σ F(node)
+  int64_t failed = 0;                  // pods no node could take
+  int64_t total_gpus = 0;              // cards in the cluster (the % denominator / 1000)
+};
+
+// `rank[i]` is node i's tie-break rank (a permutation of 0..n-1). `rng_seed` drives the
+// random policy's draws. `memo` must have been built for the run's typical pods.
+FillEvents run_fill(const std::vector<NodeSpec>& nodes, const std::vector<int>& rank,
+                    const std::vector<Pod>& sequence, Policy policy, FragMemo& memo,
+                    uint64_t rng_seed);
+
+}  // namespace frugal::pack

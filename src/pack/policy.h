@@ -1,0 +1,62 @@
+#pragma once
+// Placement policies of the static-fill experiment, each as a node scorer plus a GPU selector,
+// with the FGD artifact's exact integer semantics (scores int64 in 0..100, plugin weight 1000,
+// the highest score wins, ties go to the lowest node rank):
+//   random         one uniformly drawn feasible node scores 100, the rest 0; gpusel random.
+//   dotprod        Tetris dot product, dimext merge, norm max: v_node = (cpu_left/128000,
+//                  gpu_left/8000), v_pod = (cpu/128000, total milli/8000);
+//                  int64(100·(1 − v_node·v_pod/2)); gpusel best.
+//   gpuclustering  25·(8000 − gpu_left)/8000 (integer) + 75 if the node holds only pods of the
+//                  pod's GPU-affinity tag, +50 if it holds that tag among others, +25 if it holds
+//                  no GPU pod, +0 otherwise; CPU-only pods score 0; gpusel best.
+//   gpupacking     all cards free: max(33 − free cards, free cards); needs fully free cards:
+//                  max(50 − those cards, 33); else max(100 − Σ(free·100/1000)/10, 50) over the
+//                  tightest cards; CPU-only pods score 0; gpusel best.
+//   bestfit        s = 0.5·(cpu_left − cpu)/128000 + 0.5·(gpu_left − total milli)/8000,
+//                  int64((1 − s)·100), min-max normalised to 0..100 over the feasible nodes
+//                  (only the top raw score can normalise to 100, so the argmax is unchanged);
+//                  gpusel best.
+//   fgd            int64(sigmoid((F − F')/1000)·100), F' after placing the pod (sharing pods:
+//                  the best card, first index on ties; others: the tightest cards, as
+//                  NodeResource.Sub); gpusel FGD (the card that scored).
+//   frugal         our packer, see policy.cpp (frugal_score).
+// gpusel best: a sharing pod takes the tightest card with room (lowest index on ties); whole
+// cards are the lowest-index fully free cards (AllocateExclusiveGpuId).
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pack/frag.h"
+#include "pack/pack_model.h"
+
+namespace frugal::pack {
+
+enum class Policy { kRandom, kDotProd, kGpuClustering, kGpuPacking, kBestFit, kFgd, kFrugal };
+
+inline constexpr int64_t kInfeasible = INT64_MIN;
+
+std::string_view policy_name(Policy p);
+std::optional<Policy> parse_policy(std::string_view name);
+std::vector<Policy> all_policies();
+
+// Score of placing `pod` on `node` (higher is better), kInfeasible when the CPU/GPU filter
+// rejects it. Depends only on the node state and the pod's class (cpu, num_gpu, milli, model
+// mask), never on memory, so callers may cache it per (class, node version).
+// Random returns 0 for every feasible node (the draw happens in the engine).
+int64_t score_node(Policy policy, const NodeState& node, const Pod& pod, FragMemo& memo);
+
+// The cards a pod placed on `node` takes (device indices, pod.num_gpu of them).
+// Precondition: fits(node, pod).
+struct GpuChoice {
+  std::array<int8_t, kMaxGpus> ids{};
+  int n = 0;
+};
+GpuChoice select_gpus(Policy policy, const NodeState& node, const Pod& pod, FragMemo& memo,
+                      std::mt19937_64& rng);
+
+}  // namespace frugal::pack

@@ -1,0 +1,180 @@
+// The static-fill ("pack") experiment: frag measure, typical pods, discretisation, and the
+// seed-42 replay against the FGD artifact's published rows.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "io/catalog_yaml.h"
+#include "pack/discretise.h"
+#include "pack/experiment.h"
+#include "pack/fill_engine.h"
+#include "pack/frag.h"
+#include "pack/pack_inputs.h"
+#include "pack/typical_pods.h"
+
+namespace frugal::pack {
+namespace {
+
+const std::string kData = FRUGAL_SHARED_DATA;
+const std::string kOpenb = kData + "/traces/openb";
+const std::string kRef = kData + "/../reference/fgd";
+
+#define REQUIRE_FGD_REFERENCE()                                          \
+  do {                                                                   \
+    if (!std::filesystem::exists(kRef + "/published_allo_discrete.csv")) \
+      GTEST_SKIP() << "no FGD reference data at " << kRef;               \
+  } while (0)
+
+TypicalPods two_typical(uint64_t share_mask = 0) {
+  TypicalPods t;
+  t.pods.push_back(TypicalPod{1000, 0, 0, 0, "", 0.5, 1});             // CPU-only
+  t.pods.push_back(TypicalPod{1000, 500, 1, share_mask, "", 0.5, 1});  // half a card
+  t.coverage = 1;
+  return t;
+}
+
+TEST(PackFrag, HandBuiltNodes) {
+  const TypicalPods t = two_typical();
+  const int32_t free[2] = {1000, 300};
+  // CPU-only pod: all 1300 idle milli are fragment (xl) → 650; share pod fits (q3): only the
+  // 300 card too small for it counts → 150.
+  EXPECT_DOUBLE_EQ(node_frag(4000, free, 2, 0, t), 650 + 150);
+  // Without CPU the share pod is q4: all idle is fragment.
+  EXPECT_DOUBLE_EQ(node_frag(500, free, 2, 0, t), 1300);
+  // No card with 500 free: q2, all fragment.
+  const int32_t small[2] = {400, 300};
+  EXPECT_DOUBLE_EQ(node_frag(4000, small, 2, 0, t), 700);
+  // Model constraint excludes the node's model 0: no_access.
+  const TypicalPods m = two_typical(uint64_t{1} << 3);
+  EXPECT_DOUBLE_EQ(node_frag(4000, free, 2, 0, m), 1300);
+  EXPECT_DOUBLE_EQ(node_frag(4000, free, 2, 3, m), 800);
+  // Full node: nothing idle, nothing fragment.
+  const int32_t none[2] = {0, 0};
+  EXPECT_DOUBLE_EQ(node_frag(4000, none, 2, 0, t), 0);
+  // The memo gives the same value for any card order.
+  FragMemo memo(t);
+  const int32_t swapped[2] = {300, 1000};
+  EXPECT_DOUBLE_EQ(memo(4000, swapped, 2, 0), 800);
+  EXPECT_DOUBLE_EQ(memo(4000, free, 2, 0), 800);
+  EXPECT_EQ(memo.size(), 1u);
+}
+
+TEST(PackTypical, TiesAndRenormalisation) {
+  std::vector<Pod> pods;
+  auto add = [&](int64_t cpu, int num, int32_t milli, int count) {
+    for (int i = 0; i < count; ++i) pods.push_back(Pod{"p", cpu, 0, num, milli, 0, ""});
+  };
+  add(1000, 1, 500, 50);
+  add(2000, 0, 0, 30);  // ties with the next: the larger cpu goes first
+  add(1000, 1, 1000, 30);
+  add(4000, 8, 1000, 10);
+  const TypicalPods t = typical_pods(pods, 80);  // 50 + 30 = 80 of 120 < 96 → need the third
+  ASSERT_EQ(t.pods.size(), 3u);
+  EXPECT_EQ(t.pods[0].count, 50);
+  EXPECT_EQ(t.pods[1].cpu, 2000);
+  EXPECT_EQ(t.pods[2].cpu, 1000);
+  EXPECT_NEAR(t.coverage, 110.0 / 120, 1e-12);
+  EXPECT_NEAR(t.pods[0].freq + t.pods[1].freq + t.pods[2].freq, 1, 1e-12);
+  EXPECT_NEAR(t.pods[0].freq, 50.0 / 110, 1e-12);
+}
+
+TEST(PackDiscretise, LevelsAndNeighbours) {
+  FillEvents ev;
+  ev.total_gpus = 10;  // 10,000 milli capacity: 100 milli = 1 %
+  // Events at 0.4 %, 0.6 % (→ level 1), 2.5 % (→ level 2, half to even), 4 %.
+  for (int64_t a : {40, 60, 250, 400}) {
+    ev.arrived_milli.push_back(a);
+    ev.used_milli.push_back(a);
+    ev.idle_milli.push_back(10000 - a);
+    ev.frag_milli.push_back(1000);
+  }
+  const LevelSeries s = discretise(ev);
+  EXPECT_TRUE(s.has[0]);
+  EXPECT_DOUBLE_EQ(s.alloc[0], 0.4);
+  EXPECT_DOUBLE_EQ(s.alloc[1], 0.6);
+  EXPECT_DOUBLE_EQ(s.alloc[2], 2.5);
+  // Level 3 has no event: it averages levels 2 and 4.
+  EXPECT_TRUE(s.has[3]);
+  EXPECT_DOUBLE_EQ(s.alloc[3], 3.25);
+  EXPECT_DOUBLE_EQ(s.frag[3], 10);
+  EXPECT_FALSE(s.has[6]);
+  EXPECT_DOUBLE_EQ(round2(0.125), 0.12);
+}
+
+TEST(PackTypical, OpenbDefaultHas35Keys) {
+  REQUIRE_FGD_REFERENCE();
+  auto catalog = load_builtin_catalog();
+  ASSERT_TRUE(catalog.ok());
+  auto pods = load_pack_pods(kOpenb + "/openb_pod_list_default.csv", catalog.value());
+  ASSERT_TRUE(pods.ok()) << pods.error().message;
+  EXPECT_EQ(pods.value().size(), 8152u);
+  const TypicalPods t = typical_pods(pods.value());
+  EXPECT_EQ(t.pods.size(), 35u);
+  EXPECT_NEAR(100 * t.coverage, 95.26, 0.005);
+}
+
+// The published per-level allocation of (workload, policy, seed), levels 0..130.
+std::vector<double> published_alloc(const std::string& workload, const std::string& policy,
+                                    int seed) {
+  std::ifstream f(kRef + "/published_allo_discrete.csv");
+  std::string line;
+  std::getline(f, line);
+  while (std::getline(f, line)) {
+    std::stringstream ss(line);
+    std::vector<std::string> cells;
+    for (std::string c; std::getline(ss, c, ',');) cells.push_back(c);
+    if (cells.size() < 5 + kLevels || cells[0] != workload || cells[1] != policy ||
+        cells[3] != std::to_string(seed))
+      continue;
+    std::vector<double> out;
+    for (int x = 0; x < kLevels; ++x) out.push_back(std::stod(cells[5 + static_cast<size_t>(x)]));
+    return out;
+  }
+  return {};
+}
+
+void check_replay(Policy policy, const std::string& published_name) {
+  auto catalog = load_builtin_catalog();
+  ASSERT_TRUE(catalog.ok());
+  auto nodes = load_pack_nodes(kOpenb + "/openb_node_list_gpu_node.csv", catalog.value());
+  ASSERT_TRUE(nodes.ok()) << nodes.error().message;
+  auto pods = load_pack_pods(kOpenb + "/openb_pod_list_default.csv", catalog.value());
+  ASSERT_TRUE(pods.ok()) << pods.error().message;
+  auto order = load_replay_order(kRef + "/seed42_pod_order.csv");
+  ASSERT_TRUE(order.ok()) << order.error().message;
+  auto ranks = load_node_ranks(kRef + "/seed42_node_prefix.csv", nodes.value());
+  ASSERT_TRUE(ranks.ok()) << ranks.error().message;
+  EXPECT_EQ(order.value().size(), 10866u);
+  Replay replay{order.value(), ranks.value()};
+  ExperimentConfig cfg;
+  cfg.policies = {policy};
+  cfg.replay = &replay;
+  const ExperimentResult r = run_experiment(nodes.value(), pods.value(), cfg);
+  const std::vector<double> want = published_alloc("openb_pod_list_default", published_name, 42);
+  ASSERT_EQ(want.size(), static_cast<size_t>(kLevels));
+  const LevelSeries& got = r.runs.at(0).seeds.at(0);
+  double worst = 0;
+  for (int x = 0; x < kLevels; ++x) {
+    ASSERT_TRUE(got.has[static_cast<size_t>(x)]) << "level " << x;
+    worst = std::max(worst,
+                     std::fabs(got.alloc[static_cast<size_t>(x)] - want[static_cast<size_t>(x)]));
+  }
+  EXPECT_LE(worst, 0.005) << published_name << ": worst |alloc - published| over 0..130 %";
+  ::testing::Test::RecordProperty("worst_alloc_deviation", std::to_string(worst));
+}
+
+TEST(PackReplay, Seed42FgdMatchesPublished) {
+  REQUIRE_FGD_REFERENCE();
+  check_replay(Policy::kFgd, "06-FGD");
+}
+
+TEST(PackReplay, Seed42BestFitMatchesPublished) {
+  REQUIRE_FGD_REFERENCE();
+  check_replay(Policy::kBestFit, "05-BestFit");
+}
+
+}  // namespace
+}  // namespace frugal::pack
