@@ -1,7 +1,7 @@
 #include "cli/inputs.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "io/catalog_yaml.h"
 #include "io/cluster_yaml.h"
@@ -67,8 +67,8 @@ Result<Inputs> load_inputs(const InputOptions& o) {
     return Error{"no cluster: give --cluster FILE or --gpus N"};
   }
   // Storage tiers named by jobs must exist in the cluster (or the default tiers).
-  const auto tiers = in.cluster.storage_tiers.empty() ? default_storage_tiers()
-                                                      : in.cluster.storage_tiers;
+  const auto tiers =
+      in.cluster.storage_tiers.empty() ? default_storage_tiers() : in.cluster.storage_tiers;
   for (const JobSpec& j : in.trace.jobs) {
     if (j.dataset_gb + j.checkpoint_gb <= 0) continue;
     if (std::none_of(tiers.begin(), tiers.end(),

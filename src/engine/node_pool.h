@@ -32,8 +32,8 @@ class NodePool {
 
   // Transitions driven by events. Each returns false (and changes nothing) when the node
   // is not in a state where the event applies.
-  bool fail(NodeId n);          // kUp → kFailed
-  bool repair(NodeId n);        // kFailed → kUp
+  bool fail(NodeId n);                      // kUp → kFailed
+  bool repair(NodeId n);                    // kFailed → kUp
   bool provisioned(NodeId n, Seconds now);  // kProvisioning → kUp (idle from now)
 
   // Jobs arriving on / leaving a node (for idle timers).
@@ -62,13 +62,13 @@ class NodePool {
   bool autoscaled_ = false;
   std::vector<NodeLife> life_;
   std::vector<char> on_demand_;
-  std::vector<int> jobs_on_;                       // running jobs per node
+  std::vector<int> jobs_on_;                         // running jobs per node
   std::set<std::pair<Seconds, NodeId>> idle_until_;  // release deadlines of idle on-demand nodes
-  std::vector<Seconds> idle_key_;                  // per node: its key in idle_until_
-  std::vector<int64_t> provisioned_;               // per centre
-  std::vector<int64_t> booting_by_model_;          // per catalog model id + 1
-  std::vector<std::set<NodeId>> unprovisioned_;    // per catalog model id + 1
-  std::vector<char> has_on_demand_;                // per catalog model id + 1
+  std::vector<Seconds> idle_key_;                    // per node: its key in idle_until_
+  std::vector<int64_t> provisioned_;                 // per centre
+  std::vector<int64_t> booting_by_model_;            // per catalog model id + 1
+  std::vector<std::set<NodeId>> unprovisioned_;      // per catalog model id + 1
+  std::vector<char> has_on_demand_;                  // per catalog model id + 1
 };
 
 }  // namespace frugal

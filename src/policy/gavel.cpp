@@ -75,8 +75,8 @@ GavelAllocation solve_gavel(const GavelProblem& p) {
   for (size_t m = 0; m < models; ++m) rowub[n + m] = std::max(0.0, p.capacity[m]);
   for (size_t j = 0; j < n; ++j) rowlb[n + models + j] = 0.0;
 
-  CoinPackedMatrix matrix(true, rows, ncols, static_cast<CoinBigIndex>(index.size()),
-                         value.data(), index.data(), start.data(), nullptr);
+  CoinPackedMatrix matrix(true, rows, ncols, static_cast<CoinBigIndex>(index.size()), value.data(),
+                          index.data(), start.data(), nullptr);
   ClpSimplex lp;
   lp.setLogLevel(0);
   lp.loadProblem(matrix, collb.data(), colub.data(), obj.data(), rowlb.data(), rowub.data());

@@ -38,9 +38,9 @@ struct GavelProblem {
 };
 
 struct GavelAllocation {
-  bool ok = false;                      // the LP was solved to optimality
-  double min_ratio = 0;                 // t: the smallest normalised throughput
-  std::vector<std::vector<double>> x;   // [job][model] share of time
+  bool ok = false;                     // the LP was solved to optimality
+  double min_ratio = 0;                // t: the smallest normalised throughput
+  std::vector<std::vector<double>> x;  // [job][model] share of time
 };
 
 // Solves the max-min LP above. Jobs with no usable model get a zero row.

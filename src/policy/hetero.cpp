@@ -64,8 +64,10 @@ namespace {
 
 class HeteroFilter final : public Filter {
  public:
-  explicit HeteroFilter(bool use_idle) : use_idle_(use_idle) {}
-  std::string name() const override { return use_idle_ ? "hetero" : "hetero-cost"; }
+  explicit HeteroFilter(AuxOrder aux) : aux_(aux) {}
+  std::string name() const override {
+    return aux_ == AuxOrder::kFastest ? "hetero-fast" : "hetero";
+  }
   Candidates filter(const CycleView& v, const JobSpec& job) const override {
     Candidates c = base_->filter(v, job);
     if (c.models.size() < 2) return c;
@@ -75,9 +77,8 @@ class HeteroFilter final : public Filter {
     c.models = hetero_order(job, std::move(c.models), speeds_, rates_, v.now());
     if (is_core_work(job)) {
       if (job.gpus > 0) drop_slower_fallbacks(v, job, c);
-    } else if (use_idle_ && !core_waiting(v)) {
-      // No core work waits: reserved capacity is paid for anyway, so auxiliary work takes
-      // the fastest model with room (the cost-per-work order breaks ties).
+    } else if (aux_ == AuxOrder::kFastest) {
+      // Fastest first; the cost-per-work order breaks ties.
       std::stable_sort(c.models.begin(), c.models.end(),
                        [&](GpuModelId a, GpuModelId b) { return speeds_[a] > speeds_[b]; });
     }
@@ -96,7 +97,8 @@ class HeteroFilter final : public Filter {
     for (GpuModelId m : c.models) {
       const Seconds start = earliest_start(v.cluster(), m, need, v.now());
       const Seconds finish = start == kNever ? kNever : start + est / std::max(speeds_[m], 1e-9);
-      if (kept.empty() || finish <= best) {
+      if (kept.empty() || finish <= best ||
+          speeds_[m] >= kCoreFallbackSpeedFraction * speeds_[c.models.front()]) {
         kept.push_back(m);
         best = std::min(best, finish);
       }
@@ -114,23 +116,6 @@ class HeteroFilter final : public Filter {
     return kNever;
   }
 
-  // Whether a core job is queued (computed once per cycle).
-  bool core_waiting(const CycleView& v) const {
-    if (!core_known_ || core_at_ != v.now()) {
-      core_known_ = true;
-      core_at_ = v.now();
-      core_waiting_ = false;
-      for (const QueueKey& k : v.pending()) {
-        const JobSpec& s = *v.job(k.job).spec;
-        if (s.gpus > 0 && is_core_work(s)) {
-          core_waiting_ = true;
-          break;
-        }
-      }
-    }
-    return core_waiting_;
-  }
-
   void build_release_profile(const CycleView& v) const {
     built_ = true;
     built_at_ = v.now();
@@ -142,11 +127,9 @@ class HeteroFilter final : public Filter {
     }
   }
 
-  bool use_idle_;
+  AuxOrder aux_;
   std::unique_ptr<Filter> base_ = make_model_filter();
   // Built on first use / once per cycle; one engine owns this plugin.
-  mutable bool core_known_ = false, core_waiting_ = false;
-  mutable Seconds core_at_ = 0;
   mutable std::vector<double> rates_;
   mutable std::vector<double> speeds_;  // scratch
   mutable bool built_ = false;
@@ -177,8 +160,8 @@ class OrderedPlacer final : public Placer {
 
 }  // namespace
 
-std::unique_ptr<Filter> make_hetero_filter(bool use_idle) {
-  return std::make_unique<HeteroFilter>(use_idle);
+std::unique_ptr<Filter> make_hetero_filter(AuxOrder aux) {
+  return std::make_unique<HeteroFilter>(aux);
 }
 std::unique_ptr<Placer> make_ordered_placer(std::unique_ptr<Placer> inner) {
   return std::make_unique<OrderedPlacer>(std::move(inner));

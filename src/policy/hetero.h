@@ -16,9 +16,10 @@
 //                 would miss its deadline (now + estimate ÷ speed > deadline) moves behind
 //                 every model that meets it; those are ordered fastest first.
 // Fallback: the placer takes the first model in that order that has room now, so a job whose
-// preferred model is full runs on the next one instead of waiting. For core work a slower
-// model stays a fallback only when starting on it now is estimated to finish no later than
-// waiting for every faster candidate (the wait estimated from running jobs' expected ends,
+// preferred model is full runs on the next one instead of waiting. For core work a model
+// much slower than its best (below kCoreFallbackSpeedFraction of its speed) stays a fallback
+// only when starting on it now is estimated to finish no later than waiting for every faster
+// candidate (the wait estimated from running jobs' expected ends,
 // as backfill does); otherwise the job waits for the faster model. Auxiliary work always
 // falls back (its preferred models are the cheap, plentiful ones). Within a model the
 // wrapped placer (bestfit) picks the GPUs.
@@ -43,11 +44,24 @@ std::vector<GpuModelId> hetero_order(const JobSpec& job, std::vector<GpuModelId>
                                      const std::vector<double>& speeds_by_model,
                                      const std::vector<double>& rates, Seconds now);
 
-// Filter "hetero": model-constraint's allowed models, reordered by hetero_order(). With
-// `use_idle` false ("hetero-cost") auxiliary work always follows the cost-per-work order;
-// with it true ("hetero"), while no core job is queued auxiliary work takes the fastest
-// model with room instead (reserved capacity is paid whether used or not).
-std::unique_ptr<Filter> make_hetero_filter(bool use_idle = true);
+// How auxiliary work is ordered.
+enum class AuxOrder {
+  // "hetero": the cost-per-work order above.
+  kCostPerWork,
+  // "hetero-fast": fastest model first, always (cost per work breaks ties). On reserved
+  // capacity this trades some oversized waste for shorter auxiliary jobs; see
+  // docs/EXPERIMENTS.md for when it wins.
+  kFastest,
+};
+
+// Core work may always fall back to a model at least this fraction as fast as its best
+// candidate; slower models only by the finish-time rule above. Chosen on ITP cluster04
+// (docs/EXPERIMENTS.md): 0 left jobs waiting too long, 1/2.5 (= A100 vs H100) too.
+inline constexpr double kCoreFallbackSpeedFraction = 0.1;
+
+// Filter "hetero" / "hetero-fast": model-constraint's allowed models, reordered by
+// hetero_order() and the fallback rules above.
+std::unique_ptr<Filter> make_hetero_filter(AuxOrder aux = AuxOrder::kCostPerWork);
 // Placer "ordered(<inner>)": tries the candidate models in order, one at a time, with
 // `inner` choosing the GPUs; the first model that fits wins.
 std::unique_ptr<Placer> make_ordered_placer(std::unique_ptr<Placer> inner);

@@ -48,7 +48,7 @@ Result<Profile> make_profile(const std::string& policy) {
   } else if (base == "frugal-place") {
     p.sort = make_arrival_sort();
     p.post_filter = make_easy_backfill();
-    p.filter = make_hetero_filter();
+    p.filter = make_hetero_filter(AuxOrder::kFastest);
     p.placer = make_ordered_placer(make_best_fit_placer());
   } else if (base == "gavel") {
     p.sort = make_arrival_sort();
@@ -63,15 +63,17 @@ Result<Profile> make_profile(const std::string& policy) {
     return Error{
         fmt::format("unknown policy '{}'; known: {}", base, fmt::join(profile_names(), ", "))};
   }
-  if (placer_name == "hetero" || placer_name == "hetero-cost") {
+  if (placer_name == "hetero" || placer_name == "hetero-fast") {
     // Not a bare placer: the hetero filter orders the models, the placer honours the order.
-    p.filter = make_hetero_filter(placer_name == "hetero");
+    p.filter =
+        make_hetero_filter(placer_name == "hetero" ? AuxOrder::kCostPerWork : AuxOrder::kFastest);
     p.placer = make_ordered_placer(make_best_fit_placer());
   } else if (!placer_name.empty()) {
     p.placer = make_placer(placer_name);
     if (!p.placer)
-      return Error{fmt::format("unknown placement '{}' in policy '{}'; known: {}, hetero, hetero-cost",
-                               placer_name, policy, fmt::join(placer_names(), ", "))};
+      return Error{
+          fmt::format("unknown placement '{}' in policy '{}'; known: {}, hetero, hetero-fast",
+                      placer_name, policy, fmt::join(placer_names(), ", "))};
   }
   return p;
 }

@@ -9,13 +9,14 @@
 //   las        las        skip           priority-order  bestfit
 //   firstfit   arrival    skip           -               firstfit
 //   bestfit    arrival    skip           -               bestfit
-//   frugal-place arrival  easy-backfill  -               hetero (src/policy/hetero.h)
+//   frugal-place arrival  easy-backfill  -               hetero-fast (src/policy/hetero.h)
 //   gavel      arrival    skip           -               gavel max-min LP (src/policy/gavel.h)
 //
 // Every profile uses Admit "capacity"; Filter is "model-constraint" except for
-// frugal-place ("hetero") and gavel ("gavel"). A policy string may override the placer:
-// "backfill/firstfit" is backfill with firstfit placement; "POLICY/hetero" swaps in the
-// hetero Filter and an order-honouring bestfit ("backfill/hetero" = frugal-place).
+// frugal-place ("hetero-fast") and gavel ("gavel"). A policy string may override the placer:
+// "backfill/firstfit" is backfill with firstfit placement; "POLICY/hetero" and
+// "POLICY/hetero-fast" swap in that Filter and an order-honouring bestfit
+// ("backfill/hetero-fast" = frugal-place).
 
 #include <memory>
 #include <string>

@@ -12,11 +12,11 @@ void assign_classes(std::vector<JobSpec>& jobs, uint64_t seed) {
     if (j.gpus >= 8 || j.duration > 24 * 3600.0) {
       j.job_class = JobClass::kPretrain;
     } else if (j.gpus <= 1 && j.duration <= 3600.0) {
-      j.job_class = u < 0.55 ? JobClass::kEval
+      j.job_class = u < 0.55   ? JobClass::kEval
                     : u < 0.85 ? JobClass::kPreprocess
                                : JobClass::kFinetune;
     } else {
-      j.job_class = u < 0.70 ? JobClass::kFinetune
+      j.job_class = u < 0.70   ? JobClass::kFinetune
                     : u < 0.85 ? JobClass::kEval
                                : JobClass::kPretrain;
     }
