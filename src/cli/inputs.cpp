@@ -6,6 +6,7 @@
 #include "io/catalog_yaml.h"
 #include "io/cluster_yaml.h"
 #include "io/trace_reader.h"
+#include "sim/class_assignment.h"
 
 namespace frugal {
 
@@ -28,6 +29,10 @@ void InputOptions::add_to(CLI::App& cmd) {
                  "GPU model the trace's durations were measured on, or 'none' for no speed "
                  "scaling (default: the --gpu-model of a --gpus cluster; 'none' for a trace "
                  "that ships its own nodes; else A100-80GB)");
+  cmd.add_option("--assign-classes", assign_classes_seed,
+                 "Give jobs classes by the seeded rule of docs/EXPERIMENTS.md (replaces the "
+                 "trace's classes)")
+      ->check(CLI::NonNegativeNumber);
 }
 
 Result<Inputs> load_inputs(const InputOptions& o) {
@@ -43,6 +48,8 @@ Result<Inputs> load_inputs(const InputOptions& o) {
   auto tr = read_trace(o.trace, to);
   if (!tr.ok()) return tr.error();
   in.trace = std::move(tr).value();
+  if (o.assign_classes_seed >= 0)
+    assign_classes(in.trace.jobs, static_cast<uint64_t>(o.assign_classes_seed));
 
   std::string reference = o.reference_model;
   if (o.gpus > 0) {

@@ -21,10 +21,11 @@ struct InputOptions {
   std::string gpu_model = "A100-80GB";
   int gpus_per_node = 8;
   std::string catalog;
-  std::string reference_model;  // "" = the --gpu-model of a quick cluster, else A100-80GB
+  std::string reference_model;       // "" = the --gpu-model of a quick cluster, else A100-80GB
+  int64_t assign_classes_seed = -1;  // >= 0: give jobs classes (src/sim/class_assignment.h)
 
   // Registers --trace, --trace-format, --skip-bad-rows, --cluster, --gpus, --gpu-model,
-  // --gpus-per-node, --catalog, --reference-model on `cmd`.
+  // --gpus-per-node, --catalog, --reference-model, --assign-classes on `cmd`.
   void add_to(CLI::App& cmd);
 };
 

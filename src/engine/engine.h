@@ -77,6 +77,7 @@ class Engine final : private CycleView {
   const std::set<std::pair<Seconds, JobIdx>>& running_by_end() const override {
     return running_by_end_;
   }
+  const std::set<QueueKey>& pending() const override { return pending_; }
 
   void enqueue(JobIdx j, Seconds now);
   void start(JobIdx j, Placement p, Seconds now);

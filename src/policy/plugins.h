@@ -45,6 +45,11 @@ class CycleView {
   virtual const std::set<std::pair<Seconds, JobIdx>>& running_by_end() const = 0;
   // Speed of `job` on GPU model `m` relative to the reference model.
   virtual double speed(const JobSpec& job, GpuModelId m) const = 0;
+  // The pending queue in QueueSort order (empty for views without a queue).
+  virtual const std::set<QueueKey>& pending() const {
+    static const std::set<QueueKey> kNone;
+    return kNone;
+  }
 };
 
 // QueueSort: the order in which pending jobs are considered.

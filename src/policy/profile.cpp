@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include "policy/admit_filter.h"
+#include "policy/gavel.h"
+#include "policy/hetero.h"
 #include "policy/post_filter.h"
 #include "policy/preempt.h"
 #include "policy/queue_sort.h"
@@ -10,7 +12,7 @@
 namespace frugal {
 
 std::vector<std::string> profile_names() {
-  return {"fifo", "backfill", "sjf", "las", "firstfit", "bestfit"};
+  return {"fifo", "backfill", "sjf", "las", "firstfit", "bestfit", "frugal-place", "gavel"};
 }
 
 std::string Profile::describe() const {
@@ -43,6 +45,16 @@ Result<Profile> make_profile(const std::string& policy) {
     p.sort = make_las_sort();
     p.post_filter = make_skip_post_filter();
     p.preempt = make_priority_order_preempt();
+  } else if (base == "frugal-place") {
+    p.sort = make_arrival_sort();
+    p.post_filter = make_easy_backfill();
+    p.filter = make_hetero_filter(AuxOrder::kFastest);
+    p.placer = make_ordered_placer(make_best_fit_placer());
+  } else if (base == "gavel") {
+    p.sort = make_arrival_sort();
+    p.post_filter = make_skip_post_filter();
+    p.filter = make_gavel_filter();
+    p.placer = make_ordered_placer(make_best_fit_placer());
   } else if (base == "firstfit" || base == "bestfit") {
     p.sort = make_arrival_sort();
     p.post_filter = make_skip_post_filter();
@@ -51,11 +63,17 @@ Result<Profile> make_profile(const std::string& policy) {
     return Error{
         fmt::format("unknown policy '{}'; known: {}", base, fmt::join(profile_names(), ", "))};
   }
-  if (!placer_name.empty()) {
+  if (placer_name == "hetero" || placer_name == "hetero-fast") {
+    // Not a bare placer: the hetero filter orders the models, the placer honours the order.
+    p.filter =
+        make_hetero_filter(placer_name == "hetero" ? AuxOrder::kCostPerWork : AuxOrder::kFastest);
+    p.placer = make_ordered_placer(make_best_fit_placer());
+  } else if (!placer_name.empty()) {
     p.placer = make_placer(placer_name);
     if (!p.placer)
-      return Error{fmt::format("unknown placement '{}' in policy '{}'; known: {}", placer_name,
-                               policy, fmt::join(placer_names(), ", "))};
+      return Error{
+          fmt::format("unknown placement '{}' in policy '{}'; known: {}, hetero, hetero-fast",
+                      placer_name, policy, fmt::join(placer_names(), ", "))};
   }
   return p;
 }

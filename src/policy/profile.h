@@ -9,9 +9,14 @@
 //   las        las        skip           priority-order  bestfit
 //   firstfit   arrival    skip           -               firstfit
 //   bestfit    arrival    skip           -               bestfit
+//   frugal-place arrival  easy-backfill  -               hetero-fast (src/policy/hetero.h)
+//   gavel      arrival    skip           -               gavel max-min LP (src/policy/gavel.h)
 //
-// Every profile uses Admit "capacity" and Filter "model-constraint". A policy string may
-// override the placer: "backfill/firstfit" is backfill with firstfit placement.
+// Every profile uses Admit "capacity"; Filter is "model-constraint" except for
+// frugal-place ("hetero-fast") and gavel ("gavel"). A policy string may override the placer:
+// "backfill/firstfit" is backfill with firstfit placement; "POLICY/hetero" and
+// "POLICY/hetero-fast" swap in that Filter and an order-honouring bestfit
+// ("backfill/hetero-fast" = frugal-place).
 
 #include <memory>
 #include <string>

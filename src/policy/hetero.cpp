@@ -1,0 +1,170 @@
+#include "policy/hetero.h"
+
+#include <algorithm>
+
+#include "policy/admit_filter.h"
+
+namespace frugal {
+
+std::vector<double> model_rates(const ClusterSpec& spec, const GpuCatalog& catalog) {
+  std::vector<double> rates(catalog.size(), -1.0);
+  for (const NodeSpec& n : spec.nodes) {
+    if (n.model == kNoGpuModel || n.gpus == 0) continue;
+    const Pool& pool = spec.pools[n.pool];
+    const GpuModel& gm = catalog.at(n.model);
+    double od = gm.on_demand_usd_h, rs = gm.reserved_usd_h;
+    for (const RentalOverride& o : pool.rental) {
+      if (o.model != n.model) continue;
+      if (o.on_demand_usd_h >= 0) od = o.on_demand_usd_h;
+      if (o.reserved_usd_h >= 0) rs = o.reserved_usd_h;
+    }
+    const double rate = pool.capacity == Capacity::kOnDemand ? od : rs;
+    double& r = rates[static_cast<size_t>(n.model)];
+    if (r < 0 || rate < r) r = rate;
+  }
+  return rates;
+}
+
+bool is_core_work(const JobSpec& job) {
+  return job.job_class == JobClass::kPretrain || job.tier == Tier::kCore;
+}
+
+std::vector<GpuModelId> hetero_order(const JobSpec& job, std::vector<GpuModelId> models,
+                                     const std::vector<double>& speeds,
+                                     const std::vector<double>& rates, Seconds now) {
+  const auto sp = [&](GpuModelId m) { return std::max(speeds[m], 1e-9); };
+  const auto rate = [&](GpuModelId m) { return std::max(rates[m], 0.0); };
+  if (is_core_work(job)) {
+    std::stable_sort(models.begin(), models.end(), [&](GpuModelId a, GpuModelId b) {
+      if (sp(a) != sp(b)) return sp(a) > sp(b);
+      if (rate(a) != rate(b)) return rate(a) < rate(b);
+      return a < b;
+    });
+    return models;
+  }
+  const auto misses = [&](GpuModelId m) {
+    return job.deadline != kNever && now + job.runtime_estimate() / sp(m) > job.deadline;
+  };
+  std::stable_sort(models.begin(), models.end(), [&](GpuModelId a, GpuModelId b) {
+    const bool ma = misses(a), mb = misses(b);
+    if (ma != mb) return !ma;
+    if (ma) {  // both miss: fastest first, so the job is as little late as possible
+      if (sp(a) != sp(b)) return sp(a) > sp(b);
+      return a < b;
+    }
+    const double ca = rate(a) / sp(a), cb = rate(b) / sp(b);
+    if (ca != cb) return ca < cb;
+    if (sp(a) != sp(b)) return sp(a) > sp(b);
+    return a < b;
+  });
+  return models;
+}
+
+namespace {
+
+class HeteroFilter final : public Filter {
+ public:
+  explicit HeteroFilter(AuxOrder aux) : aux_(aux) {}
+  std::string name() const override {
+    return aux_ == AuxOrder::kFastest ? "hetero-fast" : "hetero";
+  }
+  Candidates filter(const CycleView& v, const JobSpec& job) const override {
+    Candidates c = base_->filter(v, job);
+    if (c.models.size() < 2) return c;
+    if (rates_.empty()) rates_ = model_rates(v.cluster().spec(), v.catalog());
+    speeds_.assign(v.catalog().size(), 0.0);
+    for (GpuModelId m : c.models) speeds_[m] = v.speed(job, m);
+    c.models = hetero_order(job, std::move(c.models), speeds_, rates_, v.now());
+    if (is_core_work(job)) {
+      if (job.gpus > 0) drop_slower_fallbacks(v, job, c);
+    } else if (aux_ == AuxOrder::kFastest) {
+      // Fastest first; the cost-per-work order breaks ties.
+      std::stable_sort(c.models.begin(), c.models.end(),
+                       [&](GpuModelId a, GpuModelId b) { return speeds_[a] > speeds_[b]; });
+    }
+    return c;
+  }
+
+ private:
+  // Core work: a slower model stays a fallback only if starting there now finishes no later
+  // than waiting for a faster one (estimated from running jobs' expected ends).
+  void drop_slower_fallbacks(const CycleView& v, const JobSpec& job, Candidates& c) const {
+    if (!built_ || built_at_ != v.now()) build_release_profile(v);
+    const double need = static_cast<double>(job.total_milli()) / kMilliPerGpu;
+    const Seconds est = job.runtime_estimate();
+    std::vector<GpuModelId> kept;
+    Seconds best = kNever;
+    for (GpuModelId m : c.models) {
+      const Seconds start = earliest_start(v.cluster(), m, need, v.now());
+      const Seconds finish = start == kNever ? kNever : start + est / std::max(speeds_[m], 1e-9);
+      if (kept.empty() || finish <= best ||
+          speeds_[m] >= kCoreFallbackSpeedFraction * speeds_[c.models.front()]) {
+        kept.push_back(m);
+        best = std::min(best, finish);
+      }
+    }
+    c.models = std::move(kept);
+  }
+
+  Seconds earliest_start(const ClusterState& st, GpuModelId m, double need, Seconds now) const {
+    double free = static_cast<double>(st.free_whole_of(m));
+    if (free >= need) return now;
+    for (const auto& [end, gpus] : releases_[m]) {
+      free += gpus;
+      if (free >= need) return end;
+    }
+    return kNever;
+  }
+
+  void build_release_profile(const CycleView& v) const {
+    built_ = true;
+    built_at_ = v.now();
+    releases_.assign(v.catalog().size(), {});
+    for (const auto& [end, j] : v.running_by_end()) {
+      const JobRuntime& r = v.job(j);
+      if (r.placement.model != kNoGpuModel && !r.spec->fractional())
+        releases_[r.placement.model].emplace_back(end, r.gpus());
+    }
+  }
+
+  AuxOrder aux_;
+  std::unique_ptr<Filter> base_ = make_model_filter();
+  // Built on first use / once per cycle; one engine owns this plugin.
+  mutable std::vector<double> rates_;
+  mutable std::vector<double> speeds_;  // scratch
+  mutable bool built_ = false;
+  mutable Seconds built_at_ = 0;
+  mutable std::vector<std::vector<std::pair<Seconds, double>>> releases_;  // per model
+};
+
+class OrderedPlacer final : public Placer {
+ public:
+  explicit OrderedPlacer(std::unique_ptr<Placer> inner) : inner_(std::move(inner)) {}
+  std::string name() const override { return "ordered(" + inner_->name() + ")"; }
+  std::optional<Placement> place(const ClusterState& st, const JobSpec& job,
+                                 const Candidates& c) const override {
+    if (job.gpus == 0) return inner_->place(st, job, c);
+    Candidates one;
+    one.models.resize(1);
+    for (GpuModelId m : c.models) {
+      if (!job.fractional() && job.gpus > st.free_whole_of(m)) continue;
+      one.models[0] = m;
+      if (auto p = inner_->place(st, job, one)) return p;
+    }
+    return std::nullopt;
+  }
+
+ private:
+  std::unique_ptr<Placer> inner_;
+};
+
+}  // namespace
+
+std::unique_ptr<Filter> make_hetero_filter(AuxOrder aux) {
+  return std::make_unique<HeteroFilter>(aux);
+}
+std::unique_ptr<Placer> make_ordered_placer(std::unique_ptr<Placer> inner) {
+  return std::make_unique<OrderedPlacer>(std::move(inner));
+}
+
+}  // namespace frugal

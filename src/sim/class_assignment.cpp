@@ -1,0 +1,32 @@
+#include "sim/class_assignment.h"
+
+#include <random>
+
+namespace frugal {
+
+void assign_classes(std::vector<JobSpec>& jobs, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  for (JobSpec& j : jobs) {
+    const double u = uniform(rng);
+    if (j.gpus >= 8 || j.duration > 24 * 3600.0) {
+      j.job_class = JobClass::kPretrain;
+    } else if (j.gpus <= 1 && j.duration <= 3600.0) {
+      j.job_class = u < 0.55   ? JobClass::kEval
+                    : u < 0.85 ? JobClass::kPreprocess
+                               : JobClass::kFinetune;
+    } else {
+      j.job_class = u < 0.70   ? JobClass::kFinetune
+                    : u < 0.85 ? JobClass::kEval
+                               : JobClass::kPretrain;
+    }
+  }
+}
+
+std::array<size_t, kJobClassCount> class_counts(const std::vector<JobSpec>& jobs) {
+  std::array<size_t, kJobClassCount> n{};
+  for (const JobSpec& j : jobs) ++n[static_cast<size_t>(j.job_class)];
+  return n;
+}
+
+}  // namespace frugal

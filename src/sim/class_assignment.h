@@ -1,0 +1,27 @@
+#pragma once
+// Gives job classes to a trace that has none (e.g. Microsoft Philly/ITP), by a documented,
+// seeded rule (docs/EXPERIMENTS.md gives the proportions it produces on ITP cluster04):
+//
+//   gpus >= 8 or duration > 24 h           → pretrain
+//   1 GPU and duration <= 1 h              → eval 55 %, preprocess 30 %, finetune 15 %
+//   everything else (2-4 GPUs, or 1 GPU
+//   for 1-24 h)                            → finetune 70 %, eval 15 %, pretrain 15 %
+//
+// One uniform draw per job from std::mt19937_64(seed), in trace order (drawn for every job,
+// so a job's draw depends only on its position); the same seed and trace give the same
+// classes. Tiers are left as they are.
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "model/job.h"
+
+namespace frugal {
+
+void assign_classes(std::vector<JobSpec>& jobs, uint64_t seed);
+
+// Jobs per class (indexed by JobClass).
+std::array<size_t, kJobClassCount> class_counts(const std::vector<JobSpec>& jobs);
+
+}  // namespace frugal
