@@ -64,28 +64,40 @@ double Pricing::cheapest_rate(GpuModelId m) const {
   return best;
 }
 
-SpanCost Pricing::span(uint32_t c, double gpus, double u, double t0, double t1) const {
-  SpanCost out;
-  if (!(t1 > t0) || gpus == 0) return out;
-  const Centre& ce = centres_[c];
-  const Region& r = spec_.regions[ce.region];
+Pricing::Window Pricing::window(uint32_t region, double t0, double t1) const {
+  Window w;
+  const Region& r = spec_.regions[region];
   const double a = static_cast<double>(spec_.epoch_unix_s) + t0;
   const double b = static_cast<double>(spec_.epoch_unix_s) + t1;
-  const double hours = (t1 - t0) / 3600.0;
+  w.hours = (t1 - t0) / 3600.0;
+  w.offpeak_s = r.offpeak.empty() ? 0.0 : r.offpeak.integral(a, b);
+  w.elec_mwh_h = hours_integral(r.electricity_usd_per_mwh, r.default_electricity_usd_per_mwh, a, b);
+  w.carbon_g_h = hours_integral(r.carbon_g_per_kwh, r.default_carbon_g_per_kwh, a, b);
+  return w;
+}
+
+SpanCost Pricing::span(uint32_t c, double gpus, double u, double t0, double t1) const {
+  if (!(t1 > t0) || gpus == 0) return {};
+  return span(c, gpus, u, window(centres_[c].region, t0, t1));
+}
+
+SpanCost Pricing::span(uint32_t c, double gpus, double u, const Window& w) const {
+  SpanCost out;
+  if (gpus == 0) return out;
+  const Centre& ce = centres_[c];
+  const Region& r = spec_.regions[ce.region];
   if (!ce.cpu_only) {
-    double rate_hours = hours;
+    double rate_hours = w.hours;
     if (ce.on_demand && ce.discount > 0 && !r.offpeak.empty())
-      rate_hours -= ce.discount * r.offpeak.integral(a, b) / 3600.0;
+      rate_hours -= ce.discount * w.offpeak_s / 3600.0;
     out.rental_usd = gpus * ce.rate_usd_h * rate_hours;
   }
   const double watts =
       ce.cpu_only ? ce.overhead_w : ce.idle_w + (ce.peak_w - ce.idle_w) * u + ce.overhead_w;
   const double kw = gpus * watts * r.pue / 1000.0;
-  out.energy_kwh = kw * hours;
-  out.energy_usd =
-      kw / 1000.0 *
-      hours_integral(r.electricity_usd_per_mwh, r.default_electricity_usd_per_mwh, a, b);
-  out.co2_kg = kw * hours_integral(r.carbon_g_per_kwh, r.default_carbon_g_per_kwh, a, b) / 1000.0;
+  out.energy_kwh = kw * w.hours;
+  out.energy_usd = kw / 1000.0 * w.elec_mwh_h;
+  out.co2_kg = kw * w.carbon_g_h / 1000.0;
   return out;
 }
 
