@@ -48,7 +48,9 @@ Ledger::Ledger(const ClusterSpec& spec, const GpuCatalog& catalog, const Cluster
       centre_nodes_(state.centre_count(), 0),
       centre_region_(state.centre_count(), 0),
       windows_(spec.regions.size()),
-      window_ready_(spec.regions.size(), 0) {
+      window_ready_(spec.regions.size(), 0),
+      last_mark_(spec.regions.size()),
+      last_mark_set_(spec.regions.size(), 0) {
   for (NodeId n = 0; n < spec.nodes.size(); ++n) {
     ++centre_nodes_[state.centre_of(n)];
   }
@@ -137,7 +139,12 @@ void Ledger::capacity(double t0, double t1, int fragmentation_block,
   // computing them itself).
   auto window = [&](uint32_t region) -> const Pricing::Window& {
     if (!window_ready_[region]) {
-      windows_[region] = pricing_.window(region, t0, t1);
+      const Pricing::Mark m0 = last_mark_set_[region] && last_mark_[region].t == t0
+                                   ? last_mark_[region]
+                                   : pricing_.mark(region, t0);
+      last_mark_[region] = pricing_.mark(region, t1);
+      last_mark_set_[region] = 1;
+      windows_[region] = pricing_.window(region, m0, last_mark_[region]);
       window_ready_[region] = 1;
     }
     return windows_[region];

@@ -109,9 +109,12 @@ class Ledger {
   std::map<std::string, std::vector<DatasetUse>> datasets_;
   std::vector<int64_t> centre_nodes_;
   std::vector<uint32_t> centre_region_;  // per centre, constant
-  // capacity(): each region's integrals over the current span, computed once per call.
+  // capacity(): each region's integrals over the current span, computed once per call, and
+  // its series' marks at the end of the last span (the next span usually starts there).
   std::vector<Pricing::Window> windows_;
   std::vector<char> window_ready_;
+  std::vector<Pricing::Mark> last_mark_;
+  std::vector<char> last_mark_set_;
   std::vector<StorageTier> default_tiers_ = default_storage_tiers();
   double first_t_ = 0, last_t_ = 0;
   bool any_time_ = false;
