@@ -33,6 +33,9 @@ double HourlySeries::prefix_at(double x) const {
 double HourlySeries::cumulative(double t) const {
   const double len = 3600.0 * static_cast<double>(values_.size());
   const double rel = t - static_cast<double>(start_);
+  // Inside the first cycle: floor(rel / len) is 0 (rel / len ≤ 1 − 2⁻⁵³ for rel < len), so
+  // the general formula below reduces exactly to prefix_at(rel).
+  if (rel >= 0 && rel < len) return prefix_at(rel);
   const double cycles = std::floor(rel / len);
   double x = rel - cycles * len;
   if (x < 0) x = 0;
