@@ -112,7 +112,15 @@ def ledger_rows(work):
         elif b.get("aggregate_name") == "median":
             unit = scale[b.get("time_unit", "ns")]
             slot[mode] = {"wall": b["real_time"] * unit, "cpu": b["cpu_time"] * unit}
-    return [(case, policy, modes) for (case, policy), modes in cases.items()]
+    case_order, policy_order = list(LEDGER_CASES), ["fifo", "backfill", "las"]
+
+    def order(item):
+        (case, policy), _ = item
+        return (case_order.index(case) if case in case_order else len(case_order),
+                policy_order.index(policy) if policy in policy_order else len(policy_order),
+                case, policy)
+
+    return [(case, policy, modes) for (case, policy), modes in sorted(cases.items(), key=order)]
 
 
 def replay_rows(work):
@@ -222,9 +230,12 @@ def main():
         print("Ledger overhead: the same simulation with `SimOptions::ledger` off and on, in one "
               "`frugal_bench` process, repetitions interleaved at random; medians (5 "
               "repetitions, 3 for the 1M-job case). Ratio = with / without; target < "
-              f"{LEDGER_RATIO_TARGET:.2f}, judged on wall time (CPU ratio alongside).\n")
+              f"{LEDGER_RATIO_TARGET:.2f}, judged on CPU time: the simulation is one thread, so "
+              "its CPU time is its run time on an idle machine, while wall time also counts "
+              "waiting for a core when the machine is loaded (compare the load average above; "
+              "on a quiet machine the two ratios agree).\n")
         print("| case | policy | without ledger | with ledger | ratio | CPU without | CPU with "
-              "| CPU ratio | result |")
+              "| CPU ratio | result (CPU) |")
         print("|---|---|---:|---:|---:|---:|---:|---:|---|")
         worst = None
         for case, policy, modes in ledger:
@@ -237,17 +248,17 @@ def main():
                                 f"{policy}", why, False))
                 continue
             ratio, cpu_ratio = on["wall"] / off["wall"], on["cpu"] / off["cpu"]
-            ok = ratio < LEDGER_RATIO_TARGET
+            ok = cpu_ratio < LEDGER_RATIO_TARGET
             print(f"| {label} | {policy} | {off['wall'] * 1000:.1f} ms | "
                   f"{on['wall'] * 1000:.1f} ms | {ratio:.3f} | {off['cpu'] * 1000:.1f} ms | "
                   f"{on['cpu'] * 1000:.1f} ms | {cpu_ratio:.3f} | {verdict(ok)} |")
-            if worst is None or ratio > worst[0]:
-                worst = (ratio, f"{label}, {policy}")
+            if worst is None or cpu_ratio > worst[0]:
+                worst = (cpu_ratio, f"{label}, {policy}")
         print()
         if worst is not None:
             targets.append((f"ledger adds < {LEDGER_RATIO_TARGET - 1:.0%} to simulation time, "
                             "every case above",
-                            f"worst {worst[0]:.3f}× ({worst[1]})",
+                            f"worst CPU ratio {worst[0]:.3f}× ({worst[1]})",
                             worst[0] < LEDGER_RATIO_TARGET))
 
     if replay:
