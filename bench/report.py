@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Turns the raw files bench/run.sh leaves in WORK_DIR into the markdown of RESULTS.md.
 
-Reads machine.txt, sim_bench.json (+ .time), replay.<policy>.<i>.{json,time} and
+Reads machine.txt, sim_bench.json (+ .time), ledger_bench.json, replay.<policy>.<i>.{json,time} and
 check.{json,time}; whatever is missing is reported as skipped. Prints to stdout.
 """
 import glob
@@ -14,6 +14,12 @@ import sys
 FOUR_BASELINES_TARGET_S = 2.0
 REPLAY_WALL_TARGET_S = 60.0
 REPLAY_RSS_TARGET_MIB = 2048.0
+LEDGER_RATIO_TARGET = 1.20
+LEDGER_CASES = {
+    "itp640": "ITP cluster04, 640 A100-80GB GPUs",
+    "two-region": "ITP cluster04, two-region.yaml",
+    "synthetic1M": "1M jobs, 80,000 A100-80GB GPUs",
+}
 
 
 def read_time_v(path):
@@ -85,6 +91,36 @@ def micro_rows(work):
             policy = "fifo+backfill+sjf+las"
         out.append((group, policy, row))
     return data.get("context", {}), out
+
+
+def ledger_rows(work):
+    """[(case, policy, {"off": row, "on": row})] from ledger_bench.json; None if not run."""
+    path = os.path.join(work, "ledger_bench.json")
+    if not os.path.exists(path):
+        return None
+    scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+    cases = {}
+    for b in json.load(open(path)).get("benchmarks", []):
+        name = b.get("run_name", b["name"]).split("/repeats:")[0].split("/iterations:")[0]
+        parts = name.split("/")
+        if len(parts) != 4 or parts[0] != "BM_Ledger":
+            continue
+        _, case, policy, mode = parts
+        slot = cases.setdefault((case, policy), {})
+        if b.get("error_occurred"):
+            slot.setdefault(mode, {"error": b.get("error_message", "error")})
+        elif b.get("aggregate_name") == "median":
+            unit = scale[b.get("time_unit", "ns")]
+            slot[mode] = {"wall": b["real_time"] * unit, "cpu": b["cpu_time"] * unit}
+    case_order, policy_order = list(LEDGER_CASES), ["fifo", "backfill", "las"]
+
+    def order(item):
+        (case, policy), _ = item
+        return (case_order.index(case) if case in case_order else len(case_order),
+                policy_order.index(policy) if policy in policy_order else len(policy_order),
+                case, policy)
+
+    return [(case, policy, modes) for (case, policy), modes in sorted(cases.items(), key=order)]
 
 
 def replay_rows(work):
@@ -186,6 +222,44 @@ def main():
                             rss_max < REPLAY_RSS_TARGET_MIB))
     print("\n".join(table))
     print()
+
+    ledger = ledger_rows(work)
+    if ledger is None:
+        print("Ledger overhead: skipped (BM_Ledger not run).\n")
+    else:
+        print("Ledger overhead: the same simulation with `SimOptions::ledger` off and on, in one "
+              "`frugal_bench` process, repetitions interleaved at random; medians (5 "
+              "repetitions, 3 for the 1M-job case). Ratio = with / without; target < "
+              f"{LEDGER_RATIO_TARGET:.2f}, judged on CPU time: the simulation is one thread, so "
+              "its CPU time is its run time on an idle machine, while wall time also counts "
+              "waiting for a core when the machine is loaded (compare the load average above; "
+              "on a quiet machine the two ratios agree).\n")
+        print("| case | policy | without ledger | with ledger | ratio | CPU without | CPU with "
+              "| CPU ratio | result (CPU) |")
+        print("|---|---|---:|---:|---:|---:|---:|---:|---|")
+        worst = None
+        for case, policy, modes in ledger:
+            label = LEDGER_CASES.get(case, case)
+            off, on = modes.get("off", {}), modes.get("on", {})
+            if "wall" not in off or "wall" not in on:
+                why = off.get("error") or on.get("error") or "not measured"
+                print(f"| {label} | {policy} | skipped: {why} | | | | | | |")
+                targets.append((f"ledger overhead < {LEDGER_RATIO_TARGET - 1:.0%}, {label}, "
+                                f"{policy}", why, False))
+                continue
+            ratio, cpu_ratio = on["wall"] / off["wall"], on["cpu"] / off["cpu"]
+            ok = cpu_ratio < LEDGER_RATIO_TARGET
+            print(f"| {label} | {policy} | {off['wall'] * 1000:.1f} ms | "
+                  f"{on['wall'] * 1000:.1f} ms | {ratio:.3f} | {off['cpu'] * 1000:.1f} ms | "
+                  f"{on['cpu'] * 1000:.1f} ms | {cpu_ratio:.3f} | {verdict(ok)} |")
+            if worst is None or cpu_ratio > worst[0]:
+                worst = (cpu_ratio, f"{label}, {policy}")
+        print()
+        if worst is not None:
+            targets.append((f"ledger adds < {LEDGER_RATIO_TARGET - 1:.0%} to simulation time, "
+                            "every case above",
+                            f"worst CPU ratio {worst[0]:.3f}× ({worst[1]})",
+                            worst[0] < LEDGER_RATIO_TARGET))
 
     if replay:
         print(f"Replay detail ({scale}, medians): the process wall includes reading the trace "

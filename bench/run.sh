@@ -4,6 +4,8 @@
 #      and the four baselines together on cluster04 (medians of 5 repetitions);
 #   2. the 1,000,000-job replay on 10,000 8-GPU nodes: `frugal simulate` with fifo and
 #      backfill under /usr/bin/time -v, RUNS runs each, medians of wall time and peak RSS;
+#   1b. frugal_bench's BM_Ledger*: ITP cluster04 (640-GPU cluster and two-region.yaml) and
+#      the 1M-job trace with SimOptions::ledger off and on, for the ledger-overhead table;
 #   3. a --check-invariants replay of a 100,000-job instance (fifo, backfill) on the same
 #      cluster: engine and cluster state are verified after every cycle.
 # Targets are printed PASS/FAIL; a FAIL does not fail the script (only errors do).
@@ -11,7 +13,8 @@
 # Usage: bench/run.sh            (from anywhere; about 3 minutes on 2 cores)
 # Environment: BUILD_DIR (default build), WORK_DIR (default /tmp/frugal-bench-$UID),
 #   OUT (default bench/RESULTS.md), JOBS (1000000), GPUS (80000), LOAD (0.9), SEED (1),
-#   RUNS (3), CHECK_JOBS (100000), SKIP_MICRO=1, SKIP_REPLAY=1, SKIP_CHECK=1, BUILD_JOBS (2).
+#   RUNS (3), CHECK_JOBS (100000), SKIP_MICRO=1, SKIP_LEDGER=1, SKIP_REPLAY=1, SKIP_CHECK=1,
+#   BUILD_JOBS (2), LEDGER_FILTER (^BM_Ledger; a regex of ledger benchmarks to run).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -75,6 +78,17 @@ if [ "${SKIP_MICRO:-0}" != 1 ]; then
   log "frugal_bench (BM_Sim*, 5 repetitions each)"
   /usr/bin/time -v -o "$WORK/sim_bench.time" "$BUILD/frugal_bench" --benchmark_filter='^BM_Sim' \
     --benchmark_format=json >"$WORK/sim_bench.json"
+fi
+
+# --- 1b. ledger overhead: the same simulations with the ledger off and on ---
+rm -f "$WORK/ledger_bench.json"
+if [ "${SKIP_MICRO:-0}" != 1 ] && [ "${SKIP_LEDGER:-0}" != 1 ]; then
+  log "frugal_bench (BM_Ledger*, ledger off/on, repetitions interleaved; about 2 minutes)"
+  # Random interleaving runs the repetitions of all cases in a shuffled order, so that
+  # ledger off and on see the same machine load.
+  "$BUILD/frugal_bench" --benchmark_filter="${LEDGER_FILTER:-^BM_Ledger}" \
+    --benchmark_enable_random_interleaving=true --benchmark_format=json \
+    >"$WORK/ledger_bench.json"
 fi
 
 # --- 2. the 1M-job replay ---

@@ -36,17 +36,26 @@ CostAccount& CostAccount::operator+=(const CostAccount& o) {
 }
 
 Ledger::Ledger(const ClusterSpec& spec, const GpuCatalog& catalog, const ClusterState& state,
-               GpuModelId reference_model)
+               GpuModelId reference_model, size_t jobs_hint)
     : spec_(spec),
       catalog_(catalog),
       state_(state),
       reference_(reference_model),
       pricing_(spec, catalog, state),
+      jobs_(jobs_hint),
+      specs_(jobs_hint, nullptr),
       unattributed_by_region_(spec.regions.size()),
-      centre_nodes_(state.centre_count(), 0) {
+      centre_nodes_(state.centre_count(), 0),
+      centre_region_(state.centre_count(), 0),
+      windows_(spec.regions.size()),
+      window_ready_(spec.regions.size(), 0),
+      last_mark_(spec.regions.size()),
+      last_mark_set_(spec.regions.size(), 0) {
   for (NodeId n = 0; n < spec.nodes.size(); ++n) {
     ++centre_nodes_[state.centre_of(n)];
   }
+  for (uint32_t c = 0; c < state.centre_count(); ++c)
+    centre_region_[c] = spec.pools[state.centre_pool(c)].region;
 }
 
 Ledger::JobAccount& Ledger::job_account(JobIdx j) {
@@ -125,20 +134,35 @@ void Ledger::capacity(double t0, double t1, int fragmentation_block,
   const bool fragmented =
       fragmentation_block > 0 && fragmentation_block <= state_.free_whole_total();
   const double hours = (t1 - t0) / 3600.0;
+  std::fill(window_ready_.begin(), window_ready_.end(), 0);
+  // The region's integrals over [t0, t1), shared by its centres (same values as span()
+  // computing them itself).
+  auto window = [&](uint32_t region) -> const Pricing::Window& {
+    if (!window_ready_[region]) {
+      const Pricing::Mark m0 = last_mark_set_[region] && last_mark_[region].t == t0
+                                   ? last_mark_[region]
+                                   : pricing_.mark(region, t0);
+      last_mark_[region] = pricing_.mark(region, t1);
+      last_mark_set_[region] = 1;
+      windows_[region] = pricing_.window(region, m0, last_mark_[region]);
+      window_ready_[region] = 1;
+    }
+    return windows_[region];
+  };
   for (uint32_t c = 0; c < state_.centre_count(); ++c) {
-    const Pool& pool = spec_.pools[state_.centre_pool(c)];
-    const uint32_t region = pool.region;
+    const uint32_t region = centre_region_[c];
     CostAccount add;
     if (state_.centre_model(c) == kNoGpuModel) {
       // CPU-only nodes: their host power is cluster overhead.
-      add.compute = pricing_.span(c, centre_nodes_[c], 0, t0, t1);
+      if (centre_nodes_[c] == 0) continue;  // prices nothing (span of 0 nodes is zero)
+      add.compute = pricing_.span(c, static_cast<double>(centre_nodes_[c]), 0, window(region));
       add.waste.idle_unallocated_usd = add.compute.total_usd();
     } else {
       const double provisioned = static_cast<double>(provisioned_gpus[c]);
       const double alloc = static_cast<double>(state_.centre_allocated_milli(c)) / kMilliPerGpu;
       const double idle = std::max(0.0, provisioned - alloc);
       if (idle <= 0) continue;
-      add.compute = pricing_.span(c, idle, 0, t0, t1);
+      add.compute = pricing_.span(c, idle, 0, window(region));
       add.gpu_hours = idle * hours;
       const double stranded =
           fragmented

@@ -58,9 +58,10 @@ struct LedgerReport {
 
 class Ledger {
  public:
-  // All references must outlive the ledger.
+  // All references must outlive the ledger. `jobs_hint`: the number of jobs expected (job
+  // indices below it are accounted without reallocation; others still work).
   Ledger(const ClusterSpec& spec, const GpuCatalog& catalog, const ClusterState& state,
-         GpuModelId reference_model);
+         GpuModelId reference_model, size_t jobs_hint = 0);
 
   // A run segment of job `j` ended: it held `p` over [t0, t1), and `kept_s` seconds of the
   // segment's work survived (the rest is rework).
@@ -107,6 +108,13 @@ class Ledger {
   std::vector<CostAccount> unattributed_by_region_;
   std::map<std::string, std::vector<DatasetUse>> datasets_;
   std::vector<int64_t> centre_nodes_;
+  std::vector<uint32_t> centre_region_;  // per centre, constant
+  // capacity(): each region's integrals over the current span, computed once per call, and
+  // its series' marks at the end of the last span (the next span usually starts there).
+  std::vector<Pricing::Window> windows_;
+  std::vector<char> window_ready_;
+  std::vector<Pricing::Mark> last_mark_;
+  std::vector<char> last_mark_set_;
   std::vector<StorageTier> default_tiers_ = default_storage_tiers();
   double first_t_ = 0, last_t_ = 0;
   bool any_time_ = false;

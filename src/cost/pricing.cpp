@@ -3,15 +3,6 @@
 #include <algorithm>
 
 namespace frugal {
-namespace {
-
-// ∫ series over [t0, t1) in value·hours, or flat × hours when the series is empty.
-double hours_integral(const HourlySeries& s, double flat, double t0, double t1) {
-  if (s.empty()) return flat * (t1 - t0) / 3600.0;
-  return s.integral(t0, t1) / 3600.0;
-}
-
-}  // namespace
 
 Pricing::Pricing(const ClusterSpec& spec, const GpuCatalog& catalog, const ClusterState& state)
     : spec_(spec) {
@@ -64,28 +55,59 @@ double Pricing::cheapest_rate(GpuModelId m) const {
   return best;
 }
 
+Pricing::Mark Pricing::mark(uint32_t region, double t) const {
+  const Region& r = spec_.regions[region];
+  const double a = static_cast<double>(spec_.epoch_unix_s) + t;
+  Mark m;
+  m.t = t;
+  m.unix_s = a;
+  if (!r.offpeak.empty()) m.offpeak = r.offpeak.cumulative(a);
+  if (!r.electricity_usd_per_mwh.empty()) m.elec = r.electricity_usd_per_mwh.cumulative(a);
+  if (!r.carbon_g_per_kwh.empty()) m.carbon = r.carbon_g_per_kwh.cumulative(a);
+  return m;
+}
+
+Pricing::Window Pricing::window(uint32_t region, const Mark& m0, const Mark& m1) const {
+  // The same arithmetic as HourlySeries::integral and hours_integral, from the marks.
+  const Region& r = spec_.regions[region];
+  Window w;
+  w.hours = (m1.t - m0.t) / 3600.0;
+  w.offpeak_s = r.offpeak.empty() ? 0.0 : m1.offpeak - m0.offpeak;
+  w.elec_mwh_h = r.electricity_usd_per_mwh.empty()
+                     ? r.default_electricity_usd_per_mwh * (m1.unix_s - m0.unix_s) / 3600.0
+                     : (m1.elec - m0.elec) / 3600.0;
+  w.carbon_g_h = r.carbon_g_per_kwh.empty()
+                     ? r.default_carbon_g_per_kwh * (m1.unix_s - m0.unix_s) / 3600.0
+                     : (m1.carbon - m0.carbon) / 3600.0;
+  return w;
+}
+
+Pricing::Window Pricing::window(uint32_t region, double t0, double t1) const {
+  return window(region, mark(region, t0), mark(region, t1));
+}
+
 SpanCost Pricing::span(uint32_t c, double gpus, double u, double t0, double t1) const {
+  if (!(t1 > t0) || gpus == 0) return {};
+  return span(c, gpus, u, window(centres_[c].region, t0, t1));
+}
+
+SpanCost Pricing::span(uint32_t c, double gpus, double u, const Window& w) const {
   SpanCost out;
-  if (!(t1 > t0) || gpus == 0) return out;
+  if (gpus == 0) return out;
   const Centre& ce = centres_[c];
   const Region& r = spec_.regions[ce.region];
-  const double a = static_cast<double>(spec_.epoch_unix_s) + t0;
-  const double b = static_cast<double>(spec_.epoch_unix_s) + t1;
-  const double hours = (t1 - t0) / 3600.0;
   if (!ce.cpu_only) {
-    double rate_hours = hours;
+    double rate_hours = w.hours;
     if (ce.on_demand && ce.discount > 0 && !r.offpeak.empty())
-      rate_hours -= ce.discount * r.offpeak.integral(a, b) / 3600.0;
+      rate_hours -= ce.discount * w.offpeak_s / 3600.0;
     out.rental_usd = gpus * ce.rate_usd_h * rate_hours;
   }
   const double watts =
       ce.cpu_only ? ce.overhead_w : ce.idle_w + (ce.peak_w - ce.idle_w) * u + ce.overhead_w;
   const double kw = gpus * watts * r.pue / 1000.0;
-  out.energy_kwh = kw * hours;
-  out.energy_usd =
-      kw / 1000.0 *
-      hours_integral(r.electricity_usd_per_mwh, r.default_electricity_usd_per_mwh, a, b);
-  out.co2_kg = kw * hours_integral(r.carbon_g_per_kwh, r.default_carbon_g_per_kwh, a, b) / 1000.0;
+  out.energy_kwh = kw * w.hours;
+  out.energy_usd = kw / 1000.0 * w.elec_mwh_h;
+  out.co2_kg = kw * w.carbon_g_h / 1000.0;
   return out;
 }
 

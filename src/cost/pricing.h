@@ -38,11 +38,35 @@ struct SpanCost {
 
 class Pricing {
  public:
+  // A region's series integrated over one span of trace time: what span() needs besides the
+  // centre's constants. Computing it once serves every centre of the region over that span.
+  struct Window {
+    double hours = 0;       // (t1 − t0) / 3600
+    double offpeak_s = 0;   // ∫ off-peak indicator, seconds
+    double elec_mwh_h = 0;  // ∫ electricity price, USD/MWh × hours
+    double carbon_g_h = 0;  // ∫ carbon intensity, gCO2/kWh × hours
+  };
+
+  // A region's series' cumulative integrals (HourlySeries::cumulative) at one trace time:
+  // two of them give a Window, so consecutive spans can share their common end point.
+  struct Mark {
+    double t = 0;                              // trace time
+    double unix_s = 0;                         // epoch + t, as the series see it
+    double offpeak = 0, elec = 0, carbon = 0;  // 0 for an empty series
+  };
+
   Pricing(const ClusterSpec& spec, const GpuCatalog& catalog, const ClusterState& state);
 
   // Cost of `gpus` GPUs (may be fractional) of centre `c` at utilisation `u` over the trace
   // times [t0, t1). For a CPU-only centre `gpus` counts nodes and u is ignored.
   SpanCost span(uint32_t c, double gpus, double u, double t0, double t1) const;
+  // The same with the region's integrals precomputed: span(c, g, u, window(r, t0, t1))
+  // equals span(c, g, u, t0, t1) exactly when r is c's region and t1 > t0.
+  SpanCost span(uint32_t c, double gpus, double u, const Window& w) const;
+  Window window(uint32_t region, double t0, double t1) const;
+  Mark mark(uint32_t region, double t) const;
+  // window(region, m0.t, m1.t) from marks of `region` (exactly equal; m1.t > m0.t).
+  Window window(uint32_t region, const Mark& m0, const Mark& m1) const;
   // Rental dollars per GPU-hour of centre c at trace time t (for reports and heuristics).
   double rental_rate(uint32_t c, double t) const;
   // Cheapest rental per GPU-hour among centres holding model m (list or reserved rate,

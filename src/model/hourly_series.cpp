@@ -30,19 +30,21 @@ double HourlySeries::prefix_at(double x) const {
   return prefix_[h] + values_[h] * (x - 3600.0 * static_cast<double>(h));
 }
 
+double HourlySeries::cumulative(double t) const {
+  const double len = 3600.0 * static_cast<double>(values_.size());
+  const double rel = t - static_cast<double>(start_);
+  // Inside the first cycle: floor(rel / len) is 0 (rel / len ≤ 1 − 2⁻⁵³ for rel < len), so
+  // the general formula below reduces exactly to prefix_at(rel).
+  if (rel >= 0 && rel < len) return prefix_at(rel);
+  const double cycles = std::floor(rel / len);
+  double x = rel - cycles * len;
+  if (x < 0) x = 0;
+  if (x > len) x = len;
+  return cycles * prefix_.back() + prefix_at(x);
+}
+
 double HourlySeries::integral(double t0, double t1) const {
   if (values_.empty() || !(t1 > t0)) return 0;
-  const double len = 3600.0 * static_cast<double>(values_.size());
-  const double total = prefix_.back();
-  // Cumulative integral from the series start, extended periodically in both directions.
-  auto cumulative = [&](double t) {
-    const double rel = t - static_cast<double>(start_);
-    const double cycles = std::floor(rel / len);
-    double x = rel - cycles * len;
-    if (x < 0) x = 0;
-    if (x > len) x = len;
-    return cycles * total + prefix_at(x);
-  };
   return cumulative(t1) - cumulative(t0);
 }
 

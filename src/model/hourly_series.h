@@ -28,7 +28,11 @@ class HourlySeries {
   // Value of the hour containing `t` (wrapped). 0 when empty.
   double at(double t) const;
   // ∫ value dt over [t0, t1), in value × seconds (wrapped). 0 when empty or t1 <= t0.
+  // Equals cumulative(t1) − cumulative(t0) when not empty and t1 > t0.
   double integral(double t0, double t1) const;
+  // ∫ value dt from start() to t, the series extended periodically both ways (negative
+  // before start()). Not empty only.
+  double cumulative(double t) const;
   // True when [t0, t1) reaches outside [start(), end()).
   bool wraps(double t0, double t1) const { return !empty() && (t0 < start_ || t1 > end()); }
   // A series of `hours` hours, all equal to `value` (a flat price).

@@ -49,7 +49,8 @@ class Simulation {
         cluster_(cluster),
         sim_(jobs.size()),
         rng_(opt.seed) {
-    if (opt.ledger) ledger_.emplace(cluster, catalog, engine_.cluster(), opt.reference_model);
+    if (opt.ledger)
+      ledger_.emplace(cluster, catalog, engine_.cluster(), opt.reference_model, jobs.size());
     result_.policy = engine_.profile().name;
     result_.profile = engine_.profile().describe();
     result_.jobs.resize(jobs.size());
