@@ -47,10 +47,7 @@ Ledger::Ledger(const ClusterSpec& spec, const GpuCatalog& catalog, const Cluster
       unattributed_by_region_(spec.regions.size()),
       centre_nodes_(state.centre_count(), 0),
       centre_region_(state.centre_count(), 0),
-      windows_(spec.regions.size()),
-      window_ready_(spec.regions.size(), 0),
-      last_mark_(spec.regions.size()),
-      last_mark_set_(spec.regions.size(), 0) {
+      open_(state.centre_count()) {
   for (NodeId n = 0; n < spec.nodes.size(); ++n) {
     ++centre_nodes_[state.centre_of(n)];
   }
@@ -131,51 +128,44 @@ void Ledger::capacity(double t0, double t1, int fragmentation_block,
                       const std::vector<int64_t>& provisioned_gpus) {
   if (!(t1 > t0)) return;
   note_time(t0, t1);
+  capacity_end_ = t1;
   const bool fragmented =
       fragmentation_block > 0 && fragmentation_block <= state_.free_whole_total();
-  const double hours = (t1 - t0) / 3600.0;
-  std::fill(window_ready_.begin(), window_ready_.end(), 0);
-  // The region's integrals over [t0, t1), shared by its centres (same values as span()
-  // computing them itself).
-  auto window = [&](uint32_t region) -> const Pricing::Window& {
-    if (!window_ready_[region]) {
-      const Pricing::Mark m0 = last_mark_set_[region] && last_mark_[region].t == t0
-                                   ? last_mark_[region]
-                                   : pricing_.mark(region, t0);
-      last_mark_[region] = pricing_.mark(region, t1);
-      last_mark_set_[region] = 1;
-      windows_[region] = pricing_.window(region, m0, last_mark_[region]);
-      window_ready_[region] = 1;
-    }
-    return windows_[region];
-  };
+  // Idle capacity is priced per constant stretch, not per step: a centre's open stretch
+  // is closed (priced) only when its idle or stranded GPU count changes.
   for (uint32_t c = 0; c < state_.centre_count(); ++c) {
-    const uint32_t region = centre_region_[c];
-    CostAccount add;
+    double idle = 0, stranded = 0;
     if (state_.centre_model(c) == kNoGpuModel) {
-      // CPU-only nodes: their host power is cluster overhead.
-      if (centre_nodes_[c] == 0) continue;  // prices nothing (span of 0 nodes is zero)
-      add.compute = pricing_.span(c, static_cast<double>(centre_nodes_[c]), 0, window(region));
-      add.waste.idle_unallocated_usd = add.compute.total_usd();
+      idle = static_cast<double>(centre_nodes_[c]);  // CPU-only nodes: host power only
     } else {
-      const double provisioned = static_cast<double>(provisioned_gpus[c]);
       const double alloc = static_cast<double>(state_.centre_allocated_milli(c)) / kMilliPerGpu;
-      const double idle = std::max(0.0, provisioned - alloc);
-      if (idle <= 0) continue;
-      add.compute = pricing_.span(c, idle, 0, window(region));
-      add.gpu_hours = idle * hours;
-      const double stranded =
-          fragmented
-              ? std::min(idle,
-                         static_cast<double>(state_.centre_free_below(c, fragmentation_block)))
-              : 0.0;
-      const double total = add.compute.total_usd();
-      add.waste.stranded_usd = total * stranded / idle;
-      add.waste.idle_unallocated_usd = total - add.waste.stranded_usd;
+      idle = std::max(0.0, static_cast<double>(provisioned_gpus[c]) - alloc);
+      if (fragmented && idle > 0)
+        stranded = std::min(
+            idle, static_cast<double>(state_.centre_free_below(c, fragmentation_block)));
     }
-    unattributed_ += add;
-    unattributed_by_region_[region] += add;
+    IdleStretch& o = open_[c];
+    if (o.open && o.idle == idle && o.stranded == stranded) continue;  // extends
+    if (o.open) price_stretch(c, o, t0, unattributed_, unattributed_by_region_);
+    o = IdleStretch{true, t0, idle, stranded};
   }
+}
+
+void Ledger::price_stretch(uint32_t c, const IdleStretch& o, double until, CostAccount& total,
+                           std::vector<CostAccount>& by_region) const {
+  if (!o.open || o.idle <= 0 || !(until > o.since)) return;
+  CostAccount add;
+  add.compute = pricing_.span(c, o.idle, 0, o.since, until);
+  const double total_usd = add.compute.total_usd();
+  if (state_.centre_model(c) == kNoGpuModel) {
+    add.waste.idle_unallocated_usd = total_usd;
+  } else {
+    add.gpu_hours = o.idle * (until - o.since) / 3600.0;
+    add.waste.stranded_usd = total_usd * o.stranded / o.idle;
+    add.waste.idle_unallocated_usd = total_usd - add.waste.stranded_usd;
+  }
+  total += add;
+  by_region[centre_region_[c]] += add;
 }
 
 void Ledger::job_ended(JobIdx j, const JobSpec& job, double first_start, double finish,
@@ -286,11 +276,15 @@ LedgerReport Ledger::report() const {
     if (jobs_[j].placed) r.by_region[spec_.regions[jobs_[j].region].name] += a;
     r.total += a;
   }
-  r.unattributed = unattributed_;
-  r.total += unattributed_;
+  CostAccount unattributed = unattributed_;
+  std::vector<CostAccount> unattributed_by_region = unattributed_by_region_;
+  for (uint32_t c = 0; c < open_.size(); ++c)
+    price_stretch(c, open_[c], capacity_end_, unattributed, unattributed_by_region);
+  r.unattributed = unattributed;
+  r.total += unattributed;
   for (size_t i = 0; i < spec_.regions.size(); ++i)
-    if (unattributed_by_region_[i].total_usd() != 0 || unattributed_by_region_[i].gpu_hours > 0)
-      r.by_region[spec_.regions[i].name] += unattributed_by_region_[i];
+    if (unattributed_by_region[i].total_usd() != 0 || unattributed_by_region[i].gpu_hours > 0)
+      r.by_region[spec_.regions[i].name] += unattributed_by_region[i];
   r.series_wrapped = any_time_ && pricing_.wrapped(first_t_, last_t_);
   return r;
 }

@@ -111,10 +111,17 @@ class Ledger {
   std::vector<uint32_t> centre_region_;  // per centre, constant
   // capacity(): each region's integrals over the current span, computed once per call, and
   // its series' marks at the end of the last span (the next span usually starts there).
-  std::vector<Pricing::Window> windows_;
-  std::vector<char> window_ready_;
-  std::vector<Pricing::Mark> last_mark_;
-  std::vector<char> last_mark_set_;
+  // A stretch of constant idle capacity in one centre, priced when it closes.
+  struct IdleStretch {
+    bool open = false;
+    double since = 0;
+    double idle = 0;      // idle GPUs (nodes, for CPU-only centres)
+    double stranded = 0;  // of which stranded
+  };
+  void price_stretch(uint32_t c, const IdleStretch& o, double until, CostAccount& total,
+                     std::vector<CostAccount>& by_region) const;
+  std::vector<IdleStretch> open_;
+  double capacity_end_ = 0;
   std::vector<StorageTier> default_tiers_ = default_storage_tiers();
   double first_t_ = 0, last_t_ = 0;
   bool any_time_ = false;

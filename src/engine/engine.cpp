@@ -151,10 +151,12 @@ void Engine::node_down(NodeId n, Seconds now) {
   if (n >= state_.node_count() || !pool_.fail(n)) return;
   const std::vector<JobIdx> victims = node_jobs_[n];
   for (JobIdx j : victims) {
+    Placement held = jobs_[j].placement;
     stop(j, now);
     ++jobs_[j].preemptions;
     enqueue(j, now);
-    queued_.push_back(job_decision(Decision::Kind::kPreempt, j, {}, kNever, "node down"));
+    queued_.push_back(
+        job_decision(Decision::Kind::kPreempt, j, std::move(held), kNever, "node down"));
   }
 }
 
@@ -309,10 +311,10 @@ const std::vector<Decision>& Engine::schedule(Seconds now) {
     starts.push_back(job_decision(Decision::Kind::kStart, j, *p, kNever, {}));
     start(j, std::move(*p), now);
   }
-  for (const auto& [j, old] : victims) {
+  for (auto& [j, old] : victims) {
     if (!victim_flag[j]) continue;
     ++jobs_[j].preemptions;
-    out_.push_back(job_decision(Decision::Kind::kPreempt, j, {}, kNever,
+    out_.push_back(job_decision(Decision::Kind::kPreempt, j, std::move(old.placement), kNever,
                                 "preempted for higher-priority work"));
   }
   for (auto& d : starts) out_.push_back(std::move(d));

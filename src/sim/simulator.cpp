@@ -30,7 +30,6 @@ struct Event {
 };
 
 struct SimJob {
-  Placement placement;       // while running
   double remaining_ref = 0;  // reference-model seconds of work left
   Seconds seg_start = 0;
   double speed = 1;
@@ -165,7 +164,7 @@ class Simulation {
         SimJob& s = sim_[e.id];
         if (!s.running || s.epoch != e.epoch) return;  // stale: the job was stopped
         ++result_.events;
-        end_segment(e.id, t, t - s.seg_start);
+        end_segment(e.id, t, t - s.seg_start, engine_.job(e.id).placement);
         s.remaining_ref = 0;
         result_.jobs[e.id].finish = t;
         if (ledger_)
@@ -197,12 +196,12 @@ class Simulation {
 
   // Closes a running segment: accounts time and GPU-seconds.
   // `kept` is the part of the segment whose work survives (all of it at completion).
-  void end_segment(JobIdx j, Seconds t, Seconds kept) {
+  // `held` is the placement the segment ran on.
+  void end_segment(JobIdx j, Seconds t, Seconds kept, const Placement& held) {
     SimJob& s = sim_[j];
     JobOutcome& o = result_.jobs[j];
     const Seconds ran = t - s.seg_start;
-    if (ledger_) ledger_->segment(j, jobs_[j], s.placement, s.seg_start, t, kept);
-    s.placement = Placement{};
+    if (ledger_) ledger_->segment(j, jobs_[j], held, s.seg_start, t, kept);
     const double milli = static_cast<double>(jobs_[j].total_milli());
     o.run_time += ran;
     o.gpu_seconds += ran * milli / kMilliPerGpu;
@@ -221,7 +220,6 @@ class Simulation {
         s.running = true;
         s.seg_start = t;
         s.speed = engine_.job(j).speed;
-        s.placement = d.placement;
         o.last_model = d.placement.model;
         alloc_milli_ += static_cast<double>(jobs_[j].total_milli());
         push(t + s.remaining_ref / s.speed, Event::kFinish, j, s.epoch);
@@ -235,7 +233,7 @@ class Simulation {
         s.remaining_ref = std::max(0.0, s.remaining_ref - kept * s.speed);
         o.rework_gpu_seconds +=
             (ran - kept) * static_cast<double>(jobs_[j].total_milli()) / kMilliPerGpu;
-        end_segment(j, t, kept);
+        end_segment(j, t, kept, d.placement);
         ++o.preemptions;
         ++result_.preemptions;
         return;
