@@ -61,7 +61,8 @@ std::array<uint64_t, kLen> compute_cooked() {
     return static_cast<std::size_t>((333 + kLen - static_cast<int64_t>(j % kLen)) % kLen);
   };
   std::vector<uint64_t> init(kLen);
-  for (int j = 0; j < kLen; ++j) init[static_cast<std::size_t>(j)] = ring[slot(static_cast<uint64_t>(j))];
+  for (int j = 0; j < kLen; ++j)
+    init[static_cast<std::size_t>(j)] = ring[slot(static_cast<uint64_t>(j))];
   constexpr uint64_t kSteps = 7'800'000'000'000ull;
   Poly res(kLen, 0), base(kLen, 0);
   res[0] = 1;
@@ -73,10 +74,12 @@ std::array<uint64_t, kLen> compute_cooked() {
   std::array<uint64_t, kLen> out{};
   for (int t = 0; t < kLen; ++t) {
     uint64_t s = 0;
-    for (int i = 0; i < kLen; ++i) s += res[static_cast<std::size_t>(i)] * init[static_cast<std::size_t>(i)];
+    for (int i = 0; i < kLen; ++i)
+      s += res[static_cast<std::size_t>(i)] * init[static_cast<std::size_t>(i)];
     out[slot(kSteps + static_cast<uint64_t>(t))] = s & kMask;
     const uint64_t top = res[kLen - 1];  // res ← res·x
-    for (int i = kLen - 1; i > 0; --i) res[static_cast<std::size_t>(i)] = res[static_cast<std::size_t>(i - 1)];
+    for (int i = kLen - 1; i > 0; --i)
+      res[static_cast<std::size_t>(i)] = res[static_cast<std::size_t>(i - 1)];
     res[0] = top;
     res[kLen - kTap] += top;
   }
@@ -116,15 +119,16 @@ void GoRand::Seed(int64_t seed) {
 int64_t GoRand::Int63() {
   if (--tap_ < 0) tap_ += kLen;
   if (--feed_ < 0) feed_ += kLen;
-  const uint64_t x = (vec_[static_cast<std::size_t>(feed_)] + vec_[static_cast<std::size_t>(tap_)]) & kMask;
+  const uint64_t x =
+      (vec_[static_cast<std::size_t>(feed_)] + vec_[static_cast<std::size_t>(tap_)]) & kMask;
   vec_[static_cast<std::size_t>(feed_)] = x;
   return static_cast<int64_t>(x);
 }
 
 int64_t GoRand::Int63n(int64_t n) {
   if ((n & (n - 1)) == 0) return Int63() & (n - 1);
-  const auto max =
-      static_cast<int64_t>((uint64_t{1} << 63) - 1 - (uint64_t{1} << 63) % static_cast<uint64_t>(n));
+  const auto max = static_cast<int64_t>((uint64_t{1} << 63) - 1 -
+                                        (uint64_t{1} << 63) % static_cast<uint64_t>(n));
   int64_t v = Int63();
   while (v > max) v = Int63();
   return v % n;
