@@ -18,6 +18,11 @@ std::vector<Pod> tune_workload(const std::vector<Pod>& pods, int64_t capacity_mi
   int64_t total = 0;
   for (const Pod& p : out) total += p.total_milli();
   const double target = ratio * static_cast<double>(capacity_milli);
+  while (static_cast<double>(total) > target && !out.empty()) {  // tune down (multigpu30)
+    const size_t idx = std::uniform_int_distribution<size_t>(0, out.size() - 1)(rng);
+    total -= out[idx].total_milli();
+    out.erase(out.begin() + static_cast<std::ptrdiff_t>(idx));
+  }
   const size_t n = out.size();
   std::uniform_int_distribution<size_t> pick(0, n - 1);
   for (int i = 0;; ++i) {
@@ -58,13 +63,22 @@ GoDraws go_rand_draws(const std::vector<Pod>& pods, const std::vector<NodeSpec>&
     int64_t total = 0;
     for (const Pod& p : d.order) total += p.total_milli();
     const double target = ratio * static_cast<double>(capacity);
-    for (int i = 0;; ++i) {
-      const Pod& src = by_name_pods[static_cast<size_t>(r.Intn(static_cast<int64_t>(n)))];
-      if (static_cast<double>(total + src.milli) > target) break;
-      total += src.total_milli();
-      Pod copy = src;
-      copy.name += "-tuned-" + std::to_string(i);
-      d.order.push_back(std::move(copy));
+    if (static_cast<double>(total) > target) {
+      // tuneDownPods: drop shuffled pods at random until the total fits.
+      while (static_cast<double>(total) > target && !d.order.empty()) {
+        const auto idx = static_cast<size_t>(r.Intn(static_cast<int64_t>(d.order.size())));
+        total -= d.order[idx].total_milli();
+        d.order.erase(d.order.begin() + static_cast<std::ptrdiff_t>(idx));
+      }
+    } else {
+      for (int i = 0;; ++i) {
+        const Pod& src = by_name_pods[static_cast<size_t>(r.Intn(static_cast<int64_t>(n)))];
+        if (static_cast<double>(total + src.milli) > target) break;
+        total += src.total_milli();
+        Pod copy = src;
+        copy.name += "-tuned-" + std::to_string(i);
+        d.order.push_back(std::move(copy));
+      }
     }
   }
   for (int k = 0; k < extra_draws; ++k) r.Int63();

@@ -6,7 +6,9 @@
 // with replacement from the (shuffled) list are appended while
 //   total + copy.milli (per card, as the artifact does) <= ratio × capacity_milli,
 // where total starts at the sum of the pods' total milli-GPU and grows by each copy's total.
-// ratio <= 0 keeps the shuffled list. The random stream is std::mt19937_64(seed): it is the
+// When the pods already exceed ratio × capacity, random pods are dropped instead until the total
+// fits (the artifact's tuneDownPods; multigpu30 is 1.3018× capacity). ratio <= 0 keeps the
+// shuffled list. The random stream is std::mt19937_64(seed): it is the
 // same experiment as the artifact's, statistically, not draw for draw (seed-42 draws are
 // replayed from files instead, see pack_inputs.h).
 
