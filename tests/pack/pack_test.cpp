@@ -232,5 +232,27 @@ TEST(PackReplay, Seed42BestFitMatchesPublished) {
   check_replay(Policy::kBestFit, "05-BestFit");
 }
 
+// frugal's packer allocates more than FGD at 100 % arrived on openb default (Go-stream seeds
+// 42 and 43, the artifact's own draws).
+TEST(PackFrugal, BeatsFgdOnDefaultAt100) {
+  REQUIRE_FGD_REFERENCE();
+  auto catalog = load_builtin_catalog();
+  ASSERT_TRUE(catalog.ok());
+  auto nodes = load_pack_nodes(kOpenb + "/openb_node_list_gpu_node.csv", catalog.value());
+  ASSERT_TRUE(nodes.ok()) << nodes.error().message;
+  auto pods = load_pack_pods(kOpenb + "/openb_pod_list_default.csv", catalog.value());
+  ASSERT_TRUE(pods.ok()) << pods.error().message;
+  ExperimentConfig cfg;
+  cfg.policies = {Policy::kFgd, Policy::kFrugal};
+  cfg.seeds = 2;
+  const ExperimentResult r = run_experiment(nodes.value(), pods.value(), cfg);
+  for (int level : {100, 110, 130}) {
+    const LevelStats fgd = level_stats(r.runs.at(0), Metric::kAlloc, level);
+    const LevelStats fru = level_stats(r.runs.at(1), Metric::kAlloc, level);
+    ASSERT_EQ(fgd.n, 2);
+    EXPECT_GT(fru.mean, fgd.mean) << "level " << level;
+  }
+}
+
 }  // namespace
 }  // namespace frugal::pack
