@@ -23,6 +23,7 @@ struct PackOptions {
   double tune = 1.3;
   std::string replay_order, node_ranks;
   std::string format = "table";
+  std::string rng = "go";
   std::string out;
 };
 
@@ -124,6 +125,7 @@ nlohmann::json render_json(const pack::ExperimentResult& r, const PackOptions& o
                {"runs", runs},
                {"first_seed", o.first_seed},
                {"tune", o.tune},
+               {"rng", o.rng},
                {"replay", !o.replay_order.empty()},
                {"typical_pods", r.typical.pods.size()},
                {"typical_coverage", r.typical.coverage},
@@ -144,6 +146,8 @@ int run_pack(const PackOptions& o) {
   };
   if (o.replay_order.empty() != o.node_ranks.empty())
     return fail("--replay-order and --node-ranks go together");
+  if (o.rng != "go" && o.rng != "std")
+    return fail(fmt::format("unknown --rng '{}' (go or std)", o.rng));
   if (o.format != "table" && o.format != "json")
     return fail(fmt::format("unknown --format '{}' (table or json)", o.format));
   pack::ExperimentConfig cfg;
@@ -177,6 +181,7 @@ int run_pack(const PackOptions& o) {
   cfg.seeds = o.seeds;
   cfg.first_seed = o.first_seed;
   cfg.tune = o.tune;
+  cfg.go_rand = o.rng == "go";
   const auto result = pack::run_experiment(nodes.value(), pods.value(), cfg);
   const int runs = cfg.replay ? 1 : cfg.seeds;
   const std::string text =
@@ -209,6 +214,12 @@ void add_pack_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--replay-order", o->replay_order, "Exact arrival order (seed42_pod_order.csv)");
   cmd->add_option("--node-ranks", o->node_ranks, "Node tie-break ranks (seed42_node_prefix.csv)");
+  cmd->add_option("--rng", o->rng,
+                  "Seeded draws: go = the artifact's own Go math/rand stream (exact for its "
+                  "seeds 42..51), std = std::mt19937_64")
+      ->capture_default_str();
+  cmd->add_flag_callback(
+      "--go-rand", [o] { o->rng = "go"; }, "Same as --rng go (the default)");
   cmd->add_option("--format", o->format, "table or json")->capture_default_str();
   cmd->add_option("--out", o->out, "Write to this file instead of stdout");
   cmd->callback([o, &exit_code] { exit_code = run_pack(*o); });

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 
 #include "pack/fill_engine.h"
 #include "pack/frag.h"
@@ -24,16 +25,23 @@ ExperimentResult run_experiment(const std::vector<NodeSpec>& nodes, const std::v
     const uint64_t seed = config.first_seed + static_cast<uint64_t>(k);
     std::vector<Pod> seq;
     std::vector<int> rank;
+    std::optional<GoRand> go;
     if (config.replay) {
       seq = config.replay->order;
       rank = config.replay->rank;
+    } else if (config.go_rand) {
+      GoDraws d = go_rand_draws(pods, nodes, config.tune, static_cast<int64_t>(seed));
+      seq = std::move(d.order);
+      rank = std::move(d.rank);
+      go = d.after;
     } else {
       seq = tune_workload(pods, capacity, config.tune, seed);
       rank = random_node_ranks(nodes.size(), seed);
     }
     if (k == 0) out.pods_per_run = seq.size();
     for (PolicyRuns& pr : out.runs) {
-      const FillEvents ev = run_fill(nodes, rank, seq, pr.policy, memo, seed * 7919 + 17);
+      const FillEvents ev = run_fill(nodes, rank, seq, pr.policy, memo,
+                                     go ? PolicyRng(*go) : PolicyRng(seed * 7919 + 17));
       pr.seeds.push_back(discretise(ev));
       pr.failed.push_back(ev.failed);
     }

@@ -1,8 +1,12 @@
 #pragma once
 // The pack experiment: policies × seeds on one workload, and the statistics over seeds.
 //
-// Seeded runs (replay == nullptr): seed k uses tune_workload(pods, capacity, tune, k) and
-// random_node_ranks(n, k); seeds are first_seed, first_seed + 1, ...
+// Seeded runs (replay == nullptr): seeds are first_seed, first_seed + 1, ...
+//   go_rand (default): seed k replays the artifact's own draws with Go's math/rand
+//     (go_rand_draws: shuffle, up-sampling, node prefixes; exact for the artifact's seeds), and
+//     the random policy continues that Go stream;
+//   otherwise: tune_workload(pods, capacity, tune, k) and random_node_ranks(n, k) on
+//     std::mt19937_64 (the same experiment statistically).
 // Replay (replay != nullptr): one run with the given arrival order and node ranks (the
 // artifact's seed-42 draws), reported as seed first_seed.
 // The typical pods always come from the original pod list; one FragMemo is shared by all runs.
@@ -28,6 +32,7 @@ struct ExperimentConfig {
   uint64_t first_seed = 42;
   double tune = 1.3;
   const Replay* replay = nullptr;
+  bool go_rand = true;
 };
 
 struct PolicyRuns {

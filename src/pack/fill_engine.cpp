@@ -35,7 +35,7 @@ struct CacheEntry {
 
 FillEvents run_fill(const std::vector<NodeSpec>& nodes, const std::vector<int>& rank,
                     const std::vector<Pod>& sequence, Policy policy, FragMemo& memo,
-                    uint64_t rng_seed) {
+                    PolicyRng rng) {
   const size_t n = nodes.size();
   // States are stored in rank order: position r holds the node of rank r, so a strict '>'
   // scan keeps the lowest rank on ties.
@@ -63,7 +63,6 @@ FillEvents run_fill(const std::vector<NodeSpec>& nodes, const std::vector<int>& 
   }
   std::vector<CacheEntry> cache(class_of.size() * n);
 
-  std::mt19937_64 rng(rng_seed);
   ev.arrived_milli.reserve(sequence.size());
   ev.used_milli.reserve(sequence.size());
   ev.idle_milli.reserve(sequence.size());
@@ -89,7 +88,8 @@ FillEvents run_fill(const std::vector<NodeSpec>& nodes, const std::vector<int>& 
       size_t feasible = 0;
       for (size_t r = 0; r < n; ++r) feasible += score_of(r) != kInfeasible;
       if (feasible > 0) {
-        size_t k = std::uniform_int_distribution<size_t>(0, feasible - 1)(rng);
+        auto k = static_cast<size_t>(
+            feasible == 1 && rng.is_go() ? 0 : rng.below(static_cast<int64_t>(feasible)));
         for (size_t r = 0; r < n; ++r)
           if (score_of(r) != kInfeasible && k-- == 0) {
             chosen = r;

@@ -27,10 +27,11 @@ struct FillEvents {
   int64_t total_gpus = 0;              // cards in the cluster (the % denominator / 1000)
 };
 
-// `rank[i]` is node i's tie-break rank (a permutation of 0..n-1). `rng_seed` drives the
-// random policy's draws. `memo` must have been built for the run's typical pods.
+// `rank[i]` is node i's tie-break rank (a permutation of 0..n-1). `rng` drives the random
+// policy's draws (see PolicyRng; with Go's stream a pod with one feasible node draws nothing,
+// as the artifact's scheduler skips scoring then, and the feasible nodes are listed in rank
+// order). `memo` must have been built for the run's typical pods.
 FillEvents run_fill(const std::vector<NodeSpec>& nodes, const std::vector<int>& rank,
-                    const std::vector<Pod>& sequence, Policy policy, FragMemo& memo,
-                    uint64_t rng_seed);
+                    const std::vector<Pod>& sequence, Policy policy, FragMemo& memo, PolicyRng rng);
 
 }  // namespace frugal::pack

@@ -209,7 +209,7 @@ int64_t score_node(Policy policy, const NodeState& n, const Pod& p, FragMemo& me
 }
 
 GpuChoice select_gpus(Policy policy, const NodeState& n, const Pod& p, FragMemo& memo,
-                      std::mt19937_64& rng) {
+                      PolicyRng& rng) {
   if (p.num_gpu == 0) return {};
   if (!p.sharing()) return exclusive_cards(n, p);
   GpuChoice c;
@@ -221,7 +221,7 @@ GpuChoice select_gpus(Policy policy, const NodeState& n, const Pod& p, FragMemo&
       for (int g = 0; g < n.num_gpu; ++g) {
         if (n.free[static_cast<size_t>(g)] < p.milli) continue;
         ++seen;
-        if (std::uniform_int_distribution<int>(0, seen - 1)(rng) == 0) card = g;
+        if (rng.below(seen) == 0) card = g;
       }
       break;
     }

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "pack/frag.h"
+#include "pack/go_rand.h"
 #include "pack/pack_model.h"
 
 namespace frugal::pack {
@@ -50,6 +51,26 @@ std::vector<Policy> all_policies();
 // Random returns 0 for every feasible node (the draw happens in the engine).
 int64_t score_node(Policy policy, const NodeState& node, const Pod& pod, FragMemo& memo);
 
+// The random policy's draws: either std::mt19937_64 (statistical replica) or the continuation
+// of Go's math/rand global stream after the workload/prefix draws (the artifact's own stream:
+// rand.Intn(#feasible) per pod with ≥ 2 feasible nodes, then rand.Intn(k) per card with room
+// for a sharing pod, k = 1, 2, ...).
+class PolicyRng {
+ public:
+  explicit PolicyRng(uint64_t seed) : mt_(seed) {}
+  explicit PolicyRng(const GoRand& go) : go_(go) {}
+  bool is_go() const { return go_.has_value(); }
+  // Uniform in [0, n), n ≥ 1.
+  int64_t below(int64_t n) {
+    if (go_) return go_->Intn(n);
+    return std::uniform_int_distribution<int64_t>(0, n - 1)(mt_);
+  }
+
+ private:
+  std::mt19937_64 mt_;
+  std::optional<GoRand> go_;
+};
+
 // The cards a pod placed on `node` takes (device indices, pod.num_gpu of them).
 // Precondition: fits(node, pod).
 struct GpuChoice {
@@ -57,6 +78,6 @@ struct GpuChoice {
   int n = 0;
 };
 GpuChoice select_gpus(Policy policy, const NodeState& node, const Pod& pod, FragMemo& memo,
-                      std::mt19937_64& rng);
+                      PolicyRng& rng);
 
 }  // namespace frugal::pack

@@ -12,8 +12,10 @@
 #include "pack/experiment.h"
 #include "pack/fill_engine.h"
 #include "pack/frag.h"
+#include "pack/go_rand.h"
 #include "pack/pack_inputs.h"
 #include "pack/typical_pods.h"
+#include "pack/workload.h"
 
 namespace frugal::pack {
 namespace {
@@ -116,6 +118,60 @@ TEST(PackTypical, OpenbDefaultHas35Keys) {
   EXPECT_NEAR(100 * t.coverage, 95.26, 0.005);
 }
 
+// Go's math/rand, known outputs of the Go 1.x stream.
+TEST(GoRand, KnownGoOutputs) {
+  // The cooked seeding state (rng_cooked), derived by jump-ahead: its first and last entries.
+  const auto& cooked = GoRand::cooked_state();
+  EXPECT_EQ(cooked[0], 5041579894721019882ull);
+  EXPECT_EQ(cooked[1], 4646389086726545243ull);
+  EXPECT_EQ(cooked[606], 4152330101494654406ull);
+  // rand.Seed(1) (Go's pre-1.20 default): Int() = 5577006791947779410, 8674665223082153551.
+  GoRand r(1);
+  EXPECT_EQ(r.Int(), 5577006791947779410);
+  EXPECT_EQ(r.Int(), 8674665223082153551);
+  GoRand r2(1);
+  EXPECT_EQ(r2.Intn(100), 81);  // the classic first rand.Intn(100) of a seed-1 program
+  GoRand r3(42);
+  for (int i = 0; i < 1000; ++i) {
+    const double f = r3.Float64();
+    ASSERT_GE(f, 0);
+    ASSERT_LT(f, 1);
+  }
+  const std::vector<int> p = GoRand(7).Perm(50);
+  std::vector<int> sorted = p;
+  std::sort(sorted.begin(), sorted.end());
+  for (int i = 0; i < 50; ++i) EXPECT_EQ(sorted[static_cast<size_t>(i)], i);
+}
+
+// The artifact's seed-42 arrival order and node prefixes, regenerated from scratch with the
+// Go RNG port, equal the reference files line for line.
+TEST(GoRand, ReproducesSeed42ReplayFiles) {
+  REQUIRE_FGD_REFERENCE();
+  auto catalog = load_builtin_catalog();
+  ASSERT_TRUE(catalog.ok());
+  auto nodes = load_pack_nodes(kOpenb + "/openb_node_list_gpu_node.csv", catalog.value());
+  ASSERT_TRUE(nodes.ok()) << nodes.error().message;
+  auto pods = load_pack_pods(kOpenb + "/openb_pod_list_default.csv", catalog.value());
+  ASSERT_TRUE(pods.ok()) << pods.error().message;
+  auto order = load_replay_order(kRef + "/seed42_pod_order.csv");
+  ASSERT_TRUE(order.ok()) << order.error().message;
+  auto ranks = load_node_ranks(kRef + "/seed42_node_prefix.csv", nodes.value());
+  ASSERT_TRUE(ranks.ok()) << ranks.error().message;
+  const GoDraws d = go_rand_draws(pods.value(), nodes.value(), 1.3, 42);
+  EXPECT_EQ(d.order.size(), order.value().size());
+  size_t mismatches = 0;
+  for (size_t i = 0; i < std::min(d.order.size(), order.value().size()); ++i) {
+    const Pod& a = d.order[i];
+    const Pod& b = order.value()[i];
+    const bool same = a.name == b.name && a.cpu == b.cpu && a.mem == b.mem &&
+                      a.num_gpu == b.num_gpu && a.milli == b.milli;
+    if (!same && mismatches++ < 5)
+      ADD_FAILURE() << "pod " << i << ": " << a.name << " vs " << b.name;
+  }
+  EXPECT_EQ(mismatches, 0u);
+  EXPECT_EQ(d.rank, ranks.value());
+}
+
 // The published per-level allocation of (workload, policy, seed), levels 0..130.
 std::vector<double> published_alloc(const std::string& workload, const std::string& policy,
                                     int seed) {
@@ -174,6 +230,28 @@ TEST(PackReplay, Seed42FgdMatchesPublished) {
 TEST(PackReplay, Seed42BestFitMatchesPublished) {
   REQUIRE_FGD_REFERENCE();
   check_replay(Policy::kBestFit, "05-BestFit");
+}
+
+// frugal's packer allocates more than FGD at 100 % arrived on openb default (Go-stream seeds
+// 42 and 43, the artifact's own draws).
+TEST(PackFrugal, BeatsFgdOnDefaultAt100) {
+  REQUIRE_FGD_REFERENCE();
+  auto catalog = load_builtin_catalog();
+  ASSERT_TRUE(catalog.ok());
+  auto nodes = load_pack_nodes(kOpenb + "/openb_node_list_gpu_node.csv", catalog.value());
+  ASSERT_TRUE(nodes.ok()) << nodes.error().message;
+  auto pods = load_pack_pods(kOpenb + "/openb_pod_list_default.csv", catalog.value());
+  ASSERT_TRUE(pods.ok()) << pods.error().message;
+  ExperimentConfig cfg;
+  cfg.policies = {Policy::kFgd, Policy::kFrugal};
+  cfg.seeds = 2;
+  const ExperimentResult r = run_experiment(nodes.value(), pods.value(), cfg);
+  for (int level : {100, 110, 130}) {
+    const LevelStats fgd = level_stats(r.runs.at(0), Metric::kAlloc, level);
+    const LevelStats fru = level_stats(r.runs.at(1), Metric::kAlloc, level);
+    ASSERT_EQ(fgd.n, 2);
+    EXPECT_GT(fru.mean, fgd.mean) << "level " << level;
+  }
 }
 
 }  // namespace
