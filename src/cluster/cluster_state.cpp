@@ -51,6 +51,7 @@ ClusterState::ClusterState(const ClusterSpec& spec, const GpuCatalog& catalog) :
   }
   centre_up_gpus_.assign(centre_pool_.size(), 0);
   centre_alloc_.assign(centre_pool_.size(), 0);
+  centre_version_.assign(centre_pool_.size(), 0);
   max_per_node_.assign(models_.size(), 0);
   for (const auto& ns : spec_.nodes)
     if (ns.model != kNoGpuModel && ns.gpus > 0)
@@ -109,6 +110,7 @@ void ClusterState::unindex(NodeId n) {
   const NodeSpec& ns = spec_.nodes[n];
   if (!nodes_[n].up) return;
   --centre_nodes_free_[node_centre_[n]][nodes_[n].free_whole];
+  ++centre_version_[node_centre_[n]];
   if (ns.model == kNoGpuModel || ns.gpus == 0) return;
   const int s = slot_of(ns.model);
   free_buckets_[s][nodes_[n].free_whole].erase(n);
@@ -121,6 +123,7 @@ void ClusterState::index(NodeId n) {
   const NodeSpec& ns = spec_.nodes[n];
   if (!nodes_[n].up) return;
   ++centre_nodes_free_[node_centre_[n]][nodes_[n].free_whole];
+  ++centre_version_[node_centre_[n]];
   if (ns.model == kNoGpuModel || ns.gpus == 0) return;
   const int s = slot_of(ns.model);
   free_buckets_[s][nodes_[n].free_whole].insert(n);

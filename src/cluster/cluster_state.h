@@ -59,6 +59,9 @@ class ClusterState {
   // GPUs of the centre on up nodes, and milli-GPU allocated on them.
   int64_t centre_up_gpus(uint32_t c) const { return centre_up_gpus_[c]; }
   int64_t centre_allocated_milli(uint32_t c) const { return centre_alloc_[c]; }
+  // Changes whenever anything in the centre changes (allocation, release, node up/down):
+  // consumers cache derived figures against it.
+  uint64_t centre_version(uint32_t c) const { return centre_version_[c]; }
   // Wholly free GPUs of the centre on up nodes that have fewer than `k` of them free.
   int64_t centre_free_below(uint32_t c, int k) const;
 
@@ -113,6 +116,7 @@ class ClusterState {
   std::vector<GpuModelId> centre_model_;
   std::vector<int64_t> centre_up_gpus_;
   std::vector<int64_t> centre_alloc_;
+  std::vector<uint64_t> centre_version_;
   std::vector<std::vector<int64_t>> centre_nodes_free_;  // [centre][k]: up nodes with k free
 
   int64_t capacity_gpus_ = 0;

@@ -1,7 +1,9 @@
 #include "cost/ledger.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <string_view>
 
 namespace frugal {
 namespace {
@@ -133,7 +135,13 @@ void Ledger::capacity(double t0, double t1, int fragmentation_block,
       fragmentation_block > 0 && fragmentation_block <= state_.free_whole_total();
   // Idle capacity is priced per constant stretch, not per step: a centre's open stretch
   // is closed (priced) only when its idle or stranded GPU count changes.
+  const int block = fragmented ? fragmentation_block : 0;
   for (uint32_t c = 0; c < state_.centre_count(); ++c) {
+    IdleStretch& o = open_[c];
+    // Nothing that decides this centre's idle or stranded count moved: the stretch goes on.
+    if (o.open && o.version == state_.centre_version(c) && o.block == block &&
+        o.provisioned == provisioned_gpus[c])
+      continue;
     double idle = 0, stranded = 0;
     if (state_.centre_model(c) == kNoGpuModel) {
       idle = static_cast<double>(centre_nodes_[c]);  // CPU-only nodes: host power only
@@ -141,13 +149,15 @@ void Ledger::capacity(double t0, double t1, int fragmentation_block,
       const double alloc = static_cast<double>(state_.centre_allocated_milli(c)) / kMilliPerGpu;
       idle = std::max(0.0, static_cast<double>(provisioned_gpus[c]) - alloc);
       if (fragmented && idle > 0)
-        stranded = std::min(
-            idle, static_cast<double>(state_.centre_free_below(c, fragmentation_block)));
+        stranded =
+            std::min(idle, static_cast<double>(state_.centre_free_below(c, fragmentation_block)));
     }
-    IdleStretch& o = open_[c];
-    if (o.open && o.idle == idle && o.stranded == stranded) continue;  // extends
-    if (o.open) price_stretch(c, o, t0, unattributed_, unattributed_by_region_);
-    o = IdleStretch{true, t0, idle, stranded};
+    const bool same = o.open && o.idle == idle && o.stranded == stranded;
+    if (o.open && !same) price_stretch(c, o, t0, unattributed_, unattributed_by_region_);
+    if (!same) o = IdleStretch{true, t0, idle, stranded};
+    o.version = state_.centre_version(c);
+    o.block = block;
+    o.provisioned = provisioned_gpus[c];
   }
 }
 
@@ -267,15 +277,37 @@ LedgerReport Ledger::report() const {
     for (size_t i = 1; i < uses.size(); ++i)
       duplicate[uses[i].job] += waste * (uses[i].t1 - uses[i].t0) * uses[i].usd_per_s / others;
   }
+  // Fold by index first (no string work per job), then name the groups.
+  std::map<std::string_view, CostAccount> by_team;
+  std::array<CostAccount, kJobClassCount> by_class;
+  std::array<bool, kJobClassCount> class_seen{};
+  std::vector<CostAccount> by_region(spec_.regions.size());
+  std::vector<char> region_seen(spec_.regions.size(), 0);
+  const std::string* last_team = nullptr;
+  CostAccount* team_account = nullptr;
   for (JobIdx j = 0; j < jobs_.size(); ++j) {
     if (!specs_[j]) continue;
     CostAccount a = jobs_[j].account;
     a.waste.duplicate_storage_usd += duplicate[j];
-    r.by_team[specs_[j]->team] += a;
-    r.by_class[std::string(to_string(specs_[j]->job_class))] += a;
-    if (jobs_[j].placed) r.by_region[spec_.regions[jobs_[j].region].name] += a;
+    if (last_team == nullptr || *last_team != specs_[j]->team) {
+      last_team = &specs_[j]->team;
+      team_account = &by_team[*last_team];
+    }
+    *team_account += a;
+    const int cls = static_cast<int>(specs_[j]->job_class);
+    by_class[cls] += a;
+    class_seen[cls] = true;
+    if (jobs_[j].placed) {
+      by_region[jobs_[j].region] += a;
+      region_seen[jobs_[j].region] = 1;
+    }
     r.total += a;
   }
+  for (const auto& [team, a] : by_team) r.by_team.emplace(std::string(team), a);
+  for (int c = 0; c < kJobClassCount; ++c)
+    if (class_seen[c]) r.by_class[std::string(kJobClassNames[c])] = by_class[c];
+  for (size_t i = 0; i < by_region.size(); ++i)
+    if (region_seen[i]) r.by_region[spec_.regions[i].name] += by_region[i];
   CostAccount unattributed = unattributed_;
   std::vector<CostAccount> unattributed_by_region = unattributed_by_region_;
   for (uint32_t c = 0; c < open_.size(); ++c)

@@ -117,6 +117,10 @@ class Ledger {
     double since = 0;
     double idle = 0;      // idle GPUs (nodes, for CPU-only centres)
     double stranded = 0;  // of which stranded
+    // What the counts were derived from (to skip recomputing them when nothing moved).
+    uint64_t version = 0;
+    int block = 0;
+    int64_t provisioned = 0;
   };
   void price_stretch(uint32_t c, const IdleStretch& o, double until, CostAccount& total,
                      std::vector<CostAccount>& by_region) const;
