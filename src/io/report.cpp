@@ -101,6 +101,7 @@ nlohmann::json to_json(const Summary& s) {
       {"makespan_s", s.makespan_s},
       {"gpu_utilization", s.gpu_utilization},
       {"preemptions", s.preemptions},
+      {"migrations", s.migrations},
       {"rework_gpu_hours", s.rework_gpu_hours},
       {"node_failures", s.node_failures},
       {"autoscaler",

@@ -33,10 +33,19 @@ struct SimJob {
   Placement placement;       // while running
   double remaining_ref = 0;  // reference-model seconds of work left
   Seconds seg_start = 0;
+  Seconds restart_s = 0;  // start of the segment without progress (after a migration)
   double speed = 1;
   uint32_t epoch = 0;
   bool running = false;
 };
+
+EngineOptions engine_options(const SimOptions& o) {
+  EngineOptions e;
+  e.reference_model = o.reference_model;
+  e.static_capacity = o.static_capacity;
+  e.migration_cost_s = o.migration_cost_s;
+  return e;
+}
 
 class Simulation {
  public:
@@ -44,8 +53,7 @@ class Simulation {
              const GpuCatalog& catalog, Profile profile, const SimOptions& opt)
       : jobs_(jobs),
         opt_(opt),
-        engine_(cluster, catalog, std::move(profile),
-                EngineOptions{opt.reference_model, opt.static_capacity}),
+        engine_(cluster, catalog, std::move(profile), engine_options(opt)),
         cluster_(cluster),
         sim_(jobs.size()),
         rng_(opt.seed) {
@@ -164,7 +172,11 @@ class Simulation {
         SimJob& s = sim_[e.id];
         if (!s.running || s.epoch != e.epoch) return;  // stale: the job was stopped
         ++result_.events;
-        end_segment(e.id, t, t - s.seg_start);
+        const Seconds ran = t - s.seg_start;
+        const Seconds kept = std::max(0.0, ran - s.restart_s);
+        result_.jobs[e.id].rework_gpu_seconds +=
+            (ran - kept) * static_cast<double>(jobs_[e.id].total_milli()) / kMilliPerGpu;
+        end_segment(e.id, t, kept);
         s.remaining_ref = 0;
         result_.jobs[e.id].finish = t;
         if (ledger_)
@@ -210,35 +222,55 @@ class Simulation {
     ++s.epoch;
   }
 
+  // Starts a run segment on `p`; its first `restart_s` seconds make no progress.
+  void begin_segment(JobIdx j, Seconds t, const Placement& p, Seconds restart_s) {
+    SimJob& s = sim_[j];
+    s.running = true;
+    s.seg_start = t;
+    s.restart_s = restart_s;
+    s.speed = engine_.job(j).speed;
+    s.placement = p;
+    result_.jobs[j].last_model = p.model;
+    alloc_milli_ += static_cast<double>(jobs_[j].total_milli());
+    push(t + restart_s + s.remaining_ref / s.speed, Event::kFinish, j, s.epoch);
+  }
+
+  // Stops a running segment: the productive time after the restart is kept up to the last
+  // checkpoint; everything else is rework.
+  void stop_segment(JobIdx j, Seconds t) {
+    SimJob& s = sim_[j];
+    const Seconds ran = t - s.seg_start;
+    const Seconds productive = std::max(0.0, ran - s.restart_s);
+    const Seconds interval = jobs_[j].checkpoint_interval;
+    const Seconds kept = interval > 0 ? std::floor(productive / interval) * interval : productive;
+    s.remaining_ref = std::max(0.0, s.remaining_ref - kept * s.speed);
+    result_.jobs[j].rework_gpu_seconds +=
+        (ran - kept) * static_cast<double>(jobs_[j].total_milli()) / kMilliPerGpu;
+    end_segment(j, t, kept);
+  }
+
   void apply(const Decision& d, Seconds t) {
     const JobIdx j = d.job;
     SimJob& s = sim_[j];
     JobOutcome& o = result_.jobs[j];
     switch (d.kind) {
-      case Decision::Kind::kStart: {
+      case Decision::Kind::kStart:
         if (o.first_start < 0) o.first_start = t;
-        s.running = true;
-        s.seg_start = t;
-        s.speed = engine_.job(j).speed;
-        s.placement = d.placement;
-        o.last_model = d.placement.model;
-        alloc_milli_ += static_cast<double>(jobs_[j].total_milli());
-        push(t + s.remaining_ref / s.speed, Event::kFinish, j, s.epoch);
+        begin_segment(j, t, d.placement, 0);
         return;
-      }
-      case Decision::Kind::kPreempt: {
+      case Decision::Kind::kPreempt:
         if (!s.running) return;
-        const Seconds ran = t - s.seg_start;
-        const Seconds interval = jobs_[j].checkpoint_interval;
-        const Seconds kept = interval > 0 ? std::floor(ran / interval) * interval : ran;
-        s.remaining_ref = std::max(0.0, s.remaining_ref - kept * s.speed);
-        o.rework_gpu_seconds +=
-            (ran - kept) * static_cast<double>(jobs_[j].total_milli()) / kMilliPerGpu;
-        end_segment(j, t, kept);
+        stop_segment(j, t);
         ++o.preemptions;
         ++result_.preemptions;
         return;
-      }
+      case Decision::Kind::kMigrate:
+        if (!s.running) return;
+        stop_segment(j, t);
+        begin_segment(j, t, d.placement, d.until);
+        ++o.migrations;
+        ++result_.migrations;
+        return;
       case Decision::Kind::kReject:
         o.unschedulable = true;
         o.reason = d.reason;

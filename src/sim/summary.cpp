@@ -55,6 +55,7 @@ Summary summarize(const SimResult& r) {
   const double capacity = static_cast<double>(r.capacity_gpus) * s.makespan_s;
   s.gpu_utilization = capacity > 0 ? r.allocated_gpu_seconds / capacity : 0;
   s.preemptions = r.preemptions;
+  s.migrations = r.migrations;
   s.rework_gpu_hours = rework / 3600;
   s.node_failures = r.node_failures;
   s.nodes_provisioned = r.nodes_provisioned;
