@@ -98,6 +98,7 @@ nlohmann::json to_json(const Summary& s) {
         {"unschedulable", s.unschedulable}}},
       {"jct_s", dist_json(s.jct_s)},
       {"wait_s", dist_json(s.wait_s)},
+      {"wait_multi_gpu_s", dist_json(s.wait_multi_gpu_s)},
       {"makespan_s", s.makespan_s},
       {"gpu_utilization", s.gpu_utilization},
       {"preemptions", s.preemptions},

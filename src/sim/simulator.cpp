@@ -65,6 +65,7 @@ class Simulation {
     for (size_t i = 0; i < jobs.size(); ++i) {
       sim_[i].remaining_ref = jobs[i].duration;
       result_.jobs[i].submit = jobs[i].submit;
+      result_.jobs[i].gang_gpus = jobs[i].fractional() ? 0 : jobs[i].gpus;
     }
     order_.resize(jobs.size());
     std::iota(order_.begin(), order_.end(), 0u);

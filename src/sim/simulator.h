@@ -53,6 +53,7 @@ struct JobOutcome {
   double rework_gpu_seconds = 0;  // GPU-seconds of work lost to stops and redone
   int preemptions = 0;
   int migrations = 0;  // moves while running (consolidation); not preemptions
+  int gang_gpus = 0;   // whole cards asked for (0 for fractional and CPU-only jobs)
   bool unschedulable = false;
   std::string reason;  // why unschedulable
   GpuModelId last_model = kNoGpuModel;
