@@ -26,6 +26,7 @@ struct RunOptions {
   double repair_hours = 1;
   uint64_t seed = 1;
   bool static_capacity = false;
+  double migration_cost_s = 60;
 };
 
 void add_run_options(CLI::App& cmd, RunOptions& o) {
@@ -44,6 +45,10 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--seed", o.seed, "Seed for failure injection")->capture_default_str();
   cmd.add_flag("--static-capacity", o.static_capacity,
                "Keep on-demand pools provisioned all the time (no autoscaling)");
+  cmd.add_option("--migration-cost", o.migration_cost_s,
+                 "Seconds of progress a migrated job loses (policies with +consolidate)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
 }
 
 std::vector<std::string> split(const std::string& s) {
@@ -76,6 +81,7 @@ Result<std::vector<Summary>> run_all(const RunOptions& o,
   so.node_repair_hours = o.repair_hours;
   so.seed = o.seed;
   so.static_capacity = o.static_capacity;
+  so.migration_cost_s = o.migration_cost_s;
   std::vector<Summary> out(policies.size());
   std::atomic<size_t> next{0};
   auto worker = [&] {
@@ -134,7 +140,8 @@ void add_simulate_commands(CLI::App& app, int& exit_code) {
   auto sim_opts = std::make_shared<RunOptions>();
   auto* sim = app.add_subcommand("simulate", "Replay a trace under one policy");
   add_run_options(*sim, *sim_opts);
-  sim->add_option("--policy", sim_opts->policy, "Policy profile (e.g. fifo, backfill/firstfit)")
+  sim->add_option("--policy", sim_opts->policy,
+                  "Policy profile (e.g. fifo, backfill/firstfit, bestfit+consolidate)")
       ->capture_default_str();
   sim->callback([sim_opts, &exit_code] {
     auto r = run_all(*sim_opts, {sim_opts->policy});

@@ -38,6 +38,7 @@ class ClusterState {
   // True when the node has room for the job's host CPU and memory share.
   bool host_fits(NodeId n, const JobSpec& job) const;
   int64_t cpu_free(NodeId n) const { return nodes_[n].cpu_free; }
+  int64_t mem_free(NodeId n) const { return nodes_[n].mem_free; }
 
   // --- indexes (up nodes only) ---
   // Distinct GPU models present in the cluster, in catalog-id order.

@@ -18,12 +18,15 @@ struct Decision {
     kDefer,      // `job` waits until `until` by policy (not for lack of capacity)
     kProvision,  // bring on-demand `node` up; report node_provisioned() when it is usable
     kRelease,    // hand on-demand `node` back; the engine no longer uses it
+    kMigrate,    // move running `job` to `placement` (old resources already released, new
+                 // ones held): its run segment ends (checkpoint, restart elsewhere) and a
+                 // new one starts after a restart of `until` seconds without progress
   };
   Kind kind = Kind::kStart;
   JobIdx job = 0;
   NodeId node = 0;  // kProvision / kRelease
   Placement placement;
-  Seconds until = kNever;
+  Seconds until = kNever;  // kDefer: when the wait ends; kMigrate: the restart cost (s)
   std::string reason;
 };
 
@@ -41,6 +44,8 @@ inline const char* to_string(Decision::Kind k) {
       return "provision";
     case Decision::Kind::kRelease:
       return "release";
+    case Decision::Kind::kMigrate:
+      return "migrate";
   }
   return "?";
 }

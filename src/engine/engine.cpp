@@ -85,6 +85,7 @@ void Engine::start(JobIdx j, Placement p, Seconds now) {
   r.placement = std::move(p);
   r.speed = speed(*r.spec, r.placement.model);
   r.run_start = now;
+  r.restart_s = 0;
   r.service_from = now;
   running_.insert(k);
   end_key_[j] = r.expected_end(now);
@@ -113,12 +114,85 @@ void Engine::stop(JobIdx j, Seconds now) {
   }
   r.attained_gpu_s += (now - r.service_from) * r.gpus();
   r.service_from = now;
-  const Seconds ran = now - r.run_start;
   // The engine's view of progress: work up to the last checkpoint survives a stop.
-  const Seconds interval = r.spec->checkpoint_interval;
-  const Seconds kept = interval > 0 ? std::floor(ran / interval) * interval : ran;
-  r.progress_ref_s += kept * r.speed;
+  r.progress_ref_s += r.kept_at(now) * r.speed;
+  r.restart_s = 0;
   r.placement = Placement{};
+}
+
+Status Engine::migrate(JobIdx j, Placement to, Seconds now) {
+  JobRuntime& r = jobs_[j];
+  if (r.state != JobState::kRunning) return Error{"migrate: job is not running"};
+  const JobSpec& s = *r.spec;
+  state_.release(r.placement, s);
+  if (Status st = state_.allocate(to, s); !st.ok()) {
+    // Put the job back where it was (its resources were free a moment ago).
+    (void)state_.allocate(r.placement, s);
+    return st;
+  }
+  for (NodeId n : r.placement.nodes()) {
+    auto& v = node_jobs_[n];
+    v.erase(std::find(v.begin(), v.end(), j));
+    pool_.idle(n, now);
+  }
+  for (NodeId n : to.nodes()) {
+    node_jobs_[n].push_back(j);
+    pool_.busy(n);
+  }
+  // The segment ends: work up to its last checkpoint is kept; the new one restarts.
+  r.progress_ref_s += r.kept_at(now) * r.speed;
+  r.run_start = now;
+  r.restart_s = options_.migration_cost_s;
+  r.placement = std::move(to);
+  r.speed = speed(s, r.placement.model);
+  ++r.migrations;
+  running_by_end_.erase({end_key_[j], j});
+  end_key_[j] = r.expected_end(now);
+  running_by_end_.emplace(end_key_[j], j);
+  return Status::Ok();
+}
+
+void Engine::consolidate(Seconds now, const std::vector<char>& victim_flag) {
+  // The first few queued whole-GPU jobs still waiting after the walk.
+  std::vector<JobIdx> blocked;
+  size_t seen = 0;
+  for (auto it = pending_.begin(); it != pending_.end() && seen < options_.consolidate_examined &&
+                                   blocked.size() < options_.consolidate_jobs;
+       ++it, ++seen) {
+    const JobIdx j = it->job;
+    const JobSpec& s = *jobs_[j].spec;
+    if (s.gpus <= 0 || s.fractional()) continue;
+    if (!victim_flag.empty() && victim_flag[j]) continue;  // stopped this very cycle
+    blocked.push_back(j);
+  }
+  for (JobIdx j : blocked) {
+    const JobSpec& s = *jobs_[j].spec;
+    const Candidates c = profile_.filter->filter(*this, s);
+    if (c.models.empty()) continue;
+    std::optional<ConsolidationPlan> plan = profile_.consolidate->plan(*this, j, c);
+    if (!plan) continue;
+    bool ok = true;
+    for (Move& m : plan->moves) {
+      Placement to = m.to;
+      if (Status st = migrate(m.job, std::move(to), now); !st.ok()) {
+        queued_.push_back(job_decision(Decision::Kind::kDefer, j, {}, now,
+                                       "internal: migration rejected: " + st.error().message));
+        ok = false;
+        break;
+      }
+      out_.push_back(job_decision(Decision::Kind::kMigrate, m.job, std::move(m.to),
+                                  options_.migration_cost_s,
+                                  fmt::format("consolidation for job {}", s.id)));
+    }
+    if (!ok) break;
+    if (Status st = state_.allocate(plan->placement, s); !st.ok()) {
+      queued_.push_back(job_decision(Decision::Kind::kDefer, j, {}, now,
+                                     "internal: placement rejected: " + st.error().message));
+      break;
+    }
+    out_.push_back(job_decision(Decision::Kind::kStart, j, plan->placement, kNever, {}));
+    start(j, std::move(plan->placement), now);
+  }
 }
 
 void Engine::resume(JobIdx j, const JobRuntime& before) {
@@ -318,6 +392,7 @@ const std::vector<Decision>& Engine::schedule(Seconds now) {
                                 "preempted for higher-priority work"));
   }
   for (auto& d : starts) out_.push_back(std::move(d));
+  if (profile_.consolidate && !pending_.empty()) consolidate(now, victim_flag);
   // Autoscale point: size on-demand capacity to the queue; release idle nodes.
   if (pool_.autoscaled() && (!pending_.empty() || pool_.next_wakeup() <= now))
     pool_.plan(now, pending_.empty() ? std::vector<double>() : unmet_demand(), out_);

@@ -31,6 +31,13 @@ struct EngineOptions {
   bool static_capacity = false;
   // Queued jobs the autoscaler looks at per cycle when sizing on-demand capacity.
   size_t autoscale_lookahead = 64;
+  // Wall seconds of progress a migrated job loses (reload of its checkpoint, warm-up): its
+  // new run segment starts with this much time without progress, counted as rework.
+  Seconds migration_cost_s = 60;
+  // Queued whole-GPU jobs (the first ones in queue order) offered to the Consolidate
+  // plugin per cycle, and queue entries examined to find them.
+  size_t consolidate_jobs = 4;
+  size_t consolidate_examined = 16;
 };
 
 class Engine final : private CycleView {
@@ -78,10 +85,17 @@ class Engine final : private CycleView {
     return running_by_end_;
   }
   const std::set<QueueKey>& pending() const override { return pending_; }
+  const std::vector<JobIdx>& jobs_on(NodeId n) const override { return node_jobs_[n]; }
+  Seconds migration_cost_s() const override { return options_.migration_cost_s; }
 
   void enqueue(JobIdx j, Seconds now);
   void start(JobIdx j, Placement p, Seconds now);
   void stop(JobIdx j, Seconds now);  // running → pending (resources freed, not decided)
+  // Moves running job j to `to` atomically (nothing changes on failure); a new run segment
+  // starts now with the restart cost. The job keeps running; its speed may change.
+  Status migrate(JobIdx j, Placement to, Seconds now);
+  // Consolidate point: plans for the first queued whole-GPU jobs; appends decisions to out_.
+  void consolidate(Seconds now, const std::vector<char>& victim_flag);
   // Undoes a tentative stop: the job runs on as `before` (its GPUs re-allocated already).
   void resume(JobIdx j, const JobRuntime& before);
   // Queues the job's next LAS demotion (service counted from r.service_from); not before now.

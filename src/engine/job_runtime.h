@@ -1,6 +1,8 @@
 #pragma once
 // The engine's per-job bookkeeping, visible to policy plugins (read-only).
 
+#include <cmath>
+
 #include "cluster/placement.h"
 #include "model/job.h"
 
@@ -15,6 +17,8 @@ struct JobRuntime {
   Placement placement;        // while running
   double speed = 1.0;         // relative speed of the current placement (vs reference)
   Seconds run_start = 0;      // start of the current run segment
+  Seconds restart_s = 0;      // wall time at the segment's start without progress (the
+                              // restart after a migration); checkpoints count after it
   Seconds queued_since = 0;   // when it last entered the pending queue
   Seconds service_from = 0;   // attained_gpu_s counts service up to this time (LAS
                               // demotions advance it; run_start stays for checkpoints)
@@ -23,12 +27,21 @@ struct JobRuntime {
   int las_level = 0;          // LAS queue (0 = highest priority)
   Seconds las_enter = 0;      // when it entered its LAS queue
   int preemptions = 0;
+  int migrations = 0;
 
   // Expected end of the current run from the runtime estimate (never before `now`).
   Seconds expected_end(Seconds now) const {
     const double left = spec->runtime_estimate() - progress_ref_s;
-    const Seconds end = run_start + (left > 0 ? left / speed : 0);
+    const Seconds end = run_start + restart_s + (left > 0 ? left / speed : 0);
     return end > now ? end : now;
+  }
+  // Wall seconds of the current segment's work that a stop at `now` keeps: the productive
+  // time after the restart, down to the last checkpoint (all of it without checkpoints).
+  Seconds kept_at(Seconds now) const {
+    const Seconds productive = now - run_start - restart_s;
+    if (!(productive > 0)) return 0;
+    const Seconds interval = spec->checkpoint_interval;
+    return interval > 0 ? std::floor(productive / interval) * interval : productive;
   }
   double gpus() const { return static_cast<double>(spec->total_milli()) / kMilliPerGpu; }
 };

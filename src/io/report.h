@@ -11,7 +11,8 @@
 namespace frugal {
 
 // One run as JSON: policy, jobs.{submitted,completed,unschedulable}, jct_s.{mean,p50,p95,
-// p99}, wait_s.{...}, makespan_s, gpu_utilization, preemptions, sim.{wall_s,events}, ...
+// p99}, wait_s.{...}, wait_multi_gpu_s.{...}, makespan_s, gpu_utilization, preemptions,
+// migrations, sim.{wall_s,events}, ...
 nlohmann::json to_json(const Summary& s);
 
 // A table with one row per run.

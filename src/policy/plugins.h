@@ -2,13 +2,15 @@
 // The scheduling pipeline's extension points, after the Kubernetes scheduling framework:
 //
 //   QueueSort → Admit → Filter → Place → (PostFilter when Place fails)
-//   plus Preempt, which runs once per cycle before the queue is walked.
+//   plus Preempt, which runs once per cycle before the queue is walked, and Consolidate,
+//   which runs after the walk for whole-GPU jobs blocked by fragmentation.
 //
 // Each point is a small plugin with a name; a Profile (profile.h) composes one plugin per
 // point. Plugins read engine state through CycleView and never mutate it: the engine
 // applies their verdicts. Every "no" carries a reason a person can read.
 
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -50,6 +52,13 @@ class CycleView {
     static const std::set<QueueKey> kNone;
     return kNone;
   }
+  // Running jobs holding resources on node `n` (empty for views without that index).
+  virtual const std::vector<JobIdx>& jobs_on(NodeId /*n*/) const {
+    static const std::vector<JobIdx> kNone;
+    return kNone;
+  }
+  // Wall seconds of progress a migrated job loses to its restart (EngineOptions).
+  virtual Seconds migration_cost_s() const { return 60; }
 };
 
 // QueueSort: the order in which pending jobs are considered.
@@ -109,6 +118,29 @@ class Preempt {
   virtual std::string name() const = 0;
   virtual std::vector<JobIdx> victims(const CycleView& v, const std::set<QueueKey>& pending,
                                       const std::set<QueueKey>& running) = 0;
+};
+
+// Consolidate: after the queue walk, moves running jobs (kMigrate) so that a whole-GPU job
+// blocked by fragmentation fits. A plan lists the moves and the blocked job's placement on
+// the state after the moves; the engine applies the moves in order, then starts the job.
+struct Move {
+  JobIdx job = 0;
+  Placement to;
+};
+struct ConsolidationPlan {
+  JobIdx blocked = 0;
+  std::vector<Move> moves;
+  Placement placement;    // for `blocked`, valid once every move is applied
+  double gain_gpu_s = 0;  // blocked job's GPUs × the wait it avoids (estimate)
+  double cost_gpu_s = 0;  // moved jobs' GPUs × (restart + work since their last checkpoint)
+};
+class Consolidate {
+ public:
+  virtual ~Consolidate() = default;
+  virtual std::string name() const = 0;
+  // A plan for `j` (pending, whole-GPU, on candidate models `c`) or nullopt. Read-only.
+  virtual std::optional<ConsolidationPlan> plan(const CycleView& v, JobIdx j,
+                                                const Candidates& c) const = 0;
 };
 
 }  // namespace frugal

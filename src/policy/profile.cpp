@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "policy/admit_filter.h"
+#include "policy/consolidate.h"
 #include "policy/gavel.h"
 #include "policy/hetero.h"
 #include "policy/post_filter.h"
@@ -15,17 +16,35 @@ std::vector<std::string> profile_names() {
   return {"fifo", "backfill", "sjf", "las", "firstfit", "bestfit", "frugal-place", "gavel"};
 }
 
+std::vector<std::string> profile_options() {
+  return {"consolidate"};
+}
+
 std::string Profile::describe() const {
-  return fmt::format("sort={} admit={} filter={} place={} postfilter={} preempt={}", sort->name(),
-                     admit->name(), filter->name(), placer->name(), post_filter->name(),
-                     preempt ? preempt->name() : "none");
+  std::string d = fmt::format("sort={} admit={} filter={} place={} postfilter={} preempt={}",
+                              sort->name(), admit->name(), filter->name(), placer->name(),
+                              post_filter->name(), preempt ? preempt->name() : "none");
+  if (consolidate) d += " consolidate=" + consolidate->name();
+  return d;
 }
 
 Result<Profile> make_profile(const std::string& policy) {
-  std::string base = policy, placer_name;
-  if (const auto slash = policy.find('/'); slash != std::string::npos) {
-    base = policy.substr(0, slash);
-    placer_name = policy.substr(slash + 1);
+  std::string spec = policy;
+  std::vector<std::string> options;
+  if (const auto plus = spec.find('+'); plus != std::string::npos) {
+    std::string rest = spec.substr(plus + 1);
+    spec = spec.substr(0, plus);
+    while (true) {
+      const auto next = rest.find('+');
+      options.push_back(rest.substr(0, next));
+      if (next == std::string::npos) break;
+      rest = rest.substr(next + 1);
+    }
+  }
+  std::string base = spec, placer_name;
+  if (const auto slash = spec.find('/'); slash != std::string::npos) {
+    base = spec.substr(0, slash);
+    placer_name = spec.substr(slash + 1);
   }
   Profile p;
   p.name = policy;
@@ -74,6 +93,14 @@ Result<Profile> make_profile(const std::string& policy) {
       return Error{
           fmt::format("unknown placement '{}' in policy '{}'; known: {}, hetero, hetero-fast",
                       placer_name, policy, fmt::join(placer_names(), ", "))};
+  }
+  for (const std::string& o : options) {
+    if (o == "consolidate") {
+      p.consolidate = make_consolidate();
+    } else {
+      return Error{fmt::format("unknown option '+{}' in policy '{}'; known: +{}", o, policy,
+                               fmt::join(profile_options(), ", +"))};
+    }
   }
   return p;
 }

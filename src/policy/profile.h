@@ -17,6 +17,12 @@
 // "backfill/firstfit" is backfill with firstfit placement; "POLICY/hetero" and
 // "POLICY/hetero-fast" swap in that Filter and an order-honouring bestfit
 // ("backfill/hetero-fast" = frugal-place).
+//
+// Options follow as "+name" suffixes, after the placer if any:
+//   +consolidate  adds the Consolidate point (src/policy/consolidate.h): migrate small
+//                 jobs to free whole cards for a queued gang blocked by fragmentation
+// e.g. "bestfit+consolidate", "backfill/firstfit+consolidate". Any profile, including
+// frugal profiles added later, takes the suffix: it composes, it is not a profile.
 
 #include <memory>
 #include <string>
@@ -34,14 +40,18 @@ struct Profile {
   std::unique_ptr<Filter> filter;
   std::unique_ptr<Placer> placer;
   std::unique_ptr<PostFilter> post_filter;
-  std::unique_ptr<Preempt> preempt;  // may be null
+  std::unique_ptr<Preempt> preempt;          // may be null
+  std::unique_ptr<Consolidate> consolidate;  // may be null
 
   // "sort=arrival admit=capacity ..." — for reports and logs.
   std::string describe() const;
 };
 
-// Builds the profile named by `policy` ("name" or "name/placer"). Error lists valid names.
+// Builds the profile named by `policy` ("name", "name/placer", each optionally followed by
+// "+option" suffixes). Error lists valid names.
 Result<Profile> make_profile(const std::string& policy);
 std::vector<std::string> profile_names();
+// Option suffixes a policy string may carry ("consolidate").
+std::vector<std::string> profile_options();
 
 }  // namespace frugal

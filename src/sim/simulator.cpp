@@ -30,12 +30,22 @@ struct Event {
 };
 
 struct SimJob {
+  Placement placement;       // while running
   double remaining_ref = 0;  // reference-model seconds of work left
   Seconds seg_start = 0;
+  Seconds restart_s = 0;  // start of the segment without progress (after a migration)
   double speed = 1;
   uint32_t epoch = 0;
   bool running = false;
 };
+
+EngineOptions engine_options(const SimOptions& o) {
+  EngineOptions e;
+  e.reference_model = o.reference_model;
+  e.static_capacity = o.static_capacity;
+  e.migration_cost_s = o.migration_cost_s;
+  return e;
+}
 
 class Simulation {
  public:
@@ -43,13 +53,11 @@ class Simulation {
              const GpuCatalog& catalog, Profile profile, const SimOptions& opt)
       : jobs_(jobs),
         opt_(opt),
-        engine_(cluster, catalog, std::move(profile),
-                EngineOptions{opt.reference_model, opt.static_capacity}),
+        engine_(cluster, catalog, std::move(profile), engine_options(opt)),
         cluster_(cluster),
         sim_(jobs.size()),
         rng_(opt.seed) {
-    if (opt.ledger)
-      ledger_.emplace(cluster, catalog, engine_.cluster(), opt.reference_model, jobs.size());
+    if (opt.ledger) ledger_.emplace(cluster, catalog, engine_.cluster(), opt.reference_model);
     result_.policy = engine_.profile().name;
     result_.profile = engine_.profile().describe();
     result_.jobs.resize(jobs.size());
@@ -57,6 +65,7 @@ class Simulation {
     for (size_t i = 0; i < jobs.size(); ++i) {
       sim_[i].remaining_ref = jobs[i].duration;
       result_.jobs[i].submit = jobs[i].submit;
+      result_.jobs[i].gang_gpus = jobs[i].fractional() ? 0 : jobs[i].gpus;
     }
     order_.resize(jobs.size());
     std::iota(order_.begin(), order_.end(), 0u);
@@ -164,7 +173,11 @@ class Simulation {
         SimJob& s = sim_[e.id];
         if (!s.running || s.epoch != e.epoch) return;  // stale: the job was stopped
         ++result_.events;
-        end_segment(e.id, t, t - s.seg_start, engine_.job(e.id).placement);
+        const Seconds ran = t - s.seg_start;
+        const Seconds kept = std::max(0.0, ran - s.restart_s);
+        result_.jobs[e.id].rework_gpu_seconds +=
+            (ran - kept) * static_cast<double>(jobs_[e.id].total_milli()) / kMilliPerGpu;
+        end_segment(e.id, t, kept);
         s.remaining_ref = 0;
         result_.jobs[e.id].finish = t;
         if (ledger_)
@@ -196,12 +209,12 @@ class Simulation {
 
   // Closes a running segment: accounts time and GPU-seconds.
   // `kept` is the part of the segment whose work survives (all of it at completion).
-  // `held` is the placement the segment ran on.
-  void end_segment(JobIdx j, Seconds t, Seconds kept, const Placement& held) {
+  void end_segment(JobIdx j, Seconds t, Seconds kept) {
     SimJob& s = sim_[j];
     JobOutcome& o = result_.jobs[j];
     const Seconds ran = t - s.seg_start;
-    if (ledger_) ledger_->segment(j, jobs_[j], held, s.seg_start, t, kept);
+    if (ledger_) ledger_->segment(j, jobs_[j], s.placement, s.seg_start, t, kept);
+    s.placement = Placement{};
     const double milli = static_cast<double>(jobs_[j].total_milli());
     o.run_time += ran;
     o.gpu_seconds += ran * milli / kMilliPerGpu;
@@ -210,34 +223,55 @@ class Simulation {
     ++s.epoch;
   }
 
+  // Starts a run segment on `p`; its first `restart_s` seconds make no progress.
+  void begin_segment(JobIdx j, Seconds t, const Placement& p, Seconds restart_s) {
+    SimJob& s = sim_[j];
+    s.running = true;
+    s.seg_start = t;
+    s.restart_s = restart_s;
+    s.speed = engine_.job(j).speed;
+    s.placement = p;
+    result_.jobs[j].last_model = p.model;
+    alloc_milli_ += static_cast<double>(jobs_[j].total_milli());
+    push(t + restart_s + s.remaining_ref / s.speed, Event::kFinish, j, s.epoch);
+  }
+
+  // Stops a running segment: the productive time after the restart is kept up to the last
+  // checkpoint; everything else is rework.
+  void stop_segment(JobIdx j, Seconds t) {
+    SimJob& s = sim_[j];
+    const Seconds ran = t - s.seg_start;
+    const Seconds productive = std::max(0.0, ran - s.restart_s);
+    const Seconds interval = jobs_[j].checkpoint_interval;
+    const Seconds kept = interval > 0 ? std::floor(productive / interval) * interval : productive;
+    s.remaining_ref = std::max(0.0, s.remaining_ref - kept * s.speed);
+    result_.jobs[j].rework_gpu_seconds +=
+        (ran - kept) * static_cast<double>(jobs_[j].total_milli()) / kMilliPerGpu;
+    end_segment(j, t, kept);
+  }
+
   void apply(const Decision& d, Seconds t) {
     const JobIdx j = d.job;
     SimJob& s = sim_[j];
     JobOutcome& o = result_.jobs[j];
     switch (d.kind) {
-      case Decision::Kind::kStart: {
+      case Decision::Kind::kStart:
         if (o.first_start < 0) o.first_start = t;
-        s.running = true;
-        s.seg_start = t;
-        s.speed = engine_.job(j).speed;
-        o.last_model = d.placement.model;
-        alloc_milli_ += static_cast<double>(jobs_[j].total_milli());
-        push(t + s.remaining_ref / s.speed, Event::kFinish, j, s.epoch);
+        begin_segment(j, t, d.placement, 0);
         return;
-      }
-      case Decision::Kind::kPreempt: {
+      case Decision::Kind::kPreempt:
         if (!s.running) return;
-        const Seconds ran = t - s.seg_start;
-        const Seconds interval = jobs_[j].checkpoint_interval;
-        const Seconds kept = interval > 0 ? std::floor(ran / interval) * interval : ran;
-        s.remaining_ref = std::max(0.0, s.remaining_ref - kept * s.speed);
-        o.rework_gpu_seconds +=
-            (ran - kept) * static_cast<double>(jobs_[j].total_milli()) / kMilliPerGpu;
-        end_segment(j, t, kept, d.placement);
+        stop_segment(j, t);
         ++o.preemptions;
         ++result_.preemptions;
         return;
-      }
+      case Decision::Kind::kMigrate:
+        if (!s.running) return;
+        stop_segment(j, t);
+        begin_segment(j, t, d.placement, d.until);
+        ++o.migrations;
+        ++result_.migrations;
+        return;
       case Decision::Kind::kReject:
         o.unschedulable = true;
         o.reason = d.reason;

@@ -4,7 +4,10 @@
 // Job progress model: a job's `duration` is its run time on the reference GPU model; on a
 // model with relative speed s (catalog, per job class) it runs s times as fast. A stopped
 // job keeps the work up to its last checkpoint (all of it when checkpoint_interval is 0)
-// and redoes the rest later (counted as rework).
+// and redoes the rest later (counted as rework). A migrated job (kMigrate) is stopped the
+// same way and restarts at once on its new placement, where its first migration_cost_s
+// seconds make no progress (rework too): a migration's rework is the work since the last
+// checkpoint plus that restart.
 //
 // Deterministic: events at the same instant are handled finishes first, then node events,
 // then arrivals in trace order; the engine's own tie-breaks are stable. The same inputs
@@ -36,6 +39,9 @@ struct SimOptions {
   bool ledger = true;  // price every GPU-second (src/cost/ledger.h); off only for benchmarks
   // On-demand pools always provisioned (a static cluster) instead of autoscaled.
   bool static_capacity = false;
+  // Progress a migrated job loses (EngineOptions::migration_cost_s): its new segment starts
+  // with this many seconds of restart, counted as rework.
+  Seconds migration_cost_s = 60;
 };
 
 struct JobOutcome {
@@ -46,6 +52,8 @@ struct JobOutcome {
   double gpu_seconds = 0;         // allocated GPU-seconds (milli-GPU share × time)
   double rework_gpu_seconds = 0;  // GPU-seconds of work lost to stops and redone
   int preemptions = 0;
+  int migrations = 0;  // moves while running (consolidation); not preemptions
+  int gang_gpus = 0;   // whole cards asked for (0 for fractional and CPU-only jobs)
   bool unschedulable = false;
   std::string reason;  // why unschedulable
   GpuModelId last_model = kNoGpuModel;
@@ -62,6 +70,7 @@ struct SimResult {
   uint64_t events = 0;
   uint64_t cycles = 0;
   int64_t preemptions = 0;
+  int64_t migrations = 0;
   int64_t node_failures = 0;
   int64_t nodes_provisioned = 0;  // on-demand node requests by the autoscaler
   int64_t nodes_released = 0;

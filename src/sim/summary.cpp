@@ -33,7 +33,7 @@ Summary summarize(const SimResult& r) {
   s.policy = r.policy;
   s.profile = r.profile;
   s.submitted = r.jobs.size();
-  std::vector<double> jct, wait;
+  std::vector<double> jct, wait, wait_multi;
   jct.reserve(r.jobs.size());
   wait.reserve(r.jobs.size());
   double rework = 0;
@@ -48,13 +48,16 @@ Summary summarize(const SimResult& r) {
     ++s.completed;
     jct.push_back(o.finish - o.submit);
     wait.push_back(std::max(0.0, o.finish - o.submit - o.run_time));
+    if (o.gang_gpus >= 2) wait_multi.push_back(wait.back());
   }
   s.jct_s = distribution(jct);
   s.wait_s = distribution(wait);
+  s.wait_multi_gpu_s = distribution(wait_multi);
   s.makespan_s = std::max(0.0, r.last_completion - r.first_arrival);
   const double capacity = static_cast<double>(r.capacity_gpus) * s.makespan_s;
   s.gpu_utilization = capacity > 0 ? r.allocated_gpu_seconds / capacity : 0;
   s.preemptions = r.preemptions;
+  s.migrations = r.migrations;
   s.rework_gpu_hours = rework / 3600;
   s.node_failures = r.node_failures;
   s.nodes_provisioned = r.nodes_provisioned;

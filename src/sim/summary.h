@@ -3,6 +3,7 @@
 //
 //  jct    = finish − submit, over completed jobs
 //  wait   = jct − time spent running (all the time a job was queued, incl. after a stop)
+//  wait_multi_gpu = wait over jobs asking for 2 or more whole cards (gangs)
 //  makespan = last completion − first arrival
 //  gpu_utilization = allocated GPU-seconds / (cluster GPUs × makespan)
 // Percentiles interpolate linearly between order statistics (numpy's default).
@@ -27,9 +28,11 @@ struct Summary {
   std::string profile;
   size_t submitted = 0, completed = 0, unschedulable = 0;
   Distribution jct_s, wait_s;
+  Distribution wait_multi_gpu_s;  // wait of completed jobs asking for 2 or more whole cards
   double makespan_s = 0;
   double gpu_utilization = 0;
   int64_t preemptions = 0;
+  int64_t migrations = 0;
   double rework_gpu_hours = 0;
   int64_t node_failures = 0;
   int64_t nodes_provisioned = 0, nodes_released = 0;

@@ -278,6 +278,32 @@ TEST(LedgerProperty, ReservedClusterRentalAndEnergyIndependently) {
   }
 }
 
+// Migrations (+consolidate) end and start run segments; the books still balance, and the
+// migrations' restarts show up as rework.
+TEST(LedgerProperty, BalancesWithMigrations) {
+  int64_t migrations = 0;
+  for (uint32_t seed : kSeeds) {
+    const ClusterSpec c = mixed_cluster(seed);
+    std::vector<JobSpec> jobs = random_jobs(seed + 20, 200);
+    for (JobSpec& j : jobs) j.submit /= 4;  // a loaded cluster: gangs meet fragments
+    for (const std::string policy : {"bestfit+consolidate", "backfill+consolidate"}) {
+      const std::string what = policy + " seed " + std::to_string(seed);
+      const SimResult r = run(jobs, c, policy, seed);
+      ASSERT_EQ(r.invariant_violation, "") << what;
+      expect_balanced(r.ledger, what);
+      migrations += r.migrations;
+      double teams = 0;
+      for (const auto& [k, a] : r.ledger.by_team) teams += a.gpu_hours;
+      EXPECT_NEAR(teams * kHour, r.allocated_gpu_seconds, 1e-6 * r.allocated_gpu_seconds + 1e-6)
+          << what;
+      if (r.migrations > 0) {
+        EXPECT_GT(r.ledger.total.waste.rework_usd, 0) << what;
+      }
+    }
+  }
+  EXPECT_GT(migrations, 0);
+}
+
 // Every GPU-hour is either a job's or unattributed: allocated GPU-hours in the ledger
 // match the simulator's allocated GPU-seconds.
 TEST(LedgerProperty, GpuHoursMatchTheSimulator) {
