@@ -26,6 +26,8 @@ struct RunOptions {
   double repair_hours = 1;
   uint64_t seed = 1;
   bool static_capacity = false;
+  bool predict_runtimes = false;
+  double predict_quantile = 0.5;
 };
 
 void add_run_options(CLI::App& cmd, RunOptions& o) {
@@ -44,6 +46,13 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--seed", o.seed, "Seed for failure injection")->capture_default_str();
   cmd.add_flag("--static-capacity", o.static_capacity,
                "Keep on-demand pools provisioned all the time (no autoscaling)");
+  cmd.add_flag("--predict-runtimes", o.predict_runtimes,
+               "Estimate runtimes online from completed jobs (instead of the true duration) "
+               "for jobs the trace gives no estimate");
+  cmd.add_option("--predict-quantile", o.predict_quantile,
+                 "Quantile of past durations predicted (with --predict-runtimes)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
 }
 
 std::vector<std::string> split(const std::string& s) {
@@ -76,6 +85,8 @@ Result<std::vector<Summary>> run_all(const RunOptions& o,
   so.node_repair_hours = o.repair_hours;
   so.seed = o.seed;
   so.static_capacity = o.static_capacity;
+  so.predict_runtimes = o.predict_runtimes;
+  so.predictor.quantile = o.predict_quantile;
   std::vector<Summary> out(policies.size());
   std::atomic<size_t> next{0};
   auto worker = [&] {

@@ -13,6 +13,8 @@ namespace frugal {
 // One run as JSON: policy, jobs.{submitted,completed,unschedulable}, jct_s.{mean,p50,p95,
 // p99}, wait_s.{...}, makespan_s, gpu_utilization, preemptions, sim.{wall_s,events}, ...
 nlohmann::json to_json(const Summary& s);
+// The `prediction` block: error of predicted runtimes (docs/REPORT.md).
+nlohmann::json to_json(const PredictionReport& p);
 
 // A table with one row per run.
 std::string to_table(const std::vector<Summary>& runs);
