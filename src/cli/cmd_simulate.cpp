@@ -27,6 +27,8 @@ struct RunOptions {
   uint64_t seed = 1;
   bool static_capacity = false;
   double migration_cost_s = 60;
+  bool predict_runtimes = false;
+  double predict_quantile = 0.5;
 };
 
 void add_run_options(CLI::App& cmd, RunOptions& o) {
@@ -48,6 +50,13 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--migration-cost", o.migration_cost_s,
                  "Seconds of progress a migrated job loses (policies with +consolidate)")
       ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd.add_flag("--predict-runtimes", o.predict_runtimes,
+               "Estimate runtimes online from completed jobs (instead of the true duration) "
+               "for jobs the trace gives no estimate");
+  cmd.add_option("--predict-quantile", o.predict_quantile,
+                 "Quantile of past durations predicted (with --predict-runtimes)")
+      ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
 }
 
@@ -82,6 +91,8 @@ Result<std::vector<Summary>> run_all(const RunOptions& o,
   so.seed = o.seed;
   so.static_capacity = o.static_capacity;
   so.migration_cost_s = o.migration_cost_s;
+  so.predict_runtimes = o.predict_runtimes;
+  so.predictor.quantile = o.predict_quantile;
   std::vector<Summary> out(policies.size());
   std::atomic<size_t> next{0};
   auto worker = [&] {

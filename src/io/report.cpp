@@ -88,6 +88,18 @@ std::string cost_block(const Summary& s) {
 
 }  // namespace
 
+nlohmann::json to_json(const PredictionReport& p) {
+  nlohmann::json by_level = nlohmann::json::object();
+  for (int l = 0; l < kPredictionLevels; ++l)
+    if (p.by_level[l] > 0) by_level[to_string(static_cast<PredictionLevel>(l))] = p.by_level[l];
+  return {{"jobs", p.jobs},
+          {"mae_s", p.mae_s},
+          {"median_abs_pct_error", p.median_abs_pct_error},
+          {"within_2x_share", p.within_2x_share},
+          {"underestimate_share", p.underestimate_share},
+          {"by_level", by_level}};
+}
+
 nlohmann::json to_json(const Summary& s) {
   nlohmann::json j = {
       {"policy", s.policy},
@@ -127,6 +139,7 @@ nlohmann::json to_json(const Summary& s) {
     j["by_class"] = accounts_json(l.by_class);
     j["by_region"] = accounts_json(l.by_region);
   }
+  if (s.has_prediction) j["prediction"] = to_json(s.prediction);
   return j;
 }
 

@@ -14,6 +14,8 @@ namespace frugal {
 // p99}, wait_s.{...}, wait_multi_gpu_s.{...}, makespan_s, gpu_utilization, preemptions,
 // migrations, sim.{wall_s,events}, ...
 nlohmann::json to_json(const Summary& s);
+// The `prediction` block: error of predicted runtimes (docs/REPORT.md).
+nlohmann::json to_json(const PredictionReport& p);
 
 // A table with one row per run.
 std::string to_table(const std::vector<Summary>& runs);

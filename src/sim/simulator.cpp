@@ -56,8 +56,11 @@ class Simulation {
         engine_(cluster, catalog, std::move(profile), engine_options(opt)),
         cluster_(cluster),
         sim_(jobs.size()),
-        rng_(opt.seed) {
-    if (opt.ledger) ledger_.emplace(cluster, catalog, engine_.cluster(), opt.reference_model);
+        rng_(opt.seed),
+        predictor_(opt.predictor) {
+    if (opt.predict_runtimes) predicted_.resize(jobs.size());
+    if (opt.ledger)
+      ledger_.emplace(cluster, catalog, engine_.cluster(), opt.reference_model, jobs.size());
     result_.policy = engine_.profile().name;
     result_.profile = engine_.profile().describe();
     result_.jobs.resize(jobs.size());
@@ -106,7 +109,7 @@ class Simulation {
       }
       while (next_arrival < order_.size() && jobs_[order_[next_arrival]].submit <= t) {
         const JobIdx j = order_[next_arrival++];
-        engine_.submit(j, &jobs_[j], t);
+        engine_.submit(j, engine_spec(j), t);
         ++result_.events;
       }
       for (const Decision& d : engine_.schedule(t)) apply(d, t);
@@ -126,12 +129,27 @@ class Simulation {
       }
     }
     if (ledger_) result_.ledger = ledger_->report();
+    result_.predicted = opt_.predict_runtimes;
+    if (opt_.predict_runtimes) result_.prediction = errors_.report();
     result_.wall_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     return std::move(result_);
   }
 
  private:
+  // The spec the engine sees for job `j` at its arrival: the trace's, or with
+  // predict_runtimes a copy whose missing estimate the predictor fills in (the copy lives
+  // as long as the simulation; the engine keeps a pointer to it).
+  const JobSpec* engine_spec(JobIdx j) {
+    if (!opt_.predict_runtimes || jobs_[j].estimate >= 0) return &jobs_[j];
+    JobSpec& s = predicted_[j];
+    s = jobs_[j];
+    const Prediction p = predictor_.predict(s);
+    s.estimate = p.seconds;
+    errors_.add(p.seconds, s.duration, p.level);
+    return &s;
+  }
+
   // Every job is done, but autoscaled on-demand nodes stay provisioned (and paid) until
   // their idle timeout hands them back, and nodes still booting come up first: run the
   // clock on to those releases. Node failures after the workload are not simulated.
@@ -185,6 +203,8 @@ class Simulation {
                              result_.jobs[e.id].run_time);
         result_.last_completion = std::max(result_.last_completion, t);
         engine_.finish(e.id, t);
+        // Learn from the completion: only what is known now (reference-model seconds).
+        if (opt_.predict_runtimes) predictor_.observe(jobs_[e.id], jobs_[e.id].duration);
         --left_;
         return;
       }
@@ -312,6 +332,9 @@ class Simulation {
   double alloc_milli_ = 0;
   size_t left_ = 0;  // jobs neither finished nor rejected
   SimResult result_;
+  RuntimePredictor predictor_;
+  std::vector<JobSpec> predicted_;  // engine-visible copies (predict_runtimes only)
+  PredictionErrors errors_;
 };
 
 }  // namespace

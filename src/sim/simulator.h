@@ -22,6 +22,7 @@
 #include "model/gpu_catalog.h"
 #include "model/job.h"
 #include "policy/profile.h"
+#include "policy/runtime_predictor.h"
 
 namespace frugal {
 
@@ -42,6 +43,13 @@ struct SimOptions {
   // Progress a migrated job loses (EngineOptions::migration_cost_s): its new segment starts
   // with this many seconds of restart, counted as rework.
   Seconds migration_cost_s = 60;
+  // Runtime prediction (src/policy/runtime_predictor.h): a job arriving without an
+  // estimate (JobSpec::estimate < 0) gets the predictor's estimate, learned online from the
+  // jobs completed so far; the engine (backfill, hetero's deadline and wait rules) sees
+  // that estimate instead of the true duration. The progress model still runs the true
+  // duration. Off = the oracle (estimate = duration).
+  bool predict_runtimes = false;
+  PredictorOptions predictor;
 };
 
 struct JobOutcome {
@@ -77,6 +85,8 @@ struct SimResult {
   double wall_s = 0;
   std::string invariant_violation;  // first one found, when check_invariants is on
   LedgerReport ledger;              // empty when SimOptions::ledger is off
+  bool predicted = false;           // SimOptions::predict_runtimes was on
+  PredictionReport prediction;      // predicted estimates vs true durations, at arrival
 };
 
 // Replays `jobs` on `cluster` under `profile`. `catalog` must contain every model the

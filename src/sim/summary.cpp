@@ -66,6 +66,8 @@ Summary summarize(const SimResult& r) {
   s.events = r.events;
   s.invariant_violation = r.invariant_violation;
   s.ledger = r.ledger;
+  s.has_prediction = r.predicted;
+  s.prediction = r.prediction;
   s.has_ledger = r.ledger.total.total_usd() != 0 || r.ledger.total.gpu_hours > 0;
   return s;
 }

@@ -42,6 +42,8 @@ struct Summary {
   std::string invariant_violation;
   bool has_ledger = false;
   LedgerReport ledger;
+  bool has_prediction = false;  // --predict-runtimes
+  PredictionReport prediction;
 };
 
 Summary summarize(const SimResult& r);

@@ -86,6 +86,32 @@ TEST_F(Cli, SimulateReadsAGoodTrace) {
   EXPECT_EQ(j["jobs"]["completed"], 150);
 }
 
+TEST_F(Cli, PredictRuntimesAddsThePredictionBlock) {
+  const std::string trace = itp_trace(150);
+  const Exit plain = frugal("simulate --trace " + trace + " --gpus 32 --format json");
+  ASSERT_EQ(plain.code, 0) << plain.err;
+  EXPECT_FALSE(nlohmann::json::parse(plain.out).contains("prediction"));
+  const Exit r = frugal("simulate --trace " + trace + " --gpus 32 --format json " +
+                        "--predict-runtimes --predict-quantile 0.75");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto p = nlohmann::json::parse(r.out)["prediction"];
+  EXPECT_EQ(p["jobs"], 150);
+  for (const char* k :
+       {"mae_s", "median_abs_pct_error", "within_2x_share", "underestimate_share", "by_level"})
+    EXPECT_TRUE(p.contains(k)) << k;
+}
+
+TEST_F(Cli, PredictPrintsOneRowPerTrace) {
+  const std::string trace = itp_trace(150);
+  const Exit r = frugal("predict --trace " + trace + " --trace " + trace + " --quantile 0.75");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "within2x")) << r.out;
+  size_t rows = 0;
+  for (size_t at = 0; (at = r.out.find(trace, at)) != std::string::npos; at += trace.size()) ++rows;
+  EXPECT_EQ(rows, 2u) << r.out;
+  EXPECT_NE(frugal("predict --trace " + dir_.string() + "/missing.csv").code, 0);
+}
+
 TEST_F(Cli, BrokenTraceFailsNamingTheLine) {
   const std::string path = itp_trace(150, 101);
   const Exit r = frugal("simulate --trace " + path + " --gpus 32");
