@@ -119,12 +119,13 @@ def main():
         win = ge and gt
         if v in FRUGAL_MUST_WIN:
             ok_all &= win
-        worst_lo = min(fm[x] - gm[x] for x in levels)
+        lo_at = min(levels, key=lambda x: fm[x] - gm[x])
+        worst_lo = fm[lo_at] - gm[lo_at]
         lines += ["", f"frugal vs FGD (mean alloc % of {a.seeds} seeds): "
                   f"alloc at 100/110/130 % = {fm[100]:.2f}/{fm[110]:.2f}/{fm[130]:.2f} vs "
                   f"{gm[100]:.2f}/{gm[110]:.2f}/{gm[130]:.2f}; gain from 100 % on "
                   f"min {min(gain):+.2f}, max {max(gain):+.2f}; min gain over all levels "
-                  f"{worst_lo:+.2f} → {'PASS' if win else ('FAIL' if v in FRUGAL_MUST_WIN else 'not required')}",
+                  f"{worst_lo:+.3f} (at {lo_at} %) → {'PASS' if win else ('FAIL' if v in FRUGAL_MUST_WIN else 'not required')}",
                   ""]
         print("\n".join(lines), flush=True)
         md += lines

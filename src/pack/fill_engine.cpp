@@ -68,17 +68,26 @@ FillEvents run_fill(const std::vector<NodeSpec>& nodes, const std::vector<int>& 
   ev.idle_milli.reserve(sequence.size());
   ev.frag_milli.reserve(sequence.size());
   int64_t arrived = 0, used = 0;
+  // frugal's GPU-pod rules switch on once, when the arrived load passes the threshold; the
+  // cached scores are then stale and dropped (version 0 = never computed).
+  const auto rules_from =
+      static_cast<int64_t>(kFrugalGpuRulesFrom * static_cast<double>(ev.total_gpus * kMilli));
+  bool gpu_rules = policy != Policy::kFrugal;
 
   for (size_t i = 0; i < sequence.size(); ++i) {
     const Pod& p = sequence[i];
     arrived += p.total_milli();
+    if (!gpu_rules && arrived > rules_from) {
+      gpu_rules = true;
+      std::fill(cache.begin(), cache.end(), CacheEntry{});
+    }
     CacheEntry* row = &cache[static_cast<size_t>(pod_class[i]) * n];
     auto score_of = [&](size_t r) -> int64_t {
       NodeState& s = st[r];
       if (!mem_pods_fit(s, p)) return kInfeasible;
       CacheEntry& e = row[r];
       if (e.version != s.version) {
-        e.score = score_node(policy, s, p, memo);
+        e.score = score_node(policy, s, p, memo, gpu_rules);
         e.version = s.version;
       }
       return e.score;
@@ -110,7 +119,7 @@ FillEvents run_fill(const std::vector<NodeSpec>& nodes, const std::vector<int>& 
       ++ev.failed;
     } else {
       NodeState& s = st[chosen];
-      const GpuChoice c = select_gpus(policy, s, p, memo, rng);
+      const GpuChoice c = select_gpus(policy, s, p, memo, rng, gpu_rules);
       idle -= s.gpu_left();
       frag -= s.frag;
       s.cpu_left -= p.cpu;

@@ -6,6 +6,8 @@
 // Performance contract: a node's score for a pod depends only on the node's state and the
 // pod's class (cpu, num_gpu, milli, model mask), so scores are cached per (class, node) and
 // recomputed only when the node has changed since; memory and pod count are checked live.
+// (frugal's scores also depend on whether its GPU-pod rules are on, which changes once per
+// run, at kFrugalGpuRulesFrom arrived load; the whole cache is dropped then.)
 // F(node) is kept per node and refreshed only for the node that received the pod.
 
 #include <cstdint>

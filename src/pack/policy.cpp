@@ -99,37 +99,48 @@ int64_t fgd_score(const NodeState& n, const Pod& p, FragMemo& memo, int* card) {
 //  * Primary: FGD's int64(sigmoid(ΔF/1000)·100). Its coarseness is deliberate: ranking by the
 //    exact ΔF (or a finer sigmoid) is measurably worse (−1.0 point of allocation at 100 %
 //    arrived on openb default, 10 seeds), greedy precision over-fits the typical-pod model.
-//  * Sharing pods take the card with the largest exact ΔF, the tightest card on ties.
-//  * Ties (same primary) are broken by a packing rule instead of the rank alone:
-//    CPU-only pods go to the node with the least free GPU (their CPU use then strands no GPU);
-//    GPU pods avoid taking a node's last free GPU milli when an equally scored node would keep
-//    some (empirical: this is what won in our sweep, see bench/PACK_RESULTS.md; preferring to
-//    close nodes, or best-fit/worst-fit orders, lost). Remaining ties: lowest rank.
+//  * CPU-only pods, always: ties (same primary) go to the node with the least free GPU (their
+//    CPU use then strands no GPU).
+//  * GPU pods, only once `gpu_rules` (the engine turns it on at kFrugalGpuRulesFrom arrived
+//    load): sharing pods take the card with the largest exact ΔF, the tightest card on ties;
+//    ties avoid taking a node's last free GPU milli when an equally scored node would keep some
+//    (empirical: this is what won in our sweep, see bench/PACK_RESULTS.md; preferring to close
+//    nodes, or best-fit/worst-fit orders, lost). Before that, GPU pods get exactly FGD's score,
+//    card and rank order: at low load these two rules steer pods so that model-restricted pods
+//    fail earlier than under FGD (gpuspec10: −0.06 points at 36 % arrived).
+//  * Remaining ties: lowest rank.
 // Measured in bench/PACK_RESULTS.md.
-int64_t frugal_score(const NodeState& n, const Pod& p, FragMemo& memo, int* card) {
-  double delta = 0;
-  int best_card = -1;
-  if (p.sharing()) {
-    double best = 0;
-    for (int g = 0; g < n.num_gpu; ++g) {
-      const int32_t fr = n.free[static_cast<size_t>(g)];
-      if (fr < p.milli) continue;
-      const double d = n.frag - frag_after_card(n, p, g, memo);
-      if (best_card < 0 || d > best + 1e-9 ||
-          (d > best - 1e-9 && fr < n.free[static_cast<size_t>(best_card)])) {
-        best = d;
-        best_card = g;
-      }
-    }
-    delta = best;
+int64_t frugal_score(const NodeState& n, const Pod& p, FragMemo& memo, int* card, bool gpu_rules) {
+  int64_t primary = 0;
+  int64_t tie = 0;
+  if (p.num_gpu == 0) {
+    primary = fgd_score(n, p, memo, nullptr);
+    tie = static_cast<int64_t>(kMaxSpecGpu) - n.gpu_left();  // 0..8000
+  } else if (!gpu_rules) {
+    primary = fgd_score(n, p, memo, card);
   } else {
-    delta = n.frag - frag_after(n, p, tightest_cards(n, p), memo);
+    double delta = 0;
+    int best_card = -1;
+    if (p.sharing()) {
+      double best = 0;
+      for (int g = 0; g < n.num_gpu; ++g) {
+        const int32_t fr = n.free[static_cast<size_t>(g)];
+        if (fr < p.milli) continue;
+        const double d = n.frag - frag_after_card(n, p, g, memo);
+        if (best_card < 0 || d > best + 1e-9 ||
+            (d > best - 1e-9 && fr < n.free[static_cast<size_t>(best_card)])) {
+          best = d;
+          best_card = g;
+        }
+      }
+      delta = best;
+    } else {
+      delta = n.frag - frag_after(n, p, tightest_cards(n, p), memo);
+    }
+    if (card) *card = best_card;
+    primary = fgd_points(delta, 0);
+    tie = n.gpu_left() == p.total_milli() ? 0 : 1;
   }
-  if (card) *card = best_card;
-  const int64_t primary = fgd_points(delta, 0);
-  const int64_t gpu_left = n.gpu_left();
-  const int64_t tie = p.num_gpu == 0 ? static_cast<int64_t>(kMaxSpecGpu) - gpu_left  // 0..8000
-                                     : (gpu_left == p.total_milli() ? 0 : 1);
   return primary * (int64_t{1} << 16) + tie;
 }
 
@@ -153,7 +164,8 @@ std::vector<Policy> all_policies() {
   return out;
 }
 
-int64_t score_node(Policy policy, const NodeState& n, const Pod& p, FragMemo& memo) {
+int64_t score_node(Policy policy, const NodeState& n, const Pod& p, FragMemo& memo,
+                   bool gpu_rules) {
   if (!cpu_gpu_fits(n, p)) return kInfeasible;
   switch (policy) {
     case Policy::kRandom:
@@ -203,13 +215,13 @@ int64_t score_node(Policy policy, const NodeState& n, const Pod& p, FragMemo& me
     case Policy::kFgd:
       return fgd_score(n, p, memo, nullptr);
     case Policy::kFrugal:
-      return frugal_score(n, p, memo, nullptr);
+      return frugal_score(n, p, memo, nullptr, gpu_rules);
   }
   return kInfeasible;
 }
 
 GpuChoice select_gpus(Policy policy, const NodeState& n, const Pod& p, FragMemo& memo,
-                      PolicyRng& rng) {
+                      PolicyRng& rng, bool gpu_rules) {
   if (p.num_gpu == 0) return {};
   if (!p.sharing()) return exclusive_cards(n, p);
   GpuChoice c;
@@ -229,7 +241,7 @@ GpuChoice select_gpus(Policy policy, const NodeState& n, const Pod& p, FragMemo&
       fgd_score(n, p, memo, &card);
       break;
     case Policy::kFrugal:
-      frugal_score(n, p, memo, &card);
+      frugal_score(n, p, memo, &card, gpu_rules);
       break;
     default:  // gpusel best: tightest card, lowest index on ties
       for (int g = 0; g < n.num_gpu; ++g) {

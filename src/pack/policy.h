@@ -19,7 +19,9 @@
 //   fgd            int64(sigmoid((F − F')/1000)·100), F' after placing the pod (sharing pods:
 //                  the best card, first index on ties; others: the tightest cards, as
 //                  NodeResource.Sub); gpusel FGD (the card that scored).
-//   frugal         our packer, see policy.cpp (frugal_score).
+//   frugal         our packer, see policy.cpp (frugal_score): FGD's score with a packing
+//                  tie-break for CPU-only pods; its GPU-pod rules (exact-ΔF card, keep-some-GPU
+//                  tie-break) only from kFrugalGpuRulesFrom arrived load on, FGD's before.
 // gpusel best: a sharing pod takes the tightest card with room (lowest index on ties); whole
 // cards are the lowest-index fully free cards (AllocateExclusiveGpuId).
 
@@ -49,7 +51,12 @@ std::vector<Policy> all_policies();
 // rejects it. Depends only on the node state and the pod's class (cpu, num_gpu, milli, model
 // mask), never on memory, so callers may cache it per (class, node version).
 // Random returns 0 for every feasible node (the draw happens in the engine).
-int64_t score_node(Policy policy, const NodeState& node, const Pod& pod, FragMemo& memo);
+// `gpu_rules` matters to frugal only: whether its GPU-pod rules are on (see frugal_score); the
+// fill engine turns them on once the arrived GPU load exceeds kFrugalGpuRulesFrom of capacity.
+// Tuned on all 8 required openb variants together (bench/PACK_RESULTS.md §3).
+inline constexpr double kFrugalGpuRulesFrom = 0.5;
+int64_t score_node(Policy policy, const NodeState& node, const Pod& pod, FragMemo& memo,
+                   bool gpu_rules = true);
 
 // The random policy's draws: either std::mt19937_64 (statistical replica) or the continuation
 // of Go's math/rand global stream after the workload/prefix draws (the artifact's own stream:
@@ -78,6 +85,6 @@ struct GpuChoice {
   int n = 0;
 };
 GpuChoice select_gpus(Policy policy, const NodeState& node, const Pod& pod, FragMemo& memo,
-                      PolicyRng& rng);
+                      PolicyRng& rng, bool gpu_rules = true);
 
 }  // namespace frugal::pack

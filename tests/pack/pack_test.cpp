@@ -64,6 +64,37 @@ TEST(PackFrag, HandBuiltNodes) {
   EXPECT_EQ(memo.size(), 1u);
 }
 
+// Below kFrugalGpuRulesFrom frugal treats GPU pods exactly as FGD: same score order (its score
+// is FGD's shifted left by 16 bits, no tie-break term) and the same card.
+TEST(PackFrugal, GpuPodsAreFgdBeforeTheSwitch) {
+  const TypicalPods t = two_typical();
+  FragMemo memo(t);
+  PolicyRng rng(uint64_t{1});
+  NodeState n;
+  n.cpu_left = 4000;
+  n.mem_left = 1 << 20;
+  n.num_gpu = 4;
+  n.model = 0;
+  for (const std::array<int32_t, kMaxGpus> free :
+       {std::array<int32_t, kMaxGpus>{1000, 300, 600, 600},
+        {200, 1000, 1000, 500},
+        {1000, 1000, 1000, 1000},
+        {0, 0, 700, 0}}) {
+    n.free = free;
+    n.frag = memo(n);
+    for (const Pod& p : {Pod{"s", 500, 1, 1, 500, 0, ""}, Pod{"w", 500, 1, 1, 1000, 0, ""}}) {
+      const int64_t fgd = score_node(Policy::kFgd, n, p, memo);
+      if (fgd == kInfeasible) continue;
+      EXPECT_EQ(score_node(Policy::kFrugal, n, p, memo, false), fgd * (int64_t{1} << 16));
+      const GpuChoice a = select_gpus(Policy::kFgd, n, p, memo, rng);
+      const GpuChoice b = select_gpus(Policy::kFrugal, n, p, memo, rng, false);
+      ASSERT_EQ(a.n, b.n);
+      for (int i = 0; i < a.n; ++i)
+        EXPECT_EQ(a.ids[static_cast<size_t>(i)], b.ids[static_cast<size_t>(i)]);
+    }
+  }
+}
+
 TEST(PackTypical, TiesAndRenormalisation) {
   std::vector<Pod> pods;
   auto add = [&](int64_t cpu, int num, int32_t milli, int count) {
