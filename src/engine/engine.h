@@ -78,10 +78,21 @@ class Engine final : private CycleView {
     return running_by_end_;
   }
   const std::set<QueueKey>& pending() const override { return pending_; }
+  std::optional<Placement> try_place(const ClusterState& state, const JobSpec& job) const override;
 
   void enqueue(JobIdx j, Seconds now);
   void start(JobIdx j, Placement p, Seconds now);
-  void stop(JobIdx j, Seconds now);  // running → pending (resources freed, not decided)
+  // running → pending (resources freed, not decided). `saved`: a signalled job's
+  // checkpoint at the signal completed (else only periodic checkpoints count).
+  void stop(JobIdx j, Seconds now, bool saved = false);
+  // Checkpoint-first preemption: signal `j`; its GPUs free at now + grace.
+  void signal(JobIdx j, Seconds now, Seconds grace);
+  // Stops signalled jobs whose grace has ended (kPreempt, saved) and requeues them.
+  void complete_drains(Seconds now);
+  // Marks pending jobs that waited past the sort's starvation limit (re-keys them).
+  void apply_starvations(Seconds now);
+  void unwatch_starvation(JobIdx j);
+  QueueKey key_of(JobIdx j) const;
   // Undoes a tentative stop: the job runs on as `before` (its GPUs re-allocated already).
   void resume(JobIdx j, const JobRuntime& before);
   // Queues the job's next LAS demotion (service counted from r.service_from); not before now.
@@ -107,6 +118,10 @@ class Engine final : private CycleView {
   std::set<std::pair<Seconds, JobIdx>> running_by_end_;
   std::set<std::pair<Seconds, JobIdx>> deferred_;
   std::set<std::pair<Seconds, JobIdx>> demotions_;
+  std::set<std::pair<Seconds, JobIdx>> drains_;       // signalled jobs by stop_at
+  std::set<std::pair<Seconds, JobIdx>> starvations_;  // pending jobs by starvation time
+  std::vector<Seconds> starve_at_;                    // per job: its key in starvations_
+  Seconds starvation_after_ = kNever;
   std::vector<std::vector<JobIdx>> node_jobs_;
   size_t pending_small_ = 0;  // pending fractional or CPU-only jobs
   int fragmentation_block_ = 0;

@@ -8,17 +8,31 @@
 #include "policy/post_filter.h"
 #include "policy/preempt.h"
 #include "policy/queue_sort.h"
+#include "policy/tiers.h"
 
 namespace frugal {
 
 std::vector<std::string> profile_names() {
-  return {"fifo", "backfill", "sjf", "las", "firstfit", "bestfit", "frugal-place", "gavel"};
+  return {"fifo",    "backfill",     "sjf",   "las",  "firstfit",
+          "bestfit", "frugal-place", "gavel", "tiers"};
 }
 
 std::string Profile::describe() const {
   return fmt::format("sort={} admit={} filter={} place={} postfilter={} preempt={}", sort->name(),
                      admit->name(), filter->name(), placer->name(), post_filter->name(),
                      preempt ? preempt->name() : "none");
+}
+
+Profile make_tiers_profile(const TierOptions& o) {
+  Profile p;
+  p.name = "tiers";
+  p.admit = make_capacity_admit();
+  p.filter = make_model_filter();
+  p.placer = make_best_fit_placer();
+  p.sort = make_tier_sort(o.starvation_s);
+  p.post_filter = make_easy_backfill();
+  p.preempt = make_tier_preempt(o);
+  return p;
 }
 
 Result<Profile> make_profile(const std::string& policy) {
@@ -45,6 +59,10 @@ Result<Profile> make_profile(const std::string& policy) {
     p.sort = make_las_sort();
     p.post_filter = make_skip_post_filter();
     p.preempt = make_priority_order_preempt();
+  } else if (base == "tiers") {
+    p.sort = make_tier_sort();
+    p.post_filter = make_easy_backfill();
+    p.preempt = make_tier_preempt();
   } else if (base == "frugal-place") {
     p.sort = make_arrival_sort();
     p.post_filter = make_easy_backfill();

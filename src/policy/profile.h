@@ -11,6 +11,7 @@
 //   bestfit    arrival    skip           -               bestfit
 //   frugal-place arrival  easy-backfill  -               hetero-fast (src/policy/hetero.h)
 //   gavel      arrival    skip           -               gavel max-min LP (src/policy/gavel.h)
+//   tiers      tier       easy-backfill  tier-preempt    bestfit (src/policy/tiers.h)
 //
 // Every profile uses Admit "capacity"; Filter is "model-constraint" except for
 // frugal-place ("hetero-fast") and gavel ("gavel"). A policy string may override the placer:
@@ -24,6 +25,7 @@
 
 #include "model/result.h"
 #include "policy/plugins.h"
+#include "policy/tiers.h"
 
 namespace frugal {
 
@@ -43,5 +45,7 @@ struct Profile {
 // Builds the profile named by `policy` ("name" or "name/placer"). Error lists valid names.
 Result<Profile> make_profile(const std::string& policy);
 std::vector<std::string> profile_names();
+// The `tiers` profile with non-default options (grace, starvation guard, bounds).
+Profile make_tiers_profile(const TierOptions& o);
 
 }  // namespace frugal

@@ -35,6 +35,7 @@ struct SimJob {
   double speed = 1;
   uint32_t epoch = 0;
   bool running = false;
+  Seconds signal_at = -1;  // checkpoint signal: computing stopped here (grace follows)
 };
 
 class Simulation {
@@ -225,15 +226,28 @@ class Simulation {
         push(t + s.remaining_ref / s.speed, Event::kFinish, j, s.epoch);
         return;
       }
+      case Decision::Kind::kSignal:
+        // The job stops computing and writes a checkpoint until its kPreempt; its finish
+        // event goes stale (it holds its GPUs, paid, through the grace).
+        if (!s.running || s.signal_at >= 0) return;
+        s.signal_at = t;
+        ++s.epoch;
+        return;
       case Decision::Kind::kPreempt: {
         if (!s.running) return;
+        const double gpus = static_cast<double>(jobs_[j].total_milli()) / kMilliPerGpu;
         const Seconds ran = t - s.seg_start;
+        // Computing time of the segment: up to the signal when there was one.
+        const Seconds worked = (s.signal_at >= 0 ? s.signal_at : t) - s.seg_start;
         const Seconds interval = jobs_[j].checkpoint_interval;
-        const Seconds kept = interval > 0 ? std::floor(ran / interval) * interval : ran;
+        const Seconds kept =
+            d.saved || interval <= 0 ? worked : std::floor(worked / interval) * interval;
         s.remaining_ref = std::max(0.0, s.remaining_ref - kept * s.speed);
-        o.rework_gpu_seconds +=
-            (ran - kept) * static_cast<double>(jobs_[j].total_milli()) / kMilliPerGpu;
-        end_segment(j, t, kept, d.placement);
+        o.rework_gpu_seconds += (worked - kept) * gpus;
+        o.checkpoint_gpu_seconds += (ran - worked) * gpus;
+        // The ledger counts only lost work as rework; the grace is paid, not redone.
+        end_segment(j, t, ran - (worked - kept), d.placement);
+        s.signal_at = -1;
         ++o.preemptions;
         ++result_.preemptions;
         return;

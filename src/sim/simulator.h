@@ -4,7 +4,9 @@
 // Job progress model: a job's `duration` is its run time on the reference GPU model; on a
 // model with relative speed s (catalog, per job class) it runs s times as fast. A stopped
 // job keeps the work up to its last checkpoint (all of it when checkpoint_interval is 0)
-// and redoes the rest later (counted as rework).
+// and redoes the rest later (counted as rework). A job preempted checkpoint-first is
+// signalled, stops computing, holds its GPUs through the grace while its checkpoint is
+// written, then stops with all its progress up to the signal saved (no rework).
 //
 // Deterministic: events at the same instant are handled finishes first, then node events,
 // then arrivals in trace order; the engine's own tie-breaks are stable. The same inputs
@@ -45,6 +47,9 @@ struct JobOutcome {
   Seconds run_time = 0;           // wall time spent running, all segments
   double gpu_seconds = 0;         // allocated GPU-seconds (milli-GPU share × time)
   double rework_gpu_seconds = 0;  // GPU-seconds of work lost to stops and redone
+  // GPU-seconds held between a checkpoint signal and the stop (checkpoint-first
+  // preemption's grace): paid, included in gpu_seconds, no progress, not rework.
+  double checkpoint_gpu_seconds = 0;
   int preemptions = 0;
   bool unschedulable = false;
   std::string reason;  // why unschedulable
