@@ -168,8 +168,7 @@ class TierPreempt final : public Preempt {
           p.gpus += cand[i].gpus;
           freed += cand[i].gpus;
         }
-        if (whole && st.free_whole(n) + static_cast<int>(std::floor(freed + 1e-9)) < s.gpus)
-          return;
+        if (whole && st.free_whole(n) + static_cast<int>(std::floor(freed + 1e-9)) < s.gpus) return;
         p.victims = std::move(set);
         p.node = n;
         options.push_back(std::move(p));

@@ -1,10 +1,11 @@
 // The `tiers` profile: tier order, checkpoint-first preemption of lower tiers, starvation
 // guard. Hand-computed cases and a property test over random workloads.
 
+#include <fmt/format.h>
 #include <cmath>
 #include <random>
 
-#include "common/test_util.h"
+#include "../common/test_util.h"
 #include "policy/tiers.h"
 
 namespace frugal::testing {
@@ -64,10 +65,8 @@ TEST(Tiers, PicksTheCheapestSetOnTheBestNode) {
   const auto c = cluster_of({node("n0", kA100, 2), node("n1", kA100, 2)});
   // At t = 1000: n0 holds work at risk 400 + 400 = 800; n1 holds 100 + 1000 = 1100.
   const std::vector<JobSpec> jobs = {
-      tiered("a", 0, 1, 10000, Tier::kGeneral, 600),
-      tiered("b", 0, 1, 10000, Tier::kGeneral, 600),
-      tiered("c", 0, 1, 10000, Tier::kGeneral, 900),
-      tiered("d", 0, 1, 10000, Tier::kGeneral, 1100),
+      tiered("a", 0, 1, 10000, Tier::kGeneral, 600), tiered("b", 0, 1, 10000, Tier::kGeneral, 600),
+      tiered("c", 0, 1, 10000, Tier::kGeneral, 900), tiered("d", 0, 1, 10000, Tier::kGeneral, 1100),
       tiered("core", 1000, 2, 500, Tier::kCore),
   };
   const SimResult r = run_tiers(jobs, c, TierOptions{});
@@ -134,18 +133,19 @@ TEST(Tiers, ProfileByName) {
 // Random workloads: every victim loses at most one checkpoint interval of work per stop,
 // core jobs are never victims, invariants hold, every job ends, the ledger balances.
 TEST(Tiers, PropertyRandomWorkloads) {
-  const auto c = cluster_of({node("a0", kA100, 8), node("a1", kA100, 8), node("a2", kA100, 4),
-                             node("v0", kV100, 4)});
+  const auto c = cluster_of(
+      {node("a0", kA100, 8), node("a1", kA100, 8), node("a2", kA100, 4), node("v0", kV100, 4)});
   const Seconds intervals[] = {0, 300, 1800, 3600};
   const int sizes[] = {1, 1, 2, 4, 8, 12};
+  int64_t tier_preemptions = 0;
   for (uint64_t seed = 1; seed <= 6; ++seed) {
     std::mt19937_64 rng(seed);
     std::vector<JobSpec> jobs;
     for (int i = 0; i < 80; ++i) {
-      JobSpec j = tiered(fmt::format("j{}", i),
-                         std::uniform_real_distribution<double>(0, 40000)(rng),
-                         sizes[rng() % 6], std::uniform_real_distribution<double>(60, 20000)(rng),
-                         static_cast<Tier>(rng() % 3), intervals[rng() % 4]);
+      JobSpec j =
+          tiered(fmt::format("j{}", i), std::uniform_real_distribution<double>(0, 40000)(rng),
+                 sizes[rng() % 6], std::uniform_real_distribution<double>(60, 20000)(rng),
+                 static_cast<Tier>(rng() % 3), intervals[rng() % 4]);
       j.team = fmt::format("t{}", rng() % 3);
       jobs.push_back(j);
     }
@@ -164,15 +164,19 @@ TEST(Tiers, PropertyRandomWorkloads) {
       EXPECT_LE(o.rework_gpu_seconds, o.preemptions * jobs[i].checkpoint_interval * g + 1e-6)
           << "seed " << seed << " " << jobs[i].id;
       if (so.node_mtbf_hours == 0) {
-        if (jobs[i].tier == Tier::kCore) EXPECT_EQ(o.preemptions, 0) << jobs[i].id;
+        if (jobs[i].tier == Tier::kCore) {
+          EXPECT_EQ(o.preemptions, 0) << jobs[i].id;
+        }
         EXPECT_DOUBLE_EQ(o.rework_gpu_seconds, 0) << jobs[i].id;
         EXPECT_NEAR(o.checkpoint_gpu_seconds, o.preemptions * 60 * g, 1e-6) << jobs[i].id;
       }
     }
     if (so.node_mtbf_hours == 0) {
       EXPECT_NEAR(r.ledger.total.waste.rework_usd, 0, 1e-9);
+      tier_preemptions += r.preemptions;
     }
   }
+  EXPECT_GT(tier_preemptions, 10);  // the workloads do exercise preemption
 }
 
 }  // namespace
