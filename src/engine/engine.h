@@ -7,7 +7,9 @@
 // schedule(now) once for that instant; it returns the decisions of one scheduling cycle,
 // already applied to the engine's own state (a started job holds its GPUs, a preempted
 // job is back in the queue). Call schedule() again no later than next_wakeup() even if
-// nothing else happens. Times passed must not decrease.
+// nothing else happens. Times passed must not decrease. A checkpoint-first Preempt plugin
+// yields kSignal (the job checkpoints, keeping its GPUs) and, in the cycle at the end of
+// the grace, kPreempt with `saved`; the driver calls schedule() then (next_wakeup()).
 //
 // Not thread-safe: one driver thread owns an engine.
 

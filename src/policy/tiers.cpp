@@ -57,14 +57,15 @@ class TierPreempt final : public Preempt {
                               const std::set<QueueKey>& running) override {
     std::vector<JobIdx> out;
     if (pending.empty() || running.empty()) return out;
-    // Quick exit: nobody queued outranks the lowest-ranked running job.
-    int lowest_running = 0;
-    for (const QueueKey& k : running)
-      lowest_running = std::max(lowest_running, static_cast<int>(effective_tier(v.job(k.job))));
+    // Quick exits: nobody queued outranks the lowest-ranked running job.
     int highest_pending = kTierCount;
     size_t seen = 0;
     for (auto it = pending.begin(); it != pending.end() && seen < o_.max_examined; ++it, ++seen)
       highest_pending = std::min(highest_pending, static_cast<int>(effective_tier(v.job(it->job))));
+    if (highest_pending >= kTierCount - 1) return out;  // only general work waits
+    int lowest_running = 0;
+    for (const QueueKey& k : running)
+      lowest_running = std::max(lowest_running, static_cast<int>(effective_tier(v.job(k.job))));
     if (highest_pending >= lowest_running) return out;
 
     const Seconds now = v.now();

@@ -19,6 +19,12 @@
 //    Never a victim: a signalled job, a job expected to end within the grace anyway, and
 //    a starved job within `protect_s` of its start. Bounded: at most `max_examined` queued
 //    jobs and `max_plans` preemption plans per cycle; deterministic.
+//
+// Profile `tiers` = tier + tier-preempt + easy-backfill + bestfit. Easy-backfill rather than
+// skip: the first blocked job (the highest tier waiting) holds a reservation from running
+// jobs' estimated ends (a signalled victim's is its grace end), so lower-tier jobs cannot
+// take the GPUs it waits for, while short ones still backfill. Both plugins read only
+// CycleView and JobRuntime, so other profiles (the future `frugal`) can reuse them.
 
 #include <memory>
 
