@@ -154,12 +154,33 @@ class TierPreempt final : public Preempt {
       for (NodeId n : v.job(cand[i].job).placement.nodes()) by_node[n].push_back(i);
     std::optional<Plan> best;
     const bool whole = s.gpus > 0 && !s.fractional();
+    // Viable nodes (up, an allowed model, enough GPUs if every victim there went), ranked by
+    // the greedy estimate (cheapest victims first until enough GPUs); the exact subset
+    // search runs on the best kMaxNodes only, which bounds the work per plan.
+    constexpr size_t kMaxNodes = 16;
+    std::vector<std::pair<double, NodeId>> ranked;
     for (auto& [n, g] : by_node) {
       if (!st.up(n)) continue;
+      if (!s.allowed_models.empty() && std::find(s.allowed_models.begin(), s.allowed_models.end(),
+                                                 st.model(n)) == s.allowed_models.end())
+        continue;
       std::sort(g.begin(), g.end(), [&](size_t a, size_t b) {
         return std::tie(cand[a].cost, cand[a].gpus, cand[a].seq) <
                std::tie(cand[b].cost, cand[b].gpus, cand[b].seq);
       });
+      double freed = st.free_whole(n), estimate = 0;
+      for (size_t i : g) {
+        if (whole && freed + 1e-9 >= s.gpus) break;
+        freed += cand[i].gpus;
+        estimate += cand[i].cost;
+      }
+      if (whole && freed + 1e-9 < s.gpus) continue;
+      ranked.emplace_back(estimate, n);
+    }
+    std::sort(ranked.begin(), ranked.end());
+    if (ranked.size() > kMaxNodes) ranked.resize(kMaxNodes);
+    for (const auto& [estimate, n] : ranked) {
+      const std::vector<size_t>& g = by_node[n];
       std::vector<Plan> options;
       auto consider = [&](std::vector<size_t> set) {
         Plan p;

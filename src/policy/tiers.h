@@ -3,8 +3,10 @@
 //
 //  tier (QueueSort) — effective tier, then submit time, then arrival order. Starvation
 //    guard: a general-tier job that has waited `starvation_s` since it last entered the
-//    queue is marked starved (JobRuntime::starved) and ordered as important from then on;
-//    the mark stays while it runs and clears when it stops.
+//    queue is marked starved (JobRuntime::starved) and counts as important from then on —
+//    for ordering and for preemption (it may displace general jobs; only core work may
+//    displace it, and not within `protect_s` of its start); the mark stays while it runs
+//    and clears when it stops.
 //  tier-preempt (Preempt) — when a queued job cannot be placed, even counting the GPUs
 //    that already-signalled victims are about to free, it may displace running jobs of a
 //    strictly lower effective tier. Among the victim sets whose release lets the job be
@@ -12,7 +14,8 @@
 //    picks the one with the least work at risk — Σ (time since the victim's last periodic
 //    checkpoint × its GPUs) — then the fewest jobs, then the fewest GPUs, then the lowest
 //    node. Single-node jobs: per node, the cheapest subset of that node's victims (all
-//    subsets up to 10 victims a node, else a greedy prefix); the best node wins. Larger
+//    subsets up to 10 victims a node, else a greedy prefix, on the 16 nodes with the best
+//    greedy estimate); the best node wins. Larger
 //    jobs: victims greedily by work at risk per GPU until the job fits, then pruned.
 //    Checkpoint-first: victims are signalled and keep their GPUs `checkpoint_grace_s`
 //    while writing a checkpoint (Preempt::checkpoint_grace), then stop with no lost work.
