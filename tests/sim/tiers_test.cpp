@@ -179,5 +179,31 @@ TEST(Tiers, PropertyRandomWorkloads) {
   EXPECT_GT(tier_preemptions, 10);  // the workloads do exercise preemption
 }
 
+// Without core work, important jobs are never victims (only a strictly higher tier may
+// displace a job), while general ones are.
+TEST(Tiers, PropertyOnlyHigherTiersPreempt) {
+  const auto c = cluster_of({node("a0", kA100, 8), node("a1", kA100, 8)});
+  int64_t general_preempted = 0;
+  for (uint64_t seed = 11; seed <= 14; ++seed) {
+    std::mt19937_64 rng(seed);
+    std::vector<JobSpec> jobs;
+    for (int i = 0; i < 60; ++i)
+      jobs.push_back(tiered(fmt::format("j{}", i),
+                            std::uniform_real_distribution<double>(0, 30000)(rng), 1 << (rng() % 4),
+                            std::uniform_real_distribution<double>(60, 15000)(rng),
+                            rng() % 2 ? Tier::kImportant : Tier::kGeneral, 1800));
+    const SimResult r = run_tiers(jobs, c, TierOptions{});
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      EXPECT_GE(r.jobs[i].finish, 0) << jobs[i].id;
+      if (jobs[i].tier == Tier::kImportant) {
+        EXPECT_EQ(r.jobs[i].preemptions, 0) << jobs[i].id;
+      } else {
+        general_preempted += r.jobs[i].preemptions;
+      }
+    }
+  }
+  EXPECT_GT(general_preempted, 0);
+}
+
 }  // namespace
 }  // namespace frugal::testing
