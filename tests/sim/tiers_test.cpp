@@ -58,6 +58,8 @@ TEST(Tiers, CoreJobPreemptsTheGeneralJobWithLeastWorkAtRisk) {
     EXPECT_DOUBLE_EQ(r.jobs[i].finish, 10000);
   }
   EXPECT_DOUBLE_EQ(r.ledger.total.waste.rework_usd, 0);
+  // The grace is the victim's paid GPU time: 3 × 10000 + (1060 + 9000) + 500 GPU-seconds.
+  EXPECT_NEAR(r.ledger.by_team.at("default").gpu_hours * 3600, 40560, 1e-6);
 }
 
 // With a larger gang the cheapest set on one node is chosen, not the single cheapest job.
