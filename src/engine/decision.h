@@ -14,6 +14,8 @@ struct Decision {
   enum class Kind {
     kStart,      // run `job` on `placement`
     kPreempt,    // stop `job` (checkpoint first); the engine has requeued it
+    kSignal,     // tell `job` to write a checkpoint now; it keeps `placement` until `until`,
+                 // then a kPreempt with `saved` follows (its progress at the signal kept)
     kReject,     // `job` can never run on this cluster; `reason` says why
     kDefer,      // `job` waits until `until` by policy (not for lack of capacity)
     kProvision,  // bring on-demand `node` up; report node_provisioned() when it is usable
@@ -28,6 +30,10 @@ struct Decision {
   Placement placement;
   Seconds until = kNever;  // kDefer: when the wait ends; kMigrate: the restart cost (s)
   std::string reason;
+  // kPreempt after kSignal: the job's progress up to the signal was checkpointed, so only
+  // the grace time (checkpoint writing) is spent, nothing is redone. Otherwise the job
+  // keeps the work up to its last periodic checkpoint.
+  bool saved = false;
 };
 
 inline const char* to_string(Decision::Kind k) {
@@ -36,6 +42,8 @@ inline const char* to_string(Decision::Kind k) {
       return "start";
     case Decision::Kind::kPreempt:
       return "preempt";
+    case Decision::Kind::kSignal:
+      return "signal";
     case Decision::Kind::kReject:
       return "reject";
     case Decision::Kind::kDefer:

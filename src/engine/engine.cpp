@@ -28,7 +28,21 @@ Engine::Engine(const ClusterSpec& spec, const GpuCatalog& catalog, Profile profi
       state_(spec, catalog),
       pool_(state_.spec(), state_, options.static_capacity),
       thresholds_(profile_.sort->service_thresholds()),
+      starvation_after_(profile_.sort->starvation_after()),
       node_jobs_(spec.nodes.size()) {}
+
+QueueKey Engine::key_of(JobIdx j) const {
+  QueueKey k = profile_.sort->key(jobs_[j]);
+  k.seq = jobs_[j].seq;
+  k.job = j;
+  return k;
+}
+
+std::optional<Placement> Engine::try_place(const ClusterState& state, const JobSpec& job) const {
+  const Candidates c = profile_.filter->filter(*this, job);
+  if (c.models.empty() && job.gpus != 0) return std::nullopt;
+  return profile_.placer->place(state, job, c);
+}
 
 double Engine::speed(const JobSpec& job, GpuModelId m) const {
   return catalog_.relative_speed(m, options_.reference_model, job.job_class);
@@ -40,6 +54,7 @@ void Engine::submit(JobIdx j, const JobSpec* spec, Seconds now) {
     jobs_.resize(j + 1);
     end_key_.resize(j + 1, kNever);
     demote_at_.resize(j + 1, kNever);
+    starve_at_.resize(j + 1, kNever);
   }
   JobRuntime& r = jobs_[j];
   r = JobRuntime{};
@@ -72,6 +87,53 @@ void Engine::enqueue(JobIdx j, Seconds now) {
   k.job = j;
   pending_.insert(k);
   if (small_job(*r.spec)) ++pending_small_;
+  if (starvation_after_ != kNever && !r.starved) {
+    starve_at_[j] = now + starvation_after_;
+    starvations_.emplace(starve_at_[j], j);
+  }
+}
+
+void Engine::unwatch_starvation(JobIdx j) {
+  if (starve_at_[j] != kNever) starvations_.erase({starve_at_[j], j});
+  starve_at_[j] = kNever;
+}
+
+void Engine::apply_starvations(Seconds now) {
+  while (!starvations_.empty() && starvations_.begin()->first <= now) {
+    const JobIdx j = starvations_.begin()->second;
+    starvations_.erase(starvations_.begin());
+    starve_at_[j] = kNever;
+    pending_.erase(key_of(j));
+    jobs_[j].starved = true;
+    pending_.insert(key_of(j));
+  }
+}
+
+void Engine::signal(JobIdx j, Seconds now, Seconds grace) {
+  JobRuntime& r = jobs_[j];
+  if (r.state != JobState::kRunning || r.signalled()) return;
+  r.signalled_at = now;
+  r.stop_at = now + std::max(0.0, grace);
+  running_by_end_.erase({end_key_[j], j});
+  end_key_[j] = r.expected_end(now);
+  running_by_end_.emplace(end_key_[j], j);
+  drains_.emplace(r.stop_at, j);
+  out_.push_back(job_decision(Decision::Kind::kSignal, j, r.placement, r.stop_at,
+                              "checkpoint: preempted for higher-tier work"));
+}
+
+void Engine::complete_drains(Seconds now) {
+  while (!drains_.empty() && drains_.begin()->first <= now) {
+    const JobIdx j = drains_.begin()->second;
+    Placement held = jobs_[j].placement;
+    stop(j, now, true);  // erases the drains_ entry
+    ++jobs_[j].preemptions;
+    enqueue(j, now);
+    Decision d = job_decision(Decision::Kind::kPreempt, j, std::move(held), kNever,
+                              "preempted for higher-tier work (checkpointed)");
+    d.saved = true;
+    out_.push_back(std::move(d));
+  }
 }
 
 void Engine::start(JobIdx j, Placement p, Seconds now) {
@@ -81,6 +143,7 @@ void Engine::start(JobIdx j, Placement p, Seconds now) {
   k.job = j;
   pending_.erase(k);
   if (small_job(*r.spec)) --pending_small_;
+  unwatch_starvation(j);
   r.state = JobState::kRunning;
   r.placement = std::move(p);
   r.speed = speed(*r.spec, r.placement.model);
@@ -97,7 +160,7 @@ void Engine::start(JobIdx j, Placement p, Seconds now) {
   schedule_demotion(j, now);
 }
 
-void Engine::stop(JobIdx j, Seconds now) {
+void Engine::stop(JobIdx j, Seconds now, bool saved) {
   JobRuntime& r = jobs_[j];
   state_.release(r.placement, *r.spec);
   QueueKey k = profile_.sort->key(r);
@@ -114,10 +177,19 @@ void Engine::stop(JobIdx j, Seconds now) {
   }
   r.attained_gpu_s += (now - r.service_from) * r.gpus();
   r.service_from = now;
-  // The engine's view of progress: work up to the last checkpoint survives a stop.
-  r.progress_ref_s += r.kept_at(now) * r.speed;
+  // The engine's view of progress: work up to the last checkpoint survives a stop. A
+  // signalled job computed only until its signal; its checkpoint then saved all of it.
+  const bool signalled = r.signalled();
+  const Seconds end = signalled ? r.signalled_at : now;
+  const Seconds kept = signalled && saved ? std::max(0.0, end - r.run_start - r.restart_s)
+                                          : r.kept_at(end);
+  r.progress_ref_s += kept * r.speed;
   r.restart_s = 0;
   r.placement = Placement{};
+  if (signalled) drains_.erase({r.stop_at, j});
+  r.signalled_at = -1;
+  r.stop_at = kNever;
+  r.starved = false;
 }
 
 Status Engine::migrate(JobIdx j, Placement to, Seconds now) {
@@ -202,8 +274,9 @@ void Engine::resume(JobIdx j, const JobRuntime& before) {
   k.job = j;
   pending_.erase(k);
   if (small_job(*r.spec)) --pending_small_;
+  unwatch_starvation(j);
   r = before;
-  running_.insert(k);
+  running_.insert(key_of(j));  // keyed as it ran (a stop clears `starved`)
   end_key_[j] = r.expected_end(now_);
   running_by_end_.emplace(end_key_[j], j);
   for (NodeId n : r.placement.nodes()) {
@@ -303,6 +376,8 @@ Seconds Engine::next_wakeup() const {
   Seconds t = kNever;
   if (!deferred_.empty()) t = std::min(t, deferred_.begin()->first);
   if (!demotions_.empty()) t = std::min(t, demotions_.begin()->first);
+  if (!drains_.empty()) t = std::min(t, drains_.begin()->first);
+  if (!starvations_.empty()) t = std::min(t, starvations_.begin()->first);
   return std::min(t, pool_.next_wakeup());
 }
 
@@ -316,10 +391,16 @@ const std::vector<Decision>& Engine::schedule(Seconds now) {
     enqueue(j, now);
   }
   apply_demotions(now);
+  apply_starvations(now);
 
-  // Preempt point: stop victims tentatively; each keeps its old placement to return to.
+  // Preempt point. Checkpoint-first plugins signal victims, which stop when their grace
+  // ends (below, before the walk); others stop victims tentatively, each keeping its old
+  // placement to return to.
   std::vector<std::pair<JobIdx, JobRuntime>> victims;
-  if (profile_.preempt && !pending_.empty()) {
+  const Seconds grace = profile_.preempt ? profile_.preempt->checkpoint_grace() : -1;
+  if (profile_.preempt && !pending_.empty() && grace >= 0) {
+    for (JobIdx j : profile_.preempt->victims(*this, pending_, running_)) signal(j, now, grace);
+  } else if (profile_.preempt && !pending_.empty()) {
     for (JobIdx j : profile_.preempt->victims(*this, pending_, running_)) {
       JobRuntime before = jobs_[j];
       stop(j, now);
@@ -327,6 +408,7 @@ const std::vector<Decision>& Engine::schedule(Seconds now) {
       victims.emplace_back(j, std::move(before));
     }
   }
+  complete_drains(now);
   std::vector<char> victim_flag;
   if (!victims.empty()) {
     victim_flag.assign(jobs_.size(), 0);

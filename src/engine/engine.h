@@ -7,7 +7,9 @@
 // schedule(now) once for that instant; it returns the decisions of one scheduling cycle,
 // already applied to the engine's own state (a started job holds its GPUs, a preempted
 // job is back in the queue). Call schedule() again no later than next_wakeup() even if
-// nothing else happens. Times passed must not decrease.
+// nothing else happens. Times passed must not decrease. A checkpoint-first Preempt plugin
+// yields kSignal (the job checkpoints, keeping its GPUs) and, in the cycle at the end of
+// the grace, kPreempt with `saved`; the driver calls schedule() then (next_wakeup()).
 //
 // Not thread-safe: one driver thread owns an engine.
 
@@ -87,10 +89,21 @@ class Engine final : private CycleView {
   const std::set<QueueKey>& pending() const override { return pending_; }
   const std::vector<JobIdx>& jobs_on(NodeId n) const override { return node_jobs_[n]; }
   Seconds migration_cost_s() const override { return options_.migration_cost_s; }
+  std::optional<Placement> try_place(const ClusterState& state, const JobSpec& job) const override;
 
   void enqueue(JobIdx j, Seconds now);
   void start(JobIdx j, Placement p, Seconds now);
-  void stop(JobIdx j, Seconds now);  // running → pending (resources freed, not decided)
+  // running → pending (resources freed, not decided). `saved`: a signalled job's
+  // checkpoint at the signal completed (else only periodic checkpoints count).
+  void stop(JobIdx j, Seconds now, bool saved = false);
+  // Checkpoint-first preemption: signal `j`; its GPUs free at now + grace.
+  void signal(JobIdx j, Seconds now, Seconds grace);
+  // Stops signalled jobs whose grace has ended (kPreempt, saved) and requeues them.
+  void complete_drains(Seconds now);
+  // Marks pending jobs that waited past the sort's starvation limit (re-keys them).
+  void apply_starvations(Seconds now);
+  void unwatch_starvation(JobIdx j);
+  QueueKey key_of(JobIdx j) const;
   // Moves running job j to `to` atomically (nothing changes on failure); a new run segment
   // starts now with the restart cost. The job keeps running; its speed may change.
   Status migrate(JobIdx j, Placement to, Seconds now);
@@ -121,6 +134,10 @@ class Engine final : private CycleView {
   std::set<std::pair<Seconds, JobIdx>> running_by_end_;
   std::set<std::pair<Seconds, JobIdx>> deferred_;
   std::set<std::pair<Seconds, JobIdx>> demotions_;
+  std::set<std::pair<Seconds, JobIdx>> drains_;       // signalled jobs by stop_at
+  std::set<std::pair<Seconds, JobIdx>> starvations_;  // pending jobs by starvation time
+  std::vector<Seconds> starve_at_;                    // per job: its key in starvations_
+  Seconds starvation_after_ = kNever;
   std::vector<std::vector<JobIdx>> node_jobs_;
   size_t pending_small_ = 0;  // pending fractional or CPU-only jobs
   int fragmentation_block_ = 0;

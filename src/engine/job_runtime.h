@@ -28,9 +28,18 @@ struct JobRuntime {
   Seconds las_enter = 0;      // when it entered its LAS queue
   int preemptions = 0;
   int migrations = 0;
+  // Checkpoint-first preemption (Preempt::checkpoint_grace() >= 0): a signalled job keeps
+  // its GPUs until stop_at while writing a checkpoint of its progress at signalled_at.
+  Seconds signalled_at = -1;  // < 0: not signalled
+  Seconds stop_at = kNever;
+  // Waited in the queue past QueueSort::starvation_after(); cleared when the job stops.
+  bool starved = false;
+
+  bool signalled() const { return signalled_at >= 0; }
 
   // Expected end of the current run from the runtime estimate (never before `now`).
   Seconds expected_end(Seconds now) const {
+    if (signalled()) return stop_at > now ? stop_at : now;
     const double left = spec->runtime_estimate() - progress_ref_s;
     const Seconds end = run_start + restart_s + (left > 0 ? left / speed : 0);
     return end > now ? end : now;

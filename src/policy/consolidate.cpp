@@ -101,7 +101,7 @@ class ConsolidatePlugin final : public Consolidate {
   // A running job that may leave node n for a job of `s.gpus` cards: fractional, or a
   // smaller whole-GPU job, held wholly on n.
   static bool movable(const JobRuntime& r, const JobSpec& s, NodeId n) {
-    if (r.state != JobState::kRunning || r.spec->gpus <= 0) return false;
+    if (r.state != JobState::kRunning || r.spec->gpus <= 0 || r.signalled()) return false;
     if (!r.spec->fractional() && r.spec->gpus >= s.gpus) return false;
     for (const Slot& x : r.placement.slots)
       if (x.node != n) return false;

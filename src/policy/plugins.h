@@ -59,6 +59,13 @@ class CycleView {
   }
   // Wall seconds of progress a migrated job loses to its restart (EngineOptions).
   virtual Seconds migration_cost_s() const { return 60; }
+  // Where the profile's Filter and Place would put `job` on `state` (a hypothetical copy
+  // of cluster(), e.g. with some jobs released); nullopt when it does not fit.
+  virtual std::optional<Placement> try_place(const ClusterState& state, const JobSpec& job) const {
+    (void)state;
+    (void)job;
+    return std::nullopt;
+  }
 };
 
 // QueueSort: the order in which pending jobs are considered.
@@ -71,6 +78,10 @@ class QueueSort {
   // (LAS demotion). Empty for static orders. The engine wakes at each crossing, raises
   // JobRuntime::las_level and re-keys the job.
   virtual std::vector<double> service_thresholds() const { return {}; }
+  // Starvation guard: a pending job that has waited this long in the queue (since it last
+  // entered it) is marked JobRuntime::starved and re-keyed; the mark stays while it runs
+  // and clears when it stops. kNever: no guard.
+  virtual Seconds starvation_after() const { return kNever; }
 };
 
 // Admit: whether a job may be considered now, must wait (defer), or can never run.
@@ -118,6 +129,12 @@ class Preempt {
   virtual std::string name() const = 0;
   virtual std::vector<JobIdx> victims(const CycleView& v, const std::set<QueueKey>& pending,
                                       const std::set<QueueKey>& running) = 0;
+  // < 0: victims stop at once, tentatively (a victim nobody displaced resumes where it was)
+  // and keep only the work up to their last periodic checkpoint. >= 0: checkpoint-first —
+  // each victim is signalled (Decision::kSignal), keeps its GPUs this many seconds while it
+  // writes a checkpoint of its progress at the signal, then stops for good (kPreempt,
+  // saved) and is requeued; it loses no work, and its GPUs free only after the grace.
+  virtual Seconds checkpoint_grace() const { return -1; }
 };
 
 // Consolidate: after the queue walk, moves running jobs (kMigrate) so that a whole-GPU job

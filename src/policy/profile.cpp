@@ -9,11 +9,13 @@
 #include "policy/post_filter.h"
 #include "policy/preempt.h"
 #include "policy/queue_sort.h"
+#include "policy/tiers.h"
 
 namespace frugal {
 
 std::vector<std::string> profile_names() {
-  return {"fifo", "backfill", "sjf", "las", "firstfit", "bestfit", "frugal-place", "gavel"};
+  return {"fifo",    "backfill",     "sjf",   "las",  "firstfit",
+          "bestfit", "frugal-place", "gavel", "tiers"};
 }
 
 std::vector<std::string> profile_options() {
@@ -26,6 +28,18 @@ std::string Profile::describe() const {
                               post_filter->name(), preempt ? preempt->name() : "none");
   if (consolidate) d += " consolidate=" + consolidate->name();
   return d;
+}
+
+Profile make_tiers_profile(const TierOptions& o) {
+  Profile p;
+  p.name = "tiers";
+  p.admit = make_capacity_admit();
+  p.filter = make_model_filter();
+  p.placer = make_best_fit_placer();
+  p.sort = make_tier_sort(o.starvation_s);
+  p.post_filter = make_easy_backfill();
+  p.preempt = make_tier_preempt(o);
+  return p;
 }
 
 Result<Profile> make_profile(const std::string& policy) {
@@ -64,6 +78,10 @@ Result<Profile> make_profile(const std::string& policy) {
     p.sort = make_las_sort();
     p.post_filter = make_skip_post_filter();
     p.preempt = make_priority_order_preempt();
+  } else if (base == "tiers") {
+    p.sort = make_tier_sort();
+    p.post_filter = make_easy_backfill();
+    p.preempt = make_tier_preempt();
   } else if (base == "frugal-place") {
     p.sort = make_arrival_sort();
     p.post_filter = make_easy_backfill();

@@ -11,6 +11,7 @@
 //   bestfit    arrival    skip           -               bestfit
 //   frugal-place arrival  easy-backfill  -               hetero-fast (src/policy/hetero.h)
 //   gavel      arrival    skip           -               gavel max-min LP (src/policy/gavel.h)
+//   tiers      tier       easy-backfill  tier-preempt    bestfit (src/policy/tiers.h)
 //
 // Every profile uses Admit "capacity"; Filter is "model-constraint" except for
 // frugal-place ("hetero-fast") and gavel ("gavel"). A policy string may override the placer:
@@ -30,6 +31,7 @@
 
 #include "model/result.h"
 #include "policy/plugins.h"
+#include "policy/tiers.h"
 
 namespace frugal {
 
@@ -53,5 +55,7 @@ Result<Profile> make_profile(const std::string& policy);
 std::vector<std::string> profile_names();
 // Option suffixes a policy string may carry ("consolidate").
 std::vector<std::string> profile_options();
+// The `tiers` profile with non-default options (grace, starvation guard, bounds).
+Profile make_tiers_profile(const TierOptions& o);
 
 }  // namespace frugal

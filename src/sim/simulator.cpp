@@ -37,6 +37,7 @@ struct SimJob {
   double speed = 1;
   uint32_t epoch = 0;
   bool running = false;
+  Seconds signal_at = -1;  // checkpoint signal: computing stopped here (grace follows)
 };
 
 EngineOptions engine_options(const SimOptions& o) {
@@ -256,18 +257,25 @@ class Simulation {
     push(t + restart_s + s.remaining_ref / s.speed, Event::kFinish, j, s.epoch);
   }
 
-  // Stops a running segment: the productive time after the restart is kept up to the last
-  // checkpoint; everything else is rework.
-  void stop_segment(JobIdx j, Seconds t) {
+  // Stops a running segment. Computing ended at the signal when there was one (the grace
+  // after it is paid checkpoint time, not rework). Of the productive time after a restart,
+  // work is kept up to the last checkpoint — all of it when the signal's checkpoint was
+  // `saved` or the job has no checkpoint interval; the rest (and the restart) is rework.
+  void stop_segment(JobIdx j, Seconds t, bool saved) {
     SimJob& s = sim_[j];
+    JobOutcome& o = result_.jobs[j];
+    const double gpus = static_cast<double>(jobs_[j].total_milli()) / kMilliPerGpu;
     const Seconds ran = t - s.seg_start;
-    const Seconds productive = std::max(0.0, ran - s.restart_s);
+    const Seconds worked = (s.signal_at >= 0 ? s.signal_at : t) - s.seg_start;
+    const Seconds productive = std::max(0.0, worked - s.restart_s);
     const Seconds interval = jobs_[j].checkpoint_interval;
-    const Seconds kept = interval > 0 ? std::floor(productive / interval) * interval : productive;
+    const Seconds kept =
+        saved || interval <= 0 ? productive : std::floor(productive / interval) * interval;
     s.remaining_ref = std::max(0.0, s.remaining_ref - kept * s.speed);
-    result_.jobs[j].rework_gpu_seconds +=
-        (ran - kept) * static_cast<double>(jobs_[j].total_milli()) / kMilliPerGpu;
-    end_segment(j, t, kept);
+    o.rework_gpu_seconds += (worked - kept) * gpus;
+    o.checkpoint_gpu_seconds += (ran - worked) * gpus;
+    end_segment(j, t, ran - (worked - kept));
+    s.signal_at = -1;
   }
 
   void apply(const Decision& d, Seconds t) {
@@ -279,15 +287,22 @@ class Simulation {
         if (o.first_start < 0) o.first_start = t;
         begin_segment(j, t, d.placement, 0);
         return;
+      case Decision::Kind::kSignal:
+        // The job stops computing and writes a checkpoint until its kPreempt; its finish
+        // event goes stale (it holds its GPUs, paid, through the grace).
+        if (!s.running || s.signal_at >= 0) return;
+        s.signal_at = t;
+        ++s.epoch;
+        return;
       case Decision::Kind::kPreempt:
         if (!s.running) return;
-        stop_segment(j, t);
+        stop_segment(j, t, d.saved);
         ++o.preemptions;
         ++result_.preemptions;
         return;
       case Decision::Kind::kMigrate:
         if (!s.running) return;
-        stop_segment(j, t);
+        stop_segment(j, t, false);
         begin_segment(j, t, d.placement, d.until);
         ++o.migrations;
         ++result_.migrations;

@@ -8,6 +8,9 @@
 // same way and restarts at once on its new placement, where its first migration_cost_s
 // seconds make no progress (rework too): a migration's rework is the work since the last
 // checkpoint plus that restart.
+// and redoes the rest later (counted as rework). A job preempted checkpoint-first is
+// signalled, stops computing, holds its GPUs through the grace while its checkpoint is
+// written, then stops with all its progress up to the signal saved (no rework).
 //
 // Deterministic: events at the same instant are handled finishes first, then node events,
 // then arrivals in trace order; the engine's own tie-breaks are stable. The same inputs
@@ -59,6 +62,9 @@ struct JobOutcome {
   Seconds run_time = 0;           // wall time spent running, all segments
   double gpu_seconds = 0;         // allocated GPU-seconds (milli-GPU share × time)
   double rework_gpu_seconds = 0;  // GPU-seconds of work lost to stops and redone
+  // GPU-seconds held between a checkpoint signal and the stop (checkpoint-first
+  // preemption's grace): paid, included in gpu_seconds, no progress, not rework.
+  double checkpoint_gpu_seconds = 0;
   int preemptions = 0;
   int migrations = 0;  // moves while running (consolidation); not preemptions
   int gang_gpus = 0;   // whole cards asked for (0 for fractional and CPU-only jobs)

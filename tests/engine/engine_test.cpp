@@ -69,3 +69,45 @@ TEST(Engine, LasDemotionWithoutCheckpointsKeepsAllWork) {
 
 }  // namespace
 }  // namespace frugal
+
+namespace frugal {
+namespace {
+
+// Checkpoint-first protocol: kSignal (GPUs kept) at the preemption, a wakeup at the grace's
+// end, then kPreempt (saved) and the waiting job's kStart in that cycle; the engine keeps
+// all work up to the signal (not just up to the last periodic checkpoint).
+TEST(Engine, TierPreemptSignalsThenStopsAfterTheGrace) {
+  Engine e(make_homogeneous_cluster(2, kA100, 2), test_gpus(), testing::profile("tiers"),
+           EngineOptions{kA100});
+  JobSpec g = job("g", 0, 2, 1000);
+  g.checkpoint_interval = 100;
+  JobSpec c = job("c", 250, 1, 100);
+  c.tier = Tier::kCore;
+  e.submit(0, &g, 0);
+  ASSERT_TRUE(find(e.schedule(0), Decision::Kind::kStart, 0));
+  e.submit(1, &c, 250);
+  {
+    const auto& ds = e.schedule(250);
+    const Decision* s = find(ds, Decision::Kind::kSignal, 0);
+    ASSERT_TRUE(s);
+    EXPECT_DOUBLE_EQ(s->until, 310);
+    EXPECT_FALSE(find(ds, Decision::Kind::kStart, 1));
+    EXPECT_FALSE(find(ds, Decision::Kind::kPreempt, 0));
+  }
+  EXPECT_DOUBLE_EQ(e.next_wakeup(), 310);
+  EXPECT_TRUE(e.job(0).signalled());
+  EXPECT_TRUE(e.schedule(280).empty());  // no second signal while it drains
+  const auto& ds = e.schedule(310);
+  const Decision* p = find(ds, Decision::Kind::kPreempt, 0);
+  ASSERT_TRUE(p);
+  EXPECT_TRUE(p->saved);
+  EXPECT_EQ(p->placement.slots.size(), 2u);
+  ASSERT_TRUE(find(ds, Decision::Kind::kStart, 1));
+  EXPECT_DOUBLE_EQ(e.job(0).progress_ref_s, 250);
+  EXPECT_EQ(e.job(0).preemptions, 1);
+  EXPECT_FALSE(e.job(0).signalled());
+  EXPECT_EQ(e.check_invariants(), "");
+}
+
+}  // namespace
+}  // namespace frugal

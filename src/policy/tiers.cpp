@@ -1,0 +1,276 @@
+#include "policy/tiers.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <tuple>
+
+namespace frugal {
+
+Tier effective_tier(const JobRuntime& r) {
+  if (r.starved && r.spec->tier == Tier::kGeneral) return Tier::kImportant;
+  return r.spec->tier;
+}
+
+namespace {
+
+class TierSort final : public QueueSort {
+ public:
+  explicit TierSort(Seconds starvation_s) : starvation_s_(starvation_s) {}
+  std::string name() const override { return "tier"; }
+  QueueKey key(const JobRuntime& j) const override {
+    return {static_cast<double>(effective_tier(j)), j.spec->submit, j.seq, 0};
+  }
+  Seconds starvation_after() const override { return starvation_s_ > 0 ? starvation_s_ : kNever; }
+
+ private:
+  Seconds starvation_s_;
+};
+
+struct Victim {
+  JobIdx job;
+  double cost;  // work at risk: GPU-seconds since the last periodic checkpoint
+  double gpus;
+  uint64_t seq;
+};
+
+// A plan's rank: (work at risk, jobs, GPUs, node).
+struct Plan {
+  std::vector<size_t> victims;  // indexes into the candidate list
+  double cost = 0;
+  double gpus = 0;
+  NodeId node = 0;
+  bool better_than(const Plan& o) const {
+    const size_t a = victims.size(), b = o.victims.size();
+    return std::tie(cost, a, gpus, node) < std::tie(o.cost, b, o.gpus, o.node);
+  }
+};
+
+class TierPreempt final : public Preempt {
+ public:
+  explicit TierPreempt(TierOptions o) : o_(o) {}
+  std::string name() const override { return "tier-preempt"; }
+  Seconds checkpoint_grace() const override { return std::max(0.0, o_.checkpoint_grace_s); }
+
+  std::vector<JobIdx> victims(const CycleView& v, const std::set<QueueKey>& pending,
+                              const std::set<QueueKey>& running) override {
+    std::vector<JobIdx> out;
+    if (pending.empty() || running.empty()) return out;
+    // Quick exits: nobody queued outranks the lowest-ranked running job.
+    int highest_pending = kTierCount;
+    size_t seen = 0;
+    for (auto it = pending.begin(); it != pending.end() && seen < o_.max_examined; ++it, ++seen)
+      highest_pending = std::min(highest_pending, static_cast<int>(effective_tier(v.job(it->job))));
+    if (highest_pending >= kTierCount - 1) return out;  // only general work waits
+    int lowest_running = 0;
+    for (const QueueKey& k : running)
+      lowest_running = std::max(lowest_running, static_cast<int>(effective_tier(v.job(k.job))));
+    if (highest_pending >= lowest_running) return out;
+
+    const Seconds now = v.now();
+    std::vector<Victim> cand;
+    std::optional<ClusterState> future;
+    for (const QueueKey& k : running) {
+      const JobRuntime& r = v.job(k.job);
+      if (r.signalled()) {
+        if (!future) future.emplace(v.cluster());
+        future->release(r.placement, *r.spec);  // frees soon: already spoken for
+        continue;
+      }
+      if (r.spec->gpus == 0) continue;
+      if (r.starved && now < r.run_start + o_.protect_s) continue;
+      if (r.expected_end(now) <= now + checkpoint_grace()) continue;
+      const Seconds interval = r.spec->checkpoint_interval;
+      const Seconds since = interval > 0 ? std::fmod(now - r.run_start, interval) : 0.0;
+      cand.push_back({k.job, since * r.gpus(), r.gpus(), r.seq});
+    }
+    if (cand.empty()) return out;
+    if (!future) future.emplace(v.cluster());
+    std::vector<char> taken(cand.size(), 0);
+
+    size_t examined = 0, plans = 0;
+    for (const QueueKey& k : pending) {
+      if (++examined > o_.max_examined || plans >= o_.max_plans) break;
+      const JobRuntime& p = v.job(k.job);
+      const JobSpec& s = *p.spec;
+      if (auto pl = v.try_place(*future, s)) {  // starts now or once drains end
+        (void)future->allocate(*pl, s);
+        continue;
+      }
+      const int tier = static_cast<int>(effective_tier(p));
+      std::vector<size_t> lower;
+      for (size_t i = 0; i < cand.size(); ++i)
+        if (!taken[i] && static_cast<int>(effective_tier(v.job(cand[i].job))) > tier)
+          lower.push_back(i);
+      if (lower.empty()) continue;
+      std::optional<Plan> plan = per_node_plan(v, *future, s, cand, lower);
+      if (!plan) plan = greedy_plan(v, *future, s, cand, lower);
+      if (!plan) continue;
+      for (size_t i : plan->victims) {
+        const JobRuntime& r = v.job(cand[i].job);
+        future->release(r.placement, *r.spec);
+        taken[i] = 1;
+        out.push_back(cand[i].job);
+      }
+      if (auto pl = v.try_place(*future, s)) (void)future->allocate(*pl, s);
+      ++plans;
+    }
+    return out;
+  }
+
+ private:
+  static void release(const CycleView& v, ClusterState& st, const std::vector<Victim>& cand,
+                      const std::vector<size_t>& set) {
+    for (size_t i : set) {
+      const JobRuntime& r = v.job(cand[i].job);
+      st.release(r.placement, *r.spec);
+    }
+  }
+  static void restore(const CycleView& v, ClusterState& st, const std::vector<Victim>& cand,
+                      const std::vector<size_t>& set) {
+    for (size_t i : set) {
+      const JobRuntime& r = v.job(cand[i].job);
+      (void)st.allocate(r.placement, *r.spec);
+    }
+  }
+  static bool fits_without(const CycleView& v, ClusterState& st, const JobSpec& s,
+                           const std::vector<Victim>& cand, const std::vector<size_t>& set) {
+    release(v, st, cand, set);
+    const bool ok = v.try_place(st, s).has_value();
+    restore(v, st, cand, set);
+    return ok;
+  }
+
+  // Single-node jobs: the cheapest set of one node's victims that lets the job be placed.
+  std::optional<Plan> per_node_plan(const CycleView& v, ClusterState& st, const JobSpec& s,
+                                    const std::vector<Victim>& cand,
+                                    const std::vector<size_t>& lower) const {
+    int biggest = 0;
+    for (GpuModelId m : st.models()) biggest = std::max(biggest, st.max_gpus_per_node(m));
+    if (s.gpus > biggest) return std::nullopt;
+    std::map<NodeId, std::vector<size_t>> by_node;  // ordered: deterministic
+    for (size_t i : lower)
+      for (NodeId n : v.job(cand[i].job).placement.nodes()) by_node[n].push_back(i);
+    std::optional<Plan> best;
+    const bool whole = s.gpus > 0 && !s.fractional();
+    // Viable nodes (up, an allowed model, enough GPUs if every victim there went), ranked by
+    // the greedy estimate (cheapest victims first until enough GPUs); the exact subset
+    // search runs on the best kMaxNodes only, which bounds the work per plan.
+    constexpr size_t kMaxNodes = 16;
+    std::vector<std::pair<double, NodeId>> ranked;
+    for (auto& [n, g] : by_node) {
+      if (!st.up(n)) continue;
+      if (!s.allowed_models.empty() && std::find(s.allowed_models.begin(), s.allowed_models.end(),
+                                                 st.model(n)) == s.allowed_models.end())
+        continue;
+      std::sort(g.begin(), g.end(), [&](size_t a, size_t b) {
+        return std::tie(cand[a].cost, cand[a].gpus, cand[a].seq) <
+               std::tie(cand[b].cost, cand[b].gpus, cand[b].seq);
+      });
+      double freed = st.free_whole(n), estimate = 0;
+      for (size_t i : g) {
+        if (whole && freed + 1e-9 >= s.gpus) break;
+        freed += cand[i].gpus;
+        estimate += cand[i].cost;
+      }
+      if (whole && freed + 1e-9 < s.gpus) continue;
+      ranked.emplace_back(estimate, n);
+    }
+    std::sort(ranked.begin(), ranked.end());
+    if (ranked.size() > kMaxNodes) ranked.resize(kMaxNodes);
+    for (const auto& [estimate, n] : ranked) {
+      const std::vector<size_t>& g = by_node[n];
+      std::vector<Plan> options;
+      auto consider = [&](std::vector<size_t> set) {
+        Plan p;
+        double freed = 0;
+        for (size_t i : set) {
+          p.cost += cand[i].cost;
+          p.gpus += cand[i].gpus;
+          freed += cand[i].gpus;
+        }
+        if (whole && st.free_whole(n) + static_cast<int>(std::floor(freed + 1e-9)) < s.gpus) return;
+        p.victims = std::move(set);
+        p.node = n;
+        options.push_back(std::move(p));
+      };
+      if (g.size() <= 10) {
+        for (uint32_t mask = 1; mask < (1u << g.size()); ++mask) {
+          std::vector<size_t> set;
+          for (size_t b = 0; b < g.size(); ++b)
+            if (mask & (1u << b)) set.push_back(g[b]);
+          consider(std::move(set));
+        }
+      } else {
+        for (size_t len = 1; len <= g.size(); ++len)
+          consider(std::vector<size_t>(g.begin(), g.begin() + static_cast<long>(len)));
+      }
+      std::sort(options.begin(), options.end(),
+                [](const Plan& a, const Plan& b) { return a.better_than(b); });
+      int tries = 0;
+      for (Plan& p : options) {
+        if (best && !p.better_than(*best)) break;
+        if (++tries > 8) break;
+        if (fits_without(v, st, s, cand, p.victims)) {
+          best = std::move(p);
+          break;
+        }
+      }
+    }
+    return best;
+  }
+
+  // Any job (multi-node ones): victims by work at risk per GPU until it fits, then pruned.
+  std::optional<Plan> greedy_plan(const CycleView& v, ClusterState& st, const JobSpec& s,
+                                  const std::vector<Victim>& cand,
+                                  std::vector<size_t> lower) const {
+    std::sort(lower.begin(), lower.end(), [&](size_t a, size_t b) {
+      const double ca = cand[a].cost / cand[a].gpus, cb = cand[b].cost / cand[b].gpus;
+      return std::tie(ca, cand[a].seq) < std::tie(cb, cand[b].seq);
+    });
+    std::vector<size_t> chosen;
+    bool fits = false;
+    for (size_t i : lower) {
+      chosen.push_back(i);
+      release(v, st, cand, {i});
+      if (v.try_place(st, s)) {
+        fits = true;
+        break;
+      }
+    }
+    if (!fits) {
+      restore(v, st, cand, chosen);
+      return std::nullopt;
+    }
+    // Prune: give back the costliest victims the job does not need.
+    std::vector<size_t> keep;
+    for (auto it = chosen.rbegin(); it != chosen.rend(); ++it) {
+      restore(v, st, cand, {*it});
+      if (v.try_place(st, s)) continue;  // not needed
+      release(v, st, cand, {*it});
+      keep.push_back(*it);
+    }
+    restore(v, st, cand, keep);
+    Plan p;
+    for (size_t i : keep) {
+      p.cost += cand[i].cost;
+      p.gpus += cand[i].gpus;
+    }
+    p.victims = std::move(keep);
+    return p;
+  }
+
+  TierOptions o_;
+};
+
+}  // namespace
+
+std::unique_ptr<QueueSort> make_tier_sort(Seconds starvation_s) {
+  return std::make_unique<TierSort>(starvation_s);
+}
+std::unique_ptr<Preempt> make_tier_preempt(const TierOptions& o) {
+  return std::make_unique<TierPreempt>(o);
+}
+
+}  // namespace frugal
