@@ -26,6 +26,7 @@ struct RunOptions {
   double repair_hours = 1;
   uint64_t seed = 1;
   bool static_capacity = false;
+  bool offline_bound = false;
 };
 
 void add_run_options(CLI::App& cmd, RunOptions& o) {
@@ -44,6 +45,9 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--seed", o.seed, "Seed for failure injection")->capture_default_str();
   cmd.add_flag("--static-capacity", o.static_capacity,
                "Keep on-demand pools provisioned all the time (no autoscaling)");
+  cmd.add_flag("--offline-bound", o.offline_bound,
+               "Also solve the offline time-shifting bound for deferrable jobs (LP, Clp; "
+               "src/cost/offline_bound.h)");
 }
 
 std::vector<std::string> split(const std::string& s) {
@@ -76,6 +80,7 @@ Result<std::vector<Summary>> run_all(const RunOptions& o,
   so.node_repair_hours = o.repair_hours;
   so.seed = o.seed;
   so.static_capacity = o.static_capacity;
+  so.offline_bound = o.offline_bound;
   std::vector<Summary> out(policies.size());
   std::atomic<size_t> next{0};
   auto worker = [&] {

@@ -101,6 +101,7 @@ nlohmann::json to_json(const Summary& s) {
       {"makespan_s", s.makespan_s},
       {"gpu_utilization", s.gpu_utilization},
       {"preemptions", s.preemptions},
+      {"deadline_misses", s.deadline_misses},
       {"rework_gpu_hours", s.rework_gpu_hours},
       {"node_failures", s.node_failures},
       {"autoscaler",
@@ -124,6 +125,20 @@ nlohmann::json to_json(const Summary& s) {
     j["by_team"] = accounts_json(l.by_team);
     j["by_class"] = accounts_json(l.by_class);
     j["by_region"] = accounts_json(l.by_region);
+    j["deferrable"] = {{"jobs", l.deferrable.jobs},
+                       {"energy_usd", l.deferrable.energy_usd},
+                       {"cost_usd", l.deferrable.cost_usd}};
+  }
+  if (s.has_offline_bound) {
+    const OfflineBound& b = s.offline_bound;
+    if (b.ok) {
+      j["offline_bound"] = {{"jobs", b.jobs},
+                            {"columns", b.columns},
+                            {"deferrable_energy_usd", b.energy_usd},
+                            {"deferrable_cost_usd", b.cost_usd}};
+    } else {
+      j["offline_bound"] = {{"jobs", b.jobs}, {"error", b.error}};
+    }
   }
   return j;
 }

@@ -8,11 +8,13 @@
 #include "policy/post_filter.h"
 #include "policy/preempt.h"
 #include "policy/queue_sort.h"
+#include "policy/time_shift.h"
 
 namespace frugal {
 
 std::vector<std::string> profile_names() {
-  return {"fifo", "backfill", "sjf", "las", "firstfit", "bestfit", "frugal-place", "gavel"};
+  return {"fifo",    "backfill",     "sjf",   "las",      "firstfit",
+          "bestfit", "frugal-place", "gavel", "timeshift"};
 }
 
 std::string Profile::describe() const {
@@ -27,6 +29,13 @@ Result<Profile> make_profile(const std::string& policy) {
     base = policy.substr(0, slash);
     placer_name = policy.substr(slash + 1);
   }
+  std::string options;  // "name:key=value:key=value"
+  if (const auto colon = base.find(':'); colon != std::string::npos) {
+    options = base.substr(colon + 1);
+    base = base.substr(0, colon);
+  }
+  if (!options.empty() && base != "timeshift")
+    return Error{fmt::format("policy '{}' takes no options", base)};
   Profile p;
   p.name = policy;
   p.admit = make_capacity_admit();
@@ -55,6 +64,12 @@ Result<Profile> make_profile(const std::string& policy) {
     p.post_filter = make_skip_post_filter();
     p.filter = make_gavel_filter();
     p.placer = make_ordered_placer(make_best_fit_placer());
+  } else if (base == "timeshift") {
+    auto o = parse_time_shift_options(options);
+    if (!o.ok()) return Error{o.error().message};
+    p.sort = make_arrival_sort();
+    p.post_filter = make_easy_backfill();
+    p.admit = make_time_shift_admit(o.value());
   } else if (base == "firstfit" || base == "bestfit") {
     p.sort = make_arrival_sort();
     p.post_filter = make_skip_post_filter();

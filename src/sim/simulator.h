@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cost/ledger.h"
+#include "cost/offline_bound.h"
 #include "model/cluster_spec.h"
 #include "model/gpu_catalog.h"
 #include "model/job.h"
@@ -36,6 +37,11 @@ struct SimOptions {
   bool ledger = true;  // price every GPU-second (src/cost/ledger.h); off only for benchmarks
   // On-demand pools always provisioned (a static cluster) instead of autoscaled.
   bool static_capacity = false;
+  // After the run, solve the offline time-shifting bound for the deferrable jobs that
+  // completed (src/cost/offline_bound.h; needs the ledger). Jobs without a deadline may
+  // start up to offline_max_delay_s after arrival.
+  bool offline_bound = false;
+  double offline_max_delay_s = 24 * 3600.0;
 };
 
 struct JobOutcome {
@@ -68,6 +74,10 @@ struct SimResult {
   double wall_s = 0;
   std::string invariant_violation;  // first one found, when check_invariants is on
   LedgerReport ledger;              // empty when SimOptions::ledger is off
+  // Jobs with a deadline that completed after it or were never scheduled.
+  int64_t deadline_misses = 0;
+  bool has_offline_bound = false;  // SimOptions::offline_bound was on (see .ok)
+  OfflineBound offline_bound;
 };
 
 // Replays `jobs` on `cluster` under `profile`. `catalog` must contain every model the
