@@ -44,6 +44,10 @@ void InputOptions::add_to(CLI::App& cmd) {
       ->capture_default_str();
   cmd.add_option("--deferrable-seed", deferrable_seed, "Seed of --deferrable-share")
       ->capture_default_str();
+  cmd.add_option("--deferrable-max-hours", deferrable_max_h,
+                 "Only jobs of at most this many hours (reference model) may be made deferrable "
+                 "by --deferrable-share (0 = any)")
+      ->check(CLI::NonNegativeNumber);
 }
 
 Result<Inputs> load_inputs(const InputOptions& o) {
@@ -63,7 +67,7 @@ Result<Inputs> load_inputs(const InputOptions& o) {
     assign_classes(in.trace.jobs, static_cast<uint64_t>(o.assign_classes_seed));
   if (o.deferrable_share > 0)
     assign_deferrable(in.trace.jobs, o.deferrable_share, o.deadline_slack_h * 3600,
-                      o.deferrable_seed);
+                      o.deferrable_seed, o.deferrable_max_h * 3600);
 
   std::string reference = o.reference_model;
   if (o.gpus > 0) {

@@ -26,6 +26,7 @@ struct InputOptions {
   double deferrable_share = 0;       // > 0: make this share of GPU jobs deferrable
   double deadline_slack_h = 24;      // ... with deadline = submit + duration + slack
   uint64_t deferrable_seed = 1;
+  double deferrable_max_h = 0;  // only jobs this short (hours; 0 = any) may be deferrable
 
   // Registers --trace, --trace-format, --skip-bad-rows, --cluster, --gpus, --gpu-model,
   // --gpus-per-node, --catalog, --reference-model, --assign-classes,

@@ -313,6 +313,7 @@ LedgerReport Ledger::report() const {
     if (specs_[j]->deferrable) {
       ++r.deferrable.jobs;
       r.deferrable.energy_usd += a.compute.energy_usd;
+      r.deferrable.energy_kwh += a.compute.energy_kwh;
       r.deferrable.cost_usd += a.compute.total_usd();
     }
   }

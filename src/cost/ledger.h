@@ -54,6 +54,7 @@ struct CostAccount {
 struct DeferrableTotals {
   size_t jobs = 0;
   double energy_usd = 0;
+  double energy_kwh = 0;
   double cost_usd = 0;
 };
 

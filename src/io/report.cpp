@@ -127,6 +127,7 @@ nlohmann::json to_json(const Summary& s) {
     j["by_region"] = accounts_json(l.by_region);
     j["deferrable"] = {{"jobs", l.deferrable.jobs},
                        {"energy_usd", l.deferrable.energy_usd},
+                       {"energy_kwh", l.deferrable.energy_kwh},
                        {"cost_usd", l.deferrable.cost_usd}};
   }
   if (s.has_offline_bound) {

@@ -60,14 +60,13 @@ class TimeShiftAdmit final : public Admit {
     const double gpus = static_cast<double>(job.total_milli()) / kMilliPerGpu;
     const Seconds est = job.runtime_estimate();
     if (!(est > 0)) return base;
-    // Candidate centres and the slowest speed among them.
+    // Candidate centres.
     struct Cand {
       uint32_t centre;
       double weight;
       double runtime;
     };
     std::vector<Cand> cands;
-    double slowest = 0;
     for (uint32_t c = 0; c < st.centre_count(); ++c) {
       const GpuModelId m = st.centre_model(c);
       if (m == kNoGpuModel || centre_gpus_[c] < job.gpus) continue;
@@ -78,10 +77,20 @@ class TimeShiftAdmit final : public Admit {
       const double s = v.speed(job, m);
       if (!(s > 0)) continue;
       cands.push_back({c, static_cast<double>(centre_gpus_[c]), est / s});
-      slowest = slowest == 0 ? s : std::min(slowest, s);
     }
     if (cands.empty()) return base;
-    const double runtime_safe = est / slowest;
+    // On-demand capacity is the overflow (the autoscaler adds it when the rest is full): a
+    // job is priced where it most likely runs, on owned or reserved centres, when it may.
+    std::vector<Cand> fixed;
+    for (const Cand& c : cands)
+      if (st.spec().pools[st.centre_pool(c.centre)].capacity != Capacity::kOnDemand)
+        fixed.push_back(c);
+    const std::vector<Cand>& priced = fixed.empty() ? cands : fixed;
+    // Deadline safety: the run time on the reference model, or on the fastest candidate when
+    // none is as fast (a job on a slower model may still miss; deadline_misses tells).
+    double fastest = 0;
+    for (const Cand& c : priced) fastest = std::max(fastest, est / c.runtime);
+    const double runtime_safe = est / std::min(1.0, fastest);
     Seconds latest = now + opt_.max_delay_s;
     if (job.deadline != kNever)
       latest = std::min(latest, job.deadline - runtime_safe -
@@ -90,7 +99,7 @@ class TimeShiftAdmit final : public Admit {
     // Mean cost over the candidate centres of a start at t: {total, energy}.
     const auto cost = [&](Seconds t) {
       double sum = 0, energy = 0, w = 0;
-      for (const Cand& c : cands) {
+      for (const Cand& c : priced) {
         const SpanCost sc = pricing_->span(c.centre, gpus, job.utilization, t, t + c.runtime);
         sum += c.weight * sc.total_usd();
         energy += c.weight * sc.energy_usd;

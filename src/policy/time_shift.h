@@ -6,19 +6,22 @@
 //
 //   latest = min(deadline − runtime_safe − margin, now + max_delay_s)   (deadline set)
 //          = now + max_delay_s                                          (no deadline)
-//   runtime_safe = estimate / speed of the slowest candidate model (deadline safety: the
-//                  job may land on any model it may use), margin = max(margin_s,
-//                  margin_frac × runtime_safe).
+//   runtime_safe = estimate on the reference model (or on the fastest candidate model when
+//                  none is as fast), margin = max(margin_s, margin_frac × runtime_safe).
+//                  A job that then lands on a much slower model may still miss its
+//                  deadline (the simulator counts deadline_misses); pricing with the
+//                  slowest model instead left almost no job room to move on a mixed cluster.
 //
 // cost(h) = Σ_c w_c · span(c, GPUs, utilisation, h, h + estimate / speed_c).total_usd / Σ w_c
 // over the GPU cost centres c of the job's allowed models that can hold it (w_c = the
-// centre's GPUs, the chance it lands there); span() prices energy at the region's day-ahead
-// hourly price and rental with time-of-use discounts (src/cost/pricing.h) — both known in
-// advance. The job is deferred to the cheapest h (earliest on ties) when cost(now) −
-// cost(h) > min_saving × |energy cost(now)| (the threshold is relative to the energy part:
-// reserved rental does not move with time and would swamp any ratio on the total); otherwise, and
-// for every other job, the verdict is the capacity admit's (which also rejects jobs that can never
-// run). Deterministic.
+// centre's GPUs, the chance it lands there; on-demand centres only when no owned or
+// reserved centre qualifies, as the autoscaler adds them only when the rest is full); span() prices
+// energy at the region's day-ahead hourly price and rental with time-of-use discounts
+// (src/cost/pricing.h) — both known in advance. The job is deferred to the cheapest h (earliest on
+// ties) when cost(now) − cost(h) > min_saving × |energy cost(now)| (the threshold is relative to
+// the energy part: reserved rental does not move with time and would swamp any ratio on the total);
+// otherwise, and for every other job, the verdict is the capacity admit's (which also rejects jobs
+// that can never run). Deterministic.
 
 #include <memory>
 #include <string>
