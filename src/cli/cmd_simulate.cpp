@@ -29,6 +29,7 @@ struct RunOptions {
   double migration_cost_s = 60;
   bool predict_runtimes = false;
   double predict_quantile = 0.5;
+  bool offline_bound = false;
 };
 
 void add_run_options(CLI::App& cmd, RunOptions& o) {
@@ -58,6 +59,9 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
                  "Quantile of past durations predicted (with --predict-runtimes)")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
+  cmd.add_flag("--offline-bound", o.offline_bound,
+               "Also solve the offline time-shifting bound for deferrable jobs (LP, Clp; "
+               "src/cost/offline_bound.h)");
 }
 
 std::vector<std::string> split(const std::string& s) {
@@ -93,6 +97,7 @@ Result<std::vector<Summary>> run_all(const RunOptions& o,
   so.migration_cost_s = o.migration_cost_s;
   so.predict_runtimes = o.predict_runtimes;
   so.predictor.quantile = o.predict_quantile;
+  so.offline_bound = o.offline_bound;
   std::vector<Summary> out(policies.size());
   std::atomic<size_t> next{0};
   auto worker = [&] {

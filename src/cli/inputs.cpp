@@ -33,6 +33,21 @@ void InputOptions::add_to(CLI::App& cmd) {
                  "Give jobs classes by the seeded rule of docs/EXPERIMENTS.md (replaces the "
                  "trace's classes)")
       ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--deferrable-share", deferrable_share,
+                 "Make this share of GPU jobs deferrable with a deadline, by the seeded rule of "
+                 "src/sim/class_assignment.h")
+      ->check(CLI::Range(0.0, 1.0));
+  cmd.add_option("--deadline-slack", deadline_slack_h,
+                 "Hours of slack of --deferrable-share jobs: deadline = submit + duration + "
+                 "slack (0 = no deadline)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd.add_option("--deferrable-seed", deferrable_seed, "Seed of --deferrable-share")
+      ->capture_default_str();
+  cmd.add_option("--deferrable-max-hours", deferrable_max_h,
+                 "Only jobs of at most this many hours (reference model) may be made deferrable "
+                 "by --deferrable-share (0 = any)")
+      ->check(CLI::NonNegativeNumber);
 }
 
 Result<Inputs> load_inputs(const InputOptions& o) {
@@ -50,6 +65,9 @@ Result<Inputs> load_inputs(const InputOptions& o) {
   in.trace = std::move(tr).value();
   if (o.assign_classes_seed >= 0)
     assign_classes(in.trace.jobs, static_cast<uint64_t>(o.assign_classes_seed));
+  if (o.deferrable_share > 0)
+    assign_deferrable(in.trace.jobs, o.deferrable_share, o.deadline_slack_h * 3600,
+                      o.deferrable_seed, o.deferrable_max_h * 3600);
 
   std::string reference = o.reference_model;
   if (o.gpus > 0) {

@@ -245,6 +245,14 @@ double Ledger::job_total_usd(JobIdx j) const {
   return j < jobs_.size() ? jobs_[j].account.total_usd() : 0.0;
 }
 
+SpanCost Ledger::job_compute(JobIdx j) const {
+  return j < jobs_.size() ? jobs_[j].account.compute : SpanCost{};
+}
+
+int64_t Ledger::job_centre(JobIdx j) const {
+  return j < jobs_.size() && jobs_[j].placed ? static_cast<int64_t>(jobs_[j].centre) : -1;
+}
+
 LedgerReport Ledger::report() const {
   LedgerReport r;
   // Duplicate storage: per dataset, what its jobs paid beyond one copy kept over the union
@@ -302,6 +310,12 @@ LedgerReport Ledger::report() const {
       region_seen[jobs_[j].region] = 1;
     }
     r.total += a;
+    if (specs_[j]->deferrable) {
+      ++r.deferrable.jobs;
+      r.deferrable.energy_usd += a.compute.energy_usd;
+      r.deferrable.energy_kwh += a.compute.energy_kwh;
+      r.deferrable.cost_usd += a.compute.total_usd();
+    }
   }
   for (const auto& [team, a] : by_team) r.by_team.emplace(std::string(team), a);
   for (int c = 0; c < kJobClassCount; ++c)

@@ -49,11 +49,21 @@ struct CostAccount {
   CostAccount& operator+=(const CostAccount& o);
 };
 
+// Compute cost of the deferrable jobs (JobSpec::deferrable), reported apart so time-shifting
+// can be judged: cost_usd = rental + energy of their GPU time (storage excluded).
+struct DeferrableTotals {
+  size_t jobs = 0;
+  double energy_usd = 0;
+  double energy_kwh = 0;
+  double cost_usd = 0;
+};
+
 struct LedgerReport {
   CostAccount total;         // everything: teams + unattributed
   CostAccount unattributed;  // provisioned capacity no job held
   std::map<std::string, CostAccount> by_team, by_class, by_region;
   bool series_wrapped = false;  // a price/carbon series was reused past its end
+  DeferrableTotals deferrable;
 };
 
 class Ledger {
@@ -79,6 +89,11 @@ class Ledger {
 
   // Per-job totals (USD), by job index; 0 for jobs not seen.
   double job_total_usd(JobIdx j) const;
+  // Per-job compute (rental + energy of GPU time); zero for jobs not seen.
+  SpanCost job_compute(JobIdx j) const;
+  // The cost centre job j ran in (its first slot's, at its last segment); -1 if it never ran.
+  int64_t job_centre(JobIdx j) const;
+  const Pricing& pricing() const { return pricing_; }
   // Folds everything into the report (duplicate storage is settled here).
   LedgerReport report() const;
 

@@ -181,8 +181,8 @@ void Engine::stop(JobIdx j, Seconds now, bool saved) {
   // signalled job computed only until its signal; its checkpoint then saved all of it.
   const bool signalled = r.signalled();
   const Seconds end = signalled ? r.signalled_at : now;
-  const Seconds kept = signalled && saved ? std::max(0.0, end - r.run_start - r.restart_s)
-                                          : r.kept_at(end);
+  const Seconds kept =
+      signalled && saved ? std::max(0.0, end - r.run_start - r.restart_s) : r.kept_at(end);
   r.progress_ref_s += kept * r.speed;
   r.restart_s = 0;
   r.placement = Placement{};

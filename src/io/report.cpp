@@ -115,6 +115,7 @@ nlohmann::json to_json(const Summary& s) {
       {"gpu_utilization", s.gpu_utilization},
       {"preemptions", s.preemptions},
       {"migrations", s.migrations},
+      {"deadline_misses", s.deadline_misses},
       {"rework_gpu_hours", s.rework_gpu_hours},
       {"node_failures", s.node_failures},
       {"autoscaler",
@@ -138,6 +139,21 @@ nlohmann::json to_json(const Summary& s) {
     j["by_team"] = accounts_json(l.by_team);
     j["by_class"] = accounts_json(l.by_class);
     j["by_region"] = accounts_json(l.by_region);
+    j["deferrable"] = {{"jobs", l.deferrable.jobs},
+                       {"energy_usd", l.deferrable.energy_usd},
+                       {"energy_kwh", l.deferrable.energy_kwh},
+                       {"cost_usd", l.deferrable.cost_usd}};
+  }
+  if (s.has_offline_bound) {
+    const OfflineBound& b = s.offline_bound;
+    if (b.ok) {
+      j["offline_bound"] = {{"jobs", b.jobs},
+                            {"columns", b.columns},
+                            {"deferrable_energy_usd", b.energy_usd},
+                            {"deferrable_cost_usd", b.cost_usd}};
+    } else {
+      j["offline_bound"] = {{"jobs", b.jobs}, {"error", b.error}};
+    }
   }
   if (s.has_prediction) j["prediction"] = to_json(s.prediction);
   return j;

@@ -10,12 +10,13 @@
 #include "policy/preempt.h"
 #include "policy/queue_sort.h"
 #include "policy/tiers.h"
+#include "policy/time_shift.h"
 
 namespace frugal {
 
 std::vector<std::string> profile_names() {
-  return {"fifo",    "backfill",     "sjf",   "las",  "firstfit",
-          "bestfit", "frugal-place", "gavel", "tiers"};
+  return {"fifo",    "backfill",     "sjf",   "las",   "firstfit",
+          "bestfit", "frugal-place", "gavel", "tiers", "timeshift"};
 }
 
 std::vector<std::string> profile_options() {
@@ -60,6 +61,13 @@ Result<Profile> make_profile(const std::string& policy) {
     base = spec.substr(0, slash);
     placer_name = spec.substr(slash + 1);
   }
+  std::string params;  // "name:key=value:key=value"
+  if (const auto colon = base.find(':'); colon != std::string::npos) {
+    params = base.substr(colon + 1);
+    base = base.substr(0, colon);
+  }
+  if (!params.empty() && base != "timeshift")
+    return Error{fmt::format("policy '{}' takes no options", base)};
   Profile p;
   p.name = policy;
   p.admit = make_capacity_admit();
@@ -92,6 +100,12 @@ Result<Profile> make_profile(const std::string& policy) {
     p.post_filter = make_skip_post_filter();
     p.filter = make_gavel_filter();
     p.placer = make_ordered_placer(make_best_fit_placer());
+  } else if (base == "timeshift") {
+    auto o = parse_time_shift_options(params);
+    if (!o.ok()) return Error{o.error().message};
+    p.sort = make_arrival_sort();
+    p.post_filter = make_easy_backfill();
+    p.admit = make_time_shift_admit(o.value());
   } else if (base == "firstfit" || base == "bestfit") {
     p.sort = make_arrival_sort();
     p.post_filter = make_skip_post_filter();

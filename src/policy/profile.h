@@ -12,11 +12,14 @@
 //   frugal-place arrival  easy-backfill  -               hetero-fast (src/policy/hetero.h)
 //   gavel      arrival    skip           -               gavel max-min LP (src/policy/gavel.h)
 //   tiers      tier       easy-backfill  tier-preempt    bestfit (src/policy/tiers.h)
+//   timeshift  arrival    easy-backfill  -               bestfit
 //
-// Every profile uses Admit "capacity"; Filter is "model-constraint" except for
-// frugal-place ("hetero-fast") and gavel ("gavel"). A policy string may override the placer:
-// "backfill/firstfit" is backfill with firstfit placement; "POLICY/hetero" and
-// "POLICY/hetero-fast" swap in that Filter and an order-honouring bestfit
+// Every profile uses Admit "capacity" except timeshift, whose Admit "time-shift" defers
+// deferrable jobs to cheap hours within their deadline (src/policy/time_shift.h); its
+// options follow the name: "timeshift:max_delay_s=43200:min_saving=0.05". Filter is
+// "model-constraint" except for frugal-place ("hetero-fast") and gavel ("gavel"). A policy string
+// may override the placer: "backfill/firstfit" is backfill with firstfit placement; "POLICY/hetero"
+// and "POLICY/hetero-fast" swap in that Filter and an order-honouring bestfit
 // ("backfill/hetero-fast" = frugal-place).
 //
 // Options follow as "+name" suffixes, after the placer if any:

@@ -23,6 +23,19 @@ void assign_classes(std::vector<JobSpec>& jobs, uint64_t seed) {
   }
 }
 
+void assign_deferrable(std::vector<JobSpec>& jobs, double share, double slack_s, uint64_t seed,
+                       double max_duration_s) {
+  std::mt19937_64 rng(seed ^ 0x7469'6d65'7368'6966ULL);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  for (JobSpec& j : jobs) {
+    const double u = uniform(rng);
+    if (j.gpus == 0 || !(u < share) || (max_duration_s > 0 && j.duration > max_duration_s))
+      continue;
+    j.deferrable = true;
+    if (slack_s > 0) j.deadline = j.submit + j.duration + slack_s;
+  }
+}
+
 std::array<size_t, kJobClassCount> class_counts(const std::vector<JobSpec>& jobs) {
   std::array<size_t, kJobClassCount> n{};
   for (const JobSpec& j : jobs) ++n[static_cast<size_t>(j.job_class)];

@@ -21,6 +21,15 @@ namespace frugal {
 
 void assign_classes(std::vector<JobSpec>& jobs, uint64_t seed);
 
+// Makes a seeded share of GPU jobs deferrable with a deadline (for time-shifting
+// experiments on traces without either, docs/EXPERIMENTS.md): one uniform draw per job from
+// std::mt19937_64(seed ^ 0x7469'6d65'7368'6966) in trace order (drawn for every job); a job
+// with GPUs, duration <= max_duration_s (0 = any) and draw < share becomes deferrable with deadline
+// = submit + duration + slack_s (its run time on the reference model plus the slack; slack_s <= 0
+// leaves the deadline unset, so the time-shift slack applies). Other jobs are left as they are.
+void assign_deferrable(std::vector<JobSpec>& jobs, double share, double slack_s, uint64_t seed,
+                       double max_duration_s = 0);
+
 // Jobs per class (indexed by JobClass).
 std::array<size_t, kJobClassCount> class_counts(const std::vector<JobSpec>& jobs);
 

@@ -129,9 +129,16 @@ class Simulation {
         o.reason = "never scheduled: no capacity ever became available";
       }
     }
+    for (size_t i = 0; i < jobs_.size(); ++i) {
+      const JobOutcome& o = result_.jobs[i];
+      if (jobs_[i].deadline != kNever &&
+          (o.unschedulable || o.finish < 0 || o.finish > jobs_[i].deadline))
+        ++result_.deadline_misses;
+    }
     if (ledger_) result_.ledger = ledger_->report();
     result_.predicted = opt_.predict_runtimes;
     if (opt_.predict_runtimes) result_.prediction = errors_.report();
+    if (ledger_ && opt_.offline_bound) solve_bound();
     result_.wall_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     return std::move(result_);
@@ -149,6 +156,33 @@ class Simulation {
     s.estimate = p.seconds;
     errors_.add(p.seconds, s.duration, p.level);
     return &s;
+  }
+
+  void solve_bound() {
+    const ClusterState& st = engine_.cluster();
+    std::vector<double> capacity(st.centre_count(), 0.0);
+    for (NodeId n = 0; n < cluster_.nodes.size(); ++n)
+      capacity[st.centre_of(n)] += cluster_.nodes[n].gpus;
+    std::vector<OfflineJob> jobs;
+    for (JobIdx j = 0; j < jobs_.size(); ++j) {
+      const JobSpec& s = jobs_[j];
+      const JobOutcome& o = result_.jobs[j];
+      const int64_t c = ledger_->job_centre(j);
+      if (!s.deferrable || s.gpus == 0 || o.finish < 0 || c < 0) continue;
+      OfflineJob b;
+      b.centre = static_cast<uint32_t>(c);
+      b.gpus = static_cast<double>(s.total_milli()) / kMilliPerGpu;
+      b.utilization = s.utilization;
+      b.runtime = o.run_time;
+      b.earliest = s.submit;
+      b.latest =
+          s.deadline != kNever ? s.deadline - o.run_time : s.submit + opt_.offline_max_delay_s;
+      b.actual = o.first_start;
+      jobs.push_back(b);
+    }
+    result_.has_offline_bound = true;
+    result_.offline_bound =
+        solve_offline_bound(ledger_->pricing(), jobs, capacity, cluster_.epoch_unix_s);
   }
 
   // Every job is done, but autoscaled on-demand nodes stay provisioned (and paid) until

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "cost/ledger.h"
+#include "cost/offline_bound.h"
 #include "model/cluster_spec.h"
 #include "model/gpu_catalog.h"
 #include "model/job.h"
@@ -53,6 +54,11 @@ struct SimOptions {
   // duration. Off = the oracle (estimate = duration).
   bool predict_runtimes = false;
   PredictorOptions predictor;
+  // After the run, solve the offline time-shifting bound for the deferrable jobs that
+  // completed (src/cost/offline_bound.h; needs the ledger). Jobs without a deadline may
+  // start up to offline_max_delay_s after arrival.
+  bool offline_bound = false;
+  double offline_max_delay_s = 24 * 3600.0;
 };
 
 struct JobOutcome {
@@ -93,6 +99,10 @@ struct SimResult {
   LedgerReport ledger;              // empty when SimOptions::ledger is off
   bool predicted = false;           // SimOptions::predict_runtimes was on
   PredictionReport prediction;      // predicted estimates vs true durations, at arrival
+  // Jobs with a deadline that completed after it or were never scheduled.
+  int64_t deadline_misses = 0;
+  bool has_offline_bound = false;  // SimOptions::offline_bound was on (see .ok)
+  OfflineBound offline_bound;
 };
 
 // Replays `jobs` on `cluster` under `profile`. `catalog` must contain every model the

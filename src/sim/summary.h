@@ -40,6 +40,9 @@ struct Summary {
   uint64_t events = 0;
   std::string first_unschedulable_reason;
   std::string invariant_violation;
+  int64_t deadline_misses = 0;
+  bool has_offline_bound = false;
+  OfflineBound offline_bound;
   bool has_ledger = false;
   LedgerReport ledger;
   bool has_prediction = false;  // --predict-runtimes

@@ -1,0 +1,154 @@
+#include "policy/time_shift.h"
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include "cost/pricing.h"
+#include "policy/admit_filter.h"
+
+namespace frugal {
+
+Result<TimeShiftOptions> parse_time_shift_options(const std::string& text) {
+  TimeShiftOptions o;
+  size_t start = 0;
+  while (start < text.size()) {
+    const size_t end = std::min(text.find(':', start), text.size());
+    const std::string item = text.substr(start, end - start);
+    start = end + 1;
+    if (item.empty()) continue;
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos)
+      return Error{fmt::format("time-shift option '{}': expected key=value", item)};
+    const std::string key = item.substr(0, eq), val = item.substr(eq + 1);
+    char* endp = nullptr;
+    const double x = std::strtod(val.c_str(), &endp);
+    if (val.empty() || *endp != '\0' || !std::isfinite(x) || x < 0)
+      return Error{fmt::format("time-shift option '{}': not a non-negative number", item)};
+    if (key == "max_delay_s") {
+      o.max_delay_s = x;
+    } else if (key == "min_saving") {
+      o.min_saving = x;
+    } else if (key == "margin_s") {
+      o.margin_s = x;
+    } else if (key == "margin_frac") {
+      o.margin_frac = x;
+    } else {
+      return Error{fmt::format(
+          "time-shift option '{}': known keys max_delay_s, min_saving, margin_s, margin_frac",
+          key)};
+    }
+  }
+  return o;
+}
+
+namespace {
+
+class TimeShiftAdmit final : public Admit {
+ public:
+  explicit TimeShiftAdmit(TimeShiftOptions o) : opt_(o), capacity_(make_capacity_admit()) {}
+  std::string name() const override { return "time-shift"; }
+
+  AdmitVerdict admit(const CycleView& v, const JobRuntime& jr) const override {
+    AdmitVerdict base = capacity_->admit(v, jr);
+    const JobSpec& job = *jr.spec;
+    if (base.kind != AdmitVerdict::Kind::kAdmit || !job.deferrable || job.gpus == 0) return base;
+    const ClusterState& st = v.cluster();
+    if (state_ != &st) build(v);
+    const Seconds now = v.now();
+    const double gpus = static_cast<double>(job.total_milli()) / kMilliPerGpu;
+    const Seconds est = job.runtime_estimate();
+    if (!(est > 0)) return base;
+    // Candidate centres.
+    struct Cand {
+      uint32_t centre;
+      double weight;
+      double runtime;
+    };
+    std::vector<Cand> cands;
+    for (uint32_t c = 0; c < st.centre_count(); ++c) {
+      const GpuModelId m = st.centre_model(c);
+      if (m == kNoGpuModel || centre_gpus_[c] < job.gpus) continue;
+      if (!job.allowed_models.empty() &&
+          std::find(job.allowed_models.begin(), job.allowed_models.end(), m) ==
+              job.allowed_models.end())
+        continue;
+      const double s = v.speed(job, m);
+      if (!(s > 0)) continue;
+      cands.push_back({c, static_cast<double>(centre_gpus_[c]), est / s});
+    }
+    if (cands.empty()) return base;
+    // On-demand capacity is the overflow (the autoscaler adds it when the rest is full): a
+    // job is priced where it most likely runs, on owned or reserved centres, when it may.
+    std::vector<Cand> fixed;
+    for (const Cand& c : cands)
+      if (st.spec().pools[st.centre_pool(c.centre)].capacity != Capacity::kOnDemand)
+        fixed.push_back(c);
+    const std::vector<Cand>& priced = fixed.empty() ? cands : fixed;
+    // Deadline safety: the run time on the reference model, or on the fastest candidate when
+    // none is as fast (a job on a slower model may still miss; deadline_misses tells).
+    double fastest = 0;
+    for (const Cand& c : priced) fastest = std::max(fastest, est / c.runtime);
+    const double runtime_safe = est / std::min(1.0, fastest);
+    Seconds latest = now + opt_.max_delay_s;
+    if (job.deadline != kNever)
+      latest = std::min(latest, job.deadline - runtime_safe -
+                                    std::max(opt_.margin_s, opt_.margin_frac * runtime_safe));
+    if (!(latest > now)) return base;
+    // Mean cost over the candidate centres of a start at t: {total, energy}.
+    const auto cost = [&](Seconds t) {
+      double sum = 0, energy = 0, w = 0;
+      for (const Cand& c : priced) {
+        const SpanCost sc = pricing_->span(c.centre, gpus, job.utilization, t, t + c.runtime);
+        sum += c.weight * sc.total_usd();
+        energy += c.weight * sc.energy_usd;
+        w += c.weight;
+      }
+      return std::make_pair(sum / w, energy / w);
+    };
+    const auto [now_cost, now_energy] = cost(now);
+    double best_cost = now_cost;
+    Seconds best = now;
+    // Whole UTC hours after now (trace time t is Unix time epoch + t).
+    const double epoch = static_cast<double>(st.spec().epoch_unix_s);
+    for (double h = std::floor((epoch + now) / 3600.0 + 1) * 3600.0 - epoch; h <= latest;
+         h += 3600.0) {
+      const double c = cost(h).first;
+      if (c < best_cost) {
+        best_cost = c;
+        best = h;
+      }
+    }
+    if (best == now || !(now_cost - best_cost > opt_.min_saving * std::abs(now_energy)))
+      return base;
+    return AdmitVerdict{
+        AdmitVerdict::Kind::kDefer, best,
+        fmt::format("time-shift: start at {:.0f} s costs ${:.2f} instead of ${:.2f}", best,
+                    best_cost, now_cost)};
+  }
+
+ private:
+  void build(const CycleView& v) const {
+    const ClusterState& st = v.cluster();
+    state_ = &st;
+    pricing_ = std::make_unique<Pricing>(st.spec(), v.catalog(), st);
+    centre_gpus_.assign(st.centre_count(), 0);
+    for (NodeId n = 0; n < st.spec().nodes.size(); ++n)
+      centre_gpus_[st.centre_of(n)] += st.spec().nodes[n].gpus;
+  }
+
+  TimeShiftOptions opt_;
+  std::unique_ptr<Admit> capacity_;
+  mutable const ClusterState* state_ = nullptr;
+  mutable std::unique_ptr<Pricing> pricing_;
+  mutable std::vector<int64_t> centre_gpus_;  // GPUs per centre, all nodes
+};
+
+}  // namespace
+
+std::unique_ptr<Admit> make_time_shift_admit(TimeShiftOptions options) {
+  return std::make_unique<TimeShiftAdmit>(options);
+}
+
+}  // namespace frugal

@@ -1,0 +1,48 @@
+#pragma once
+// Admit "time-shift": off-peak time-shifting of deferrable work.
+//
+// A deferrable job (JobSpec::deferrable, with a GPU demand) is priced at arrival for every
+// candidate start h: now and each whole UTC hour in (now, latest], where
+//
+//   latest = min(deadline − runtime_safe − margin, now + max_delay_s)   (deadline set)
+//          = now + max_delay_s                                          (no deadline)
+//   runtime_safe = estimate on the reference model (or on the fastest candidate model when
+//                  none is as fast), margin = max(margin_s, margin_frac × runtime_safe).
+//                  A job that then lands on a much slower model may still miss its
+//                  deadline (the simulator counts deadline_misses); pricing with the
+//                  slowest model instead left almost no job room to move on a mixed cluster.
+//
+// cost(h) = Σ_c w_c · span(c, GPUs, utilisation, h, h + estimate / speed_c).total_usd / Σ w_c
+// over the GPU cost centres c of the job's allowed models that can hold it (w_c = the
+// centre's GPUs, the chance it lands there; on-demand centres only when no owned or
+// reserved centre qualifies, as the autoscaler adds them only when the rest is full); span() prices
+// energy at the region's day-ahead hourly price and rental with time-of-use discounts
+// (src/cost/pricing.h) — both known in advance. The job is deferred to the cheapest h (earliest on
+// ties) when cost(now) − cost(h) > min_saving × |energy cost(now)| (the threshold is relative to
+// the energy part: reserved rental does not move with time and would swamp any ratio on the total);
+// otherwise, and for every other job, the verdict is the capacity admit's (which also rejects jobs
+// that can never run). Deterministic.
+
+#include <memory>
+#include <string>
+
+#include "model/result.h"
+#include "policy/plugins.h"
+
+namespace frugal {
+
+struct TimeShiftOptions {
+  double max_delay_s = 24 * 3600.0;  // slack without a deadline (and cap with one)
+  double min_saving = 0.05;          // defer only when it saves more than this fraction of
+                                     // the job's energy cost at an immediate start
+  double margin_s = 3600;            // deadline safety margin, at least
+  double margin_frac = 0.25;         // ... and at least this fraction of the run time
+};
+
+// Parses "key=value" pairs separated by ':' (max_delay_s, min_saving, margin_s,
+// margin_frac) over the defaults.
+Result<TimeShiftOptions> parse_time_shift_options(const std::string& text);
+
+std::unique_ptr<Admit> make_time_shift_admit(TimeShiftOptions options = {});
+
+}  // namespace frugal

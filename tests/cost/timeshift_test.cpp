@@ -1,0 +1,148 @@
+// Time-shifting: the time-shift Admit on a hand-made 6-hour price series, deadline-miss
+// counting, the deferrable-cost report and the offline LP bound on a tiny case.
+#include <gtest/gtest.h>
+
+#include "cluster/cluster_state.h"
+#include "cost/offline_bound.h"
+#include "cost/pricing.h"
+#include "cost_test_util.h"
+#include "policy/time_shift.h"
+
+namespace frugal::testing {
+namespace {
+
+// One reserved A100 (peak 400 W, $2/h reserved) in a region whose six hourly prices are
+// 100, 80, 20, 50, 10, 90 USD/MWh, PUE 1, no time-of-use: only energy varies with time.
+ClusterSpec six_hour_cluster(int gpus = 1) {
+  ClusterSpec c = hand_cluster(Capacity::kReserved, {gpu_node("n", kA100, gpus)});
+  c.regions[0].electricity_usd_per_mwh = HourlySeries(kEpoch, {100, 80, 20, 50, 10, 90});
+  c.regions[0].offpeak = HourlySeries();
+  c.regions[0].pue = 1.0;
+  return c;
+}
+
+JobSpec deferrable(std::string id, Seconds submit, Seconds duration, Seconds deadline) {
+  JobSpec j = job(std::move(id), submit, 1, duration);
+  j.deferrable = true;
+  j.deadline = deadline;
+  return j;
+}
+
+TEST(TimeShift, DefersToCheapestFeasibleHour) {
+  // 30 min run, deadline 6 h: margin max(1 h, 25 % × 0.5 h) = 1 h, so the latest start is
+  // 6 h − 0.5 h − 1 h = 4.5 h; starts 0, 1, 2, 3, 4 h cost 100, 80, 20, 50, 10 → hour 4.
+  const SimResult r =
+      run_priced({deferrable("a", 0, 1800, 6 * kHour)}, six_hour_cluster(), "timeshift");
+  EXPECT_DOUBLE_EQ(r.jobs[0].first_start, 4 * kHour);
+  EXPECT_EQ(r.deadline_misses, 0);
+  // Energy: 0.4 kW × 0.5 h × $10/MWh.
+  EXPECT_NEAR(r.ledger.deferrable.energy_usd, 0.4 * 0.5 * 10 / 1000, 1e-12);
+  EXPECT_EQ(r.ledger.deferrable.jobs, 1u);
+  EXPECT_NEAR(r.ledger.deferrable.cost_usd, 2 * 0.5 + 0.4 * 0.5 * 10 / 1000, 1e-12);
+}
+
+TEST(TimeShift, NeverPastTheDeadline) {
+  // Deadline 4 h: latest start 4 − 0.5 − 1 = 2.5 h; hours 0, 1, 2 → hour 2 (20), not hour 4.
+  const SimResult r =
+      run_priced({deferrable("a", 0, 1800, 4 * kHour)}, six_hour_cluster(), "timeshift");
+  EXPECT_DOUBLE_EQ(r.jobs[0].first_start, 2 * kHour);
+  EXPECT_LE(r.jobs[0].finish, 4 * kHour);
+  // Too tight to move at all: runs at once.
+  const SimResult t =
+      run_priced({deferrable("b", 0, 1800, 1 * kHour)}, six_hour_cluster(), "timeshift");
+  EXPECT_DOUBLE_EQ(t.jobs[0].first_start, 0);
+  EXPECT_EQ(t.deadline_misses, 0);
+}
+
+TEST(TimeShift, MaxDelayWithoutDeadlineAndOtherJobs) {
+  // No deadline: max_delay_s = 3 h allows hours 1..3 → hour 2 (20).
+  const SimResult r = run_priced({deferrable("a", 0, 1800, kNever)}, six_hour_cluster(),
+                                 "timeshift:max_delay_s=10800");
+  EXPECT_DOUBLE_EQ(r.jobs[0].first_start, 2 * kHour);
+  // A job that is not deferrable starts at once; so does everything under backfill.
+  const SimResult n = run_priced({job("b", 0, 1, 1800)}, six_hour_cluster(), "timeshift");
+  EXPECT_DOUBLE_EQ(n.jobs[0].first_start, 0);
+  const SimResult b =
+      run_priced({deferrable("c", 0, 1800, 6 * kHour)}, six_hour_cluster(), "backfill");
+  EXPECT_DOUBLE_EQ(b.jobs[0].first_start, 0);
+  // Arriving mid-hour: candidates are now and whole hours after it.
+  const SimResult m =
+      run_priced({deferrable("d", 1000, 1800, 6 * kHour)}, six_hour_cluster(), "timeshift");
+  EXPECT_DOUBLE_EQ(m.jobs[0].first_start, 4 * kHour);
+  // Saving below min_saving: no deferral (hour 4 saves 90 % of the energy cost at once).
+  const SimResult s = run_priced({deferrable("e", 0, 1800, 6 * kHour)}, six_hour_cluster(),
+                                 "timeshift:min_saving=0.95");
+  EXPECT_DOUBLE_EQ(s.jobs[0].first_start, 0);
+}
+
+TEST(TimeShift, ParsesOptions) {
+  EXPECT_FALSE(make_profile("timeshift:bogus=1").ok());
+  EXPECT_FALSE(make_profile("timeshift:max_delay_s=x").ok());
+  EXPECT_FALSE(make_profile("backfill:max_delay_s=1").ok());
+  auto o = parse_time_shift_options("max_delay_s=60:min_saving=0.1:margin_s=5:margin_frac=0");
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o.value().max_delay_s, 60);
+  EXPECT_EQ(o.value().min_saving, 0.1);
+  EXPECT_EQ(o.value().margin_s, 5);
+  EXPECT_EQ(o.value().margin_frac, 0);
+}
+
+TEST(DeadlineMisses, CountsLateAndUnschedulable) {
+  JobSpec late = job("late", 0, 1, 2 * kHour);
+  late.deadline = kHour;  // finishes at 2 h
+  JobSpec never = job("never", 0, 4, kHour);
+  never.deadline = 10 * kHour;  // 4 GPUs on a 1-GPU cluster: rejected
+  JobSpec ok = job("ok", 0, 1, kHour);
+  ok.deadline = 3 * kHour + 1;              // waits for "late", finishes at 3 h
+  JobSpec none = job("none", 0, 1, kHour);  // no deadline: never a miss
+  const SimResult r = run_priced({late, never, ok, none}, six_hour_cluster(), "backfill");
+  EXPECT_TRUE(r.jobs[1].unschedulable);
+  EXPECT_DOUBLE_EQ(r.jobs[2].finish, 3 * kHour);
+  EXPECT_EQ(r.deadline_misses, 2);
+  EXPECT_EQ(r.ledger.deferrable.jobs, 0u);
+}
+
+TEST(OfflineBound, TinyCaseKnownOptimum) {
+  // Two 1-hour 1-GPU jobs that may start at 0, 1 or 2 h (prices 100, 80, 20). With one GPU
+  // the best is hours 2 and 1: 0.4 kW × (20 + 80) / 1000 = $0.04 energy; with two GPUs both
+  // take hour 2: $0.016. Rental is $2 per GPU-hour either way ($4).
+  for (int gpus : {1, 2}) {
+    const ClusterSpec spec = six_hour_cluster(gpus);
+    const ClusterState st(spec, priced_gpus());
+    const Pricing pricing(spec, priced_gpus(), st);
+    OfflineJob j;
+    j.centre = 0;
+    j.runtime = kHour;
+    j.earliest = 0;
+    j.latest = 2 * kHour;
+    const OfflineBound b =
+        solve_offline_bound(pricing, {j, j}, {static_cast<double>(gpus)}, kEpoch);
+    ASSERT_TRUE(b.ok) << b.error;
+    const double energy = gpus == 1 ? 0.04 : 0.016;
+    EXPECT_NEAR(b.energy_usd, energy, 1e-9) << gpus;
+    EXPECT_NEAR(b.cost_usd, 4 + energy, 1e-9) << gpus;
+  }
+}
+
+TEST(OfflineBound, FromSimulationIsBelowActual) {
+  // Three deferrable 30-min jobs at t = 0 with a 6 h deadline on one GPU.
+  std::vector<JobSpec> jobs;
+  for (int i = 0; i < 3; ++i)
+    jobs.push_back(deferrable("j" + std::to_string(i), 0, 1800, 6 * kHour));
+  SimOptions o;
+  o.offline_bound = true;
+  for (const char* policy : {"backfill", "timeshift"}) {
+    const SimResult r = run_priced(jobs, six_hour_cluster(), policy, o);
+    ASSERT_TRUE(r.has_offline_bound);
+    ASSERT_TRUE(r.offline_bound.ok) << r.offline_bound.error;
+    EXPECT_EQ(r.offline_bound.jobs, 3u);
+    EXPECT_LE(r.offline_bound.energy_usd, r.ledger.deferrable.energy_usd + 1e-12) << policy;
+    // Optimum: two half-hours in hour 4 (10) and one in hour 2 (20):
+    // 0.4 kW × 0.5 h × (10 + 10 + 20) / 1000.
+    EXPECT_NEAR(r.offline_bound.energy_usd, 0.4 * 0.5 * 40 / 1000, 1e-9) << policy;
+    EXPECT_EQ(r.deadline_misses, 0) << policy;
+  }
+}
+
+}  // namespace
+}  // namespace frugal::testing
