@@ -31,6 +31,12 @@ Engine::Engine(const ClusterSpec& spec, const GpuCatalog& catalog, Profile profi
       starvation_after_(profile_.sort->starvation_after()),
       node_jobs_(spec.nodes.size()) {}
 
+void Engine::leave_pending(JobIdx j) {
+  pending_.erase(key_of(j));
+  if (small_job(*jobs_[j].spec)) --pending_small_;
+  unwatch_starvation(j);
+}
+
 QueueKey Engine::key_of(JobIdx j) const {
   QueueKey k = profile_.sort->key(jobs_[j]);
   k.seq = jobs_[j].seq;
@@ -82,10 +88,7 @@ void Engine::enqueue(JobIdx j, Seconds now) {
   JobRuntime& r = jobs_[j];
   r.state = JobState::kPending;
   r.queued_since = now;
-  QueueKey k = profile_.sort->key(r);
-  k.seq = r.seq;
-  k.job = j;
-  pending_.insert(k);
+  pending_.insert(key_of(j));
   if (small_job(*r.spec)) ++pending_small_;
   if (starvation_after_ != kNever && !r.starved) {
     starve_at_[j] = now + starvation_after_;
@@ -138,19 +141,14 @@ void Engine::complete_drains(Seconds now) {
 
 void Engine::start(JobIdx j, Placement p, Seconds now) {
   JobRuntime& r = jobs_[j];
-  QueueKey k = profile_.sort->key(r);
-  k.seq = r.seq;
-  k.job = j;
-  pending_.erase(k);
-  if (small_job(*r.spec)) --pending_small_;
-  unwatch_starvation(j);
+  leave_pending(j);
   r.state = JobState::kRunning;
   r.placement = std::move(p);
   r.speed = speed(*r.spec, r.placement.model);
   r.run_start = now;
   r.restart_s = 0;
   r.service_from = now;
-  running_.insert(k);
+  running_.insert(key_of(j));
   end_key_[j] = r.expected_end(now);
   running_by_end_.emplace(end_key_[j], j);
   for (NodeId n : r.placement.nodes()) {
@@ -163,10 +161,7 @@ void Engine::start(JobIdx j, Placement p, Seconds now) {
 void Engine::stop(JobIdx j, Seconds now, bool saved) {
   JobRuntime& r = jobs_[j];
   state_.release(r.placement, *r.spec);
-  QueueKey k = profile_.sort->key(r);
-  k.seq = r.seq;
-  k.job = j;
-  running_.erase(k);
+  running_.erase(key_of(j));
   running_by_end_.erase({end_key_[j], j});
   if (demote_at_[j] != kNever) demotions_.erase({demote_at_[j], j});
   demote_at_[j] = kNever;
@@ -269,12 +264,7 @@ void Engine::consolidate(Seconds now, const std::vector<char>& victim_flag) {
 
 void Engine::resume(JobIdx j, const JobRuntime& before) {
   JobRuntime& r = jobs_[j];
-  QueueKey k = profile_.sort->key(r);
-  k.seq = r.seq;
-  k.job = j;
-  pending_.erase(k);
-  if (small_job(*r.spec)) --pending_small_;
-  unwatch_starvation(j);
+  leave_pending(j);
   r = before;
   running_.insert(key_of(j));  // keyed as it ran (a stop clears `starved`)
   end_key_[j] = r.expected_end(now_);
@@ -354,20 +344,14 @@ void Engine::apply_demotions(Seconds now) {
     demotions_.erase(demotions_.begin());
     demote_at_[j] = kNever;
     JobRuntime& r = jobs_[j];
-    QueueKey k = profile_.sort->key(r);
-    k.seq = r.seq;
-    k.job = j;
-    running_.erase(k);
+    running_.erase(key_of(j));
     // Service is accounted up to the crossing. The run segment goes on: run_start and
     // progress_ref_s stay, so a later stop loses only the work since the last checkpoint.
     r.attained_gpu_s += (at - r.service_from) * r.gpus();
     r.service_from = at;
     ++r.las_level;
     r.las_enter = at;
-    k = profile_.sort->key(r);
-    k.seq = r.seq;
-    k.job = j;
-    running_.insert(k);
+    running_.insert(key_of(j));
     schedule_demotion(j, at);
   }
 }

@@ -104,6 +104,8 @@ class Engine final : private CycleView {
   void apply_starvations(Seconds now);
   void unwatch_starvation(JobIdx j);
   QueueKey key_of(JobIdx j) const;
+  // Removes j from the pending queue and its counters (it starts or resumes).
+  void leave_pending(JobIdx j);
   // Moves running job j to `to` atomically (nothing changes on failure); a new run segment
   // starts now with the restart cost. The job keeps running; its speed may change.
   Status migrate(JobIdx j, Placement to, Seconds now);
