@@ -10,6 +10,7 @@
 
 #include "../common/test_util.h"
 #include "../cost/cost_test_util.h"
+#include "sim/summary.h"
 
 namespace frugal {
 namespace {
@@ -48,6 +49,7 @@ TEST(Elastic, AloneItGrowsToTheWholeNode) {
   // It held 8 GPUs from 0 to the finish (the 2-GPU segment lasted no time).
   EXPECT_NEAR(r.jobs[0].gpu_seconds, 8 * (30 + 1000 / s8), 1e-6);
   EXPECT_NEAR(r.jobs[0].rework_gpu_seconds, 8 * 30, 1e-6);
+  EXPECT_EQ(summarize(r).resizes, 1);
 }
 
 TEST(Elastic, AGrowthThatDoesNotPayIsNotMade) {
