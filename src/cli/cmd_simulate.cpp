@@ -27,6 +27,8 @@ struct RunOptions {
   uint64_t seed = 1;
   bool static_capacity = false;
   double migration_cost_s = 60;
+  double resize_cost_s = 30;
+  double elastic_alpha = 0.8;
   bool predict_runtimes = false;
   double predict_quantile = 0.5;
   bool offline_bound = false;
@@ -51,6 +53,14 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--migration-cost", o.migration_cost_s,
                  "Seconds of progress a migrated job loses (policies with +consolidate)")
       ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd.add_option("--resize-cost", o.resize_cost_s,
+                 "Seconds of progress a resized elastic job loses (policies with +elastic)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd.add_option("--elastic-alpha", o.elastic_alpha,
+                 "Elastic speed-up exponent: throughput on n GPUs is n^alpha (+elastic)")
+      ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   cmd.add_flag("--predict-runtimes", o.predict_runtimes,
                "Estimate runtimes online from completed jobs (instead of the true duration) "
@@ -95,6 +105,8 @@ Result<std::vector<Summary>> run_all(const RunOptions& o,
   so.seed = o.seed;
   so.static_capacity = o.static_capacity;
   so.migration_cost_s = o.migration_cost_s;
+  so.resize_cost_s = o.resize_cost_s;
+  so.elastic_alpha = o.elastic_alpha;
   so.predict_runtimes = o.predict_runtimes;
   so.predictor.quantile = o.predict_quantile;
   so.offline_bound = o.offline_bound;

@@ -23,12 +23,15 @@ struct Decision {
     kMigrate,    // move running `job` to `placement` (old resources already released, new
                  // ones held): its run segment ends (checkpoint, restart elsewhere) and a
                  // new one starts after a restart of `until` seconds without progress
+    kResize,     // elastic `job` runs on on `placement` from now (a different GPU count):
+                 // handled like kMigrate (segment ends, restart of `until` seconds), then
+                 // it progresses at the new size's speed
   };
   Kind kind = Kind::kStart;
   JobIdx job = 0;
   NodeId node = 0;  // kProvision / kRelease
   Placement placement;
-  Seconds until = kNever;  // kDefer: when the wait ends; kMigrate: the restart cost (s)
+  Seconds until = kNever;  // kDefer: when the wait ends; kMigrate/kResize: the restart cost (s)
   std::string reason;
   // kPreempt after kSignal: the job's progress up to the signal was checkpointed, so only
   // the grace time (checkpoint writing) is spent, nothing is redone. Otherwise the job
@@ -54,6 +57,8 @@ inline const char* to_string(Decision::Kind k) {
       return "release";
     case Decision::Kind::kMigrate:
       return "migrate";
+    case Decision::Kind::kResize:
+      return "resize";
   }
   return "?";
 }

@@ -18,6 +18,12 @@ Decision job_decision(Decision::Kind kind, JobIdx j, Placement p, Seconds until,
   return d;
 }
 
+int whole_slots(const Placement& p) {
+  int n = 0;
+  for (const Slot& s : p.slots) n += s.gpu >= 0 ? 1 : 0;
+  return n;
+}
+
 }  // namespace
 
 Engine::Engine(const ClusterSpec& spec, const GpuCatalog& catalog, Profile profile,
@@ -52,6 +58,21 @@ std::optional<Placement> Engine::try_place(const ClusterState& state, const JobS
 
 double Engine::speed(const JobSpec& job, GpuModelId m) const {
   return catalog_.relative_speed(m, options_.reference_model, job.job_class);
+}
+
+double Engine::speed_on(const JobRuntime& r, const Placement& p) const {
+  const double base = speed(*r.spec, p.model);
+  if (!elastic(r)) return base;
+  const int n = whole_slots(p);
+  return base * std::pow(static_cast<double>(n) / r.spec->gpus, options_.elastic_alpha);
+}
+
+std::optional<Placement> Engine::place_sized(const JobRuntime& r, int n) const {
+  JobSpec sized = *r.spec;
+  sized.gpus = n;
+  const Candidates c = profile_.filter->filter(*this, sized);
+  if (c.models.empty()) return std::nullopt;
+  return profile_.placer->place(state_, sized, c);
 }
 
 void Engine::submit(JobIdx j, const JobSpec* spec, Seconds now) {
@@ -144,7 +165,8 @@ void Engine::start(JobIdx j, Placement p, Seconds now) {
   leave_pending(j);
   r.state = JobState::kRunning;
   r.placement = std::move(p);
-  r.speed = speed(*r.spec, r.placement.model);
+  r.size = whole_slots(r.placement);
+  r.speed = speed_on(r, r.placement);
   r.run_start = now;
   r.restart_s = 0;
   r.service_from = now;
@@ -181,13 +203,14 @@ void Engine::stop(JobIdx j, Seconds now, bool saved) {
   r.progress_ref_s += kept * r.speed;
   r.restart_s = 0;
   r.placement = Placement{};
+  r.size = 0;
   if (signalled) drains_.erase({r.stop_at, j});
   r.signalled_at = -1;
   r.stop_at = kNever;
   r.starved = false;
 }
 
-Status Engine::migrate(JobIdx j, Placement to, Seconds now) {
+Status Engine::migrate(JobIdx j, Placement to, Seconds now, Seconds cost) {
   JobRuntime& r = jobs_[j];
   if (r.state != JobState::kRunning) return Error{"migrate: job is not running"};
   const JobSpec& s = *r.spec;
@@ -209,10 +232,10 @@ Status Engine::migrate(JobIdx j, Placement to, Seconds now) {
   // The segment ends: work up to its last checkpoint is kept; the new one restarts.
   r.progress_ref_s += r.kept_at(now) * r.speed;
   r.run_start = now;
-  r.restart_s = options_.migration_cost_s;
+  r.restart_s = cost;
   r.placement = std::move(to);
-  r.speed = speed(s, r.placement.model);
-  ++r.migrations;
+  r.size = whole_slots(r.placement);
+  r.speed = speed_on(r, r.placement);
   running_by_end_.erase({end_key_[j], j});
   end_key_[j] = r.expected_end(now);
   running_by_end_.emplace(end_key_[j], j);
@@ -241,12 +264,13 @@ void Engine::consolidate(Seconds now, const std::vector<char>& victim_flag) {
     bool ok = true;
     for (Move& m : plan->moves) {
       Placement to = m.to;
-      if (Status st = migrate(m.job, std::move(to), now); !st.ok()) {
+      if (Status st = migrate(m.job, std::move(to), now, options_.migration_cost_s); !st.ok()) {
         queued_.push_back(job_decision(Decision::Kind::kDefer, j, {}, now,
                                        "internal: migration rejected: " + st.error().message));
         ok = false;
         break;
       }
+      ++jobs_[m.job].migrations;
       out_.push_back(job_decision(Decision::Kind::kMigrate, m.job, std::move(m.to),
                                   options_.migration_cost_s,
                                   fmt::format("consolidation for job {}", s.id)));
@@ -259,6 +283,96 @@ void Engine::consolidate(Seconds now, const std::vector<char>& victim_flag) {
     }
     out_.push_back(job_decision(Decision::Kind::kStart, j, plan->placement, kNever, {}));
     start(j, std::move(plan->placement), now);
+  }
+}
+
+void Engine::elastic_shrink(Seconds now) {
+  // The first queued whole-GPU job; the walk left it waiting.
+  const JobRuntime* blocked = nullptr;
+  JobIdx bj = 0;
+  for (const QueueKey& k : pending_) {
+    const JobSpec& s = *jobs_[k.job].spec;
+    if (s.gpus > 0 && !s.fractional()) {
+      blocked = &jobs_[k.job];
+      bj = k.job;
+      break;
+    }
+  }
+  if (!blocked) return;
+  const JobSpec& bs = *blocked->spec;
+  // Shrink elastic jobs (lowest queue priority first) one GPU at a time, in place (a
+  // prefix of their slots), tentatively, down to their minimum, until the blocked job fits.
+  std::vector<std::pair<JobIdx, Placement>> shrunk;  // job, its smaller placement
+  std::optional<Placement> fit;
+  for (auto it = running_.rbegin(); it != running_.rend() && !fit; ++it) {
+    const JobRuntime& r = jobs_[it->job];
+    if (!elastic(r) || r.signalled() || r.size <= r.min_size()) continue;
+    Placement held = r.placement;
+    for (int n = r.size - 1; n >= r.min_size() && !fit; --n) {
+      Placement smaller;
+      smaller.model = held.model;
+      smaller.slots.assign(held.slots.begin(), held.slots.begin() + n);
+      state_.release(held, *r.spec);
+      (void)state_.allocate(smaller, *r.spec);  // a subset of what it just held
+      held = std::move(smaller);
+      fit = try_place(state_, bs);
+    }
+    shrunk.emplace_back(it->job, std::move(held));
+  }
+  // Undo the tentative shrinks; apply them for real only if the blocked job then fits.
+  for (const auto& [j, smaller] : shrunk) {
+    state_.release(smaller, *jobs_[j].spec);
+    (void)state_.allocate(jobs_[j].placement, *jobs_[j].spec);
+  }
+  if (!fit) return;
+  for (auto& [j, smaller] : shrunk) {
+    Placement to = smaller;
+    if (Status st = migrate(j, std::move(to), now, options_.resize_cost_s); !st.ok()) {
+      queued_.push_back(job_decision(Decision::Kind::kDefer, j, {}, now,
+                                     "internal: resize rejected: " + st.error().message));
+      return;
+    }
+    ++jobs_[j].resizes;
+    out_.push_back(job_decision(Decision::Kind::kResize, j, std::move(smaller),
+                                options_.resize_cost_s, fmt::format("shrunk for job {}", bs.id)));
+  }
+  std::optional<Placement> p = try_place(state_, bs);
+  if (!p || !state_.allocate(*p, bs).ok()) return;  // the next cycle retries
+  out_.push_back(job_decision(Decision::Kind::kStart, bj, *p, kNever, {}));
+  start(bj, std::move(*p), now);
+}
+
+void Engine::elastic_grow(Seconds now) {
+  std::vector<JobIdx> cands;
+  for (const QueueKey& k : running_) {
+    const JobRuntime& r = jobs_[k.job];
+    const bool resized_now = r.run_start == now && r.restart_s > 0;  // moved this instant
+    if (elastic(r) && !r.signalled() && r.size < r.spec->max_gpus && !resized_now)
+      cands.push_back(k.job);
+  }
+  for (JobIdx j : cands) {
+    if (state_.free_whole_total() == 0) return;
+    JobRuntime& r = jobs_[j];
+    const int64_t most = std::min<int64_t>(r.spec->max_gpus, r.size + state_.free_whole_total());
+    // Place it at the largest size that fits with its own GPUs counted free.
+    state_.release(r.placement, *r.spec);
+    std::optional<Placement> p;
+    for (int n = static_cast<int>(most); n > r.size && !p; --n) p = place_sized(r, n);
+    (void)state_.allocate(r.placement, *r.spec);
+    if (!p) continue;
+    // Worth it only when the remaining work finishes sooner despite the restart.
+    const double left = r.spec->runtime_estimate() - r.progress_ref_s - r.kept_at(now) * r.speed;
+    const Seconds grown_end = now + options_.resize_cost_s + std::max(0.0, left) / speed_on(r, *p);
+    if (!(grown_end < r.expected_end(now))) continue;
+    Placement to = *p;
+    if (Status st = migrate(j, std::move(to), now, options_.resize_cost_s); !st.ok()) {
+      queued_.push_back(job_decision(Decision::Kind::kDefer, j, {}, now,
+                                     "internal: resize rejected: " + st.error().message));
+      return;
+    }
+    ++r.resizes;
+    out_.push_back(job_decision(Decision::Kind::kResize, j, std::move(*p), options_.resize_cost_s,
+                                "grown into idle GPUs"));
   }
 }
 
@@ -433,6 +547,10 @@ const std::vector<Decision>& Engine::schedule(Seconds now) {
     } else {
       c = profile_.filter->filter(*this, s);
     }
+    // An elastic job that does not fit at its requested size may start smaller.
+    if (!p && elastic(r) && !c.models.empty())
+      for (int n = s.gpus - 1; n >= r.min_size() && !p; --n)
+        if (n <= state_.free_whole_total()) p = place_sized(r, n);
     if (!p) {
       if (whole && s.gpus <= state_.free_whole_total() && !c.models.empty() &&
           s.gpus <= state_.max_gpus_per_node(c.models.front()) &&
@@ -459,6 +577,10 @@ const std::vector<Decision>& Engine::schedule(Seconds now) {
   }
   for (auto& d : starts) out_.push_back(std::move(d));
   if (profile_.consolidate && !pending_.empty()) consolidate(now, victim_flag);
+  if (profile_.elastic) {
+    if (!pending_.empty()) elastic_shrink(now);
+    if (pending_.empty()) elastic_grow(now);
+  }
   // Autoscale point: size on-demand capacity to the queue; release idle nodes.
   if (pool_.autoscaled() && (!pending_.empty() || pool_.next_wakeup() <= now))
     pool_.plan(now, pending_.empty() ? std::vector<double>() : unmet_demand(), out_);
@@ -475,7 +597,12 @@ std::string Engine::check_invariants() const {
       ++running;
       int64_t held = 0;
       for (const Slot& s : r.placement.slots) held += s.gpu >= 0 ? s.milli : 0;
-      if (held != r.spec->total_milli())
+      if (elastic(r)) {
+        if (held != int64_t{r.size} * kMilliPerGpu || r.size < r.min_size() ||
+            r.size > r.spec->max_gpus)
+          return fmt::format("elastic job {} holds {} milli-GPU at size {} (bounds {}..{})",
+                             r.spec->id, held, r.size, r.min_size(), r.spec->max_gpus);
+      } else if (held != r.spec->total_milli())
         return fmt::format("job {} holds {} milli-GPU, asked for {}", r.spec->id, held,
                            r.spec->total_milli());
       milli += held;

@@ -40,6 +40,13 @@ struct EngineOptions {
   // plugin per cycle, and queue entries examined to find them.
   size_t consolidate_jobs = 4;
   size_t consolidate_examined = 16;
+  // Elastic jobs (profile +elastic; JobSpec::max_gpus > gpus, whole GPUs): throughput on n
+  // GPUs is n^elastic_alpha times that on one, so a job of `duration` at its requested
+  // `gpus` does work W = duration * gpus^alpha and runs duration * (gpus/n)^alpha at size n.
+  double elastic_alpha = 0.8;
+  // Wall seconds without progress after a resize (restart on the new size, like a
+  // migration). A job grows only when the time saved exceeds this.
+  Seconds resize_cost_s = 30;
 };
 
 class Engine final : private CycleView {
@@ -108,7 +115,18 @@ class Engine final : private CycleView {
   void leave_pending(JobIdx j);
   // Moves running job j to `to` atomically (nothing changes on failure); a new run segment
   // starts now with the restart cost. The job keeps running; its speed may change.
-  Status migrate(JobIdx j, Placement to, Seconds now);
+  Status migrate(JobIdx j, Placement to, Seconds now, Seconds cost);
+  // Speed of j on placement p: the model's relative speed, times (n/gpus)^alpha for an
+  // elastic job on n GPUs.
+  double speed_on(const JobRuntime& r, const Placement& p) const;
+  bool elastic(const JobRuntime& r) const { return profile_.elastic && r.elastic(); }
+  // Elastic points (profile +elastic), after the queue walk: shrink elastic jobs to their
+  // minimum when that lets the first blocked queued job start; grow them into idle GPUs
+  // when nothing is queued and the time saved pays the resize cost.
+  void elastic_shrink(Seconds now);
+  void elastic_grow(Seconds now);
+  // Places j at `n` whole GPUs on `state` (a copy of its spec with gpus = n).
+  std::optional<Placement> place_sized(const JobRuntime& r, int n) const;
   // Consolidate point: plans for the first queued whole-GPU jobs; appends decisions to out_.
   void consolidate(Seconds now, const std::vector<char>& victim_flag);
   // Undoes a tentative stop: the job runs on as `before` (its GPUs re-allocated already).

@@ -1,6 +1,7 @@
 #pragma once
 // The engine's per-job bookkeeping, visible to policy plugins (read-only).
 
+#include <algorithm>
 #include <cmath>
 
 #include "cluster/placement.h"
@@ -28,6 +29,8 @@ struct JobRuntime {
   Seconds las_enter = 0;      // when it entered its LAS queue
   int preemptions = 0;
   int migrations = 0;
+  int resizes = 0;
+  int size = 0;  // whole GPUs held while running (an elastic job's current size)
   // Checkpoint-first preemption (Preempt::checkpoint_grace() >= 0): a signalled job keeps
   // its GPUs until stop_at while writing a checkpoint of its progress at signalled_at.
   Seconds signalled_at = -1;  // < 0: not signalled
@@ -52,7 +55,17 @@ struct JobRuntime {
     const Seconds interval = spec->checkpoint_interval;
     return interval > 0 ? std::floor(productive / interval) * interval : productive;
   }
-  double gpus() const { return static_cast<double>(spec->total_milli()) / kMilliPerGpu; }
+  double gpus() const {
+    if (size > 0 && elastic()) return size;
+    return static_cast<double>(spec->total_milli()) / kMilliPerGpu;
+  }
+  // Elastic bounds (JobSpec::min_gpus/max_gpus): whole-GPU jobs with max_gpus > gpus.
+  bool elastic() const {
+    return spec->gpus > 0 && !spec->fractional() && spec->max_gpus > spec->gpus;
+  }
+  int min_size() const {
+    return spec->min_gpus > 0 ? std::min(spec->min_gpus, spec->gpus) : spec->gpus;
+  }
 };
 
 }  // namespace frugal

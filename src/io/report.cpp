@@ -115,6 +115,7 @@ nlohmann::json to_json(const Summary& s) {
       {"gpu_utilization", s.gpu_utilization},
       {"preemptions", s.preemptions},
       {"migrations", s.migrations},
+      {"resizes", s.resizes},
       {"deadline_misses", s.deadline_misses},
       {"rework_gpu_hours", s.rework_gpu_hours},
       {"node_failures", s.node_failures},

@@ -12,7 +12,7 @@ namespace frugal {
 
 // One run as JSON: policy, jobs.{submitted,completed,unschedulable}, jct_s.{mean,p50,p95,
 // p99}, wait_s.{...}, wait_multi_gpu_s.{...}, makespan_s, gpu_utilization, preemptions,
-// migrations, sim.{wall_s,events}, ...
+// migrations, resizes, sim.{wall_s,events}, ...
 nlohmann::json to_json(const Summary& s);
 // The `prediction` block: error of predicted runtimes (docs/REPORT.md).
 nlohmann::json to_json(const PredictionReport& p);

@@ -20,7 +20,7 @@ std::vector<std::string> profile_names() {
 }
 
 std::vector<std::string> profile_options() {
-  return {"consolidate"};
+  return {"consolidate", "elastic"};
 }
 
 std::string Profile::describe() const {
@@ -28,6 +28,7 @@ std::string Profile::describe() const {
                               sort->name(), admit->name(), filter->name(), placer->name(),
                               post_filter->name(), preempt ? preempt->name() : "none");
   if (consolidate) d += " consolidate=" + consolidate->name();
+  if (elastic) d += " elastic";
   return d;
 }
 
@@ -129,6 +130,8 @@ Result<Profile> make_profile(const std::string& policy) {
   for (const std::string& o : options) {
     if (o == "consolidate") {
       p.consolidate = make_consolidate();
+    } else if (o == "elastic") {
+      p.elastic = true;
     } else {
       return Error{fmt::format("unknown option '+{}' in policy '{}'; known: +{}", o, policy,
                                fmt::join(profile_options(), ", +"))};

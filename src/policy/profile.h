@@ -25,6 +25,8 @@
 // Options follow as "+name" suffixes, after the placer if any:
 //   +consolidate  adds the Consolidate point (src/policy/consolidate.h): migrate small
 //                 jobs to free whole cards for a queued gang blocked by fragmentation
+//   +elastic      resizes elastic jobs (JobSpec::max_gpus > gpus) while they run: grow
+//                 into idle whole GPUs, shrink to make room for a queued job (kResize)
 // e.g. "bestfit+consolidate", "backfill/firstfit+consolidate". Any profile, including
 // frugal profiles added later, takes the suffix: it composes, it is not a profile.
 
@@ -47,6 +49,7 @@ struct Profile {
   std::unique_ptr<PostFilter> post_filter;
   std::unique_ptr<Preempt> preempt;          // may be null
   std::unique_ptr<Consolidate> consolidate;  // may be null
+  bool elastic = false;                      // +elastic: resize elastic jobs (kResize)
 
   // "sort=arrival admit=capacity ..." — for reports and logs.
   std::string describe() const;
@@ -56,7 +59,7 @@ struct Profile {
 // "+option" suffixes). Error lists valid names.
 Result<Profile> make_profile(const std::string& policy);
 std::vector<std::string> profile_names();
-// Option suffixes a policy string may carry ("consolidate").
+// Option suffixes a policy string may carry ("consolidate", "elastic").
 std::vector<std::string> profile_options();
 // The `tiers` profile with non-default options (grace, starvation guard, bounds).
 Profile make_tiers_profile(const TierOptions& o);

@@ -45,6 +45,8 @@ EngineOptions engine_options(const SimOptions& o) {
   e.reference_model = o.reference_model;
   e.static_capacity = o.static_capacity;
   e.migration_cost_s = o.migration_cost_s;
+  e.elastic_alpha = o.elastic_alpha;
+  e.resize_cost_s = o.resize_cost_s;
   return e;
 }
 
@@ -229,7 +231,7 @@ class Simulation {
         const Seconds ran = t - s.seg_start;
         const Seconds kept = std::max(0.0, ran - s.restart_s);
         result_.jobs[e.id].rework_gpu_seconds +=
-            (ran - kept) * static_cast<double>(jobs_[e.id].total_milli()) / kMilliPerGpu;
+            (ran - kept) * held_milli(s.placement) / kMilliPerGpu;
         end_segment(e.id, t, kept);
         s.remaining_ref = 0;
         result_.jobs[e.id].finish = t;
@@ -269,13 +271,20 @@ class Simulation {
     JobOutcome& o = result_.jobs[j];
     const Seconds ran = t - s.seg_start;
     if (ledger_) ledger_->segment(j, jobs_[j], s.placement, s.seg_start, t, kept);
+    const double milli = held_milli(s.placement);
     s.placement = Placement{};
-    const double milli = static_cast<double>(jobs_[j].total_milli());
     o.run_time += ran;
     o.gpu_seconds += ran * milli / kMilliPerGpu;
     alloc_milli_ -= milli;
     s.running = false;
     ++s.epoch;
+  }
+
+  // Milli-GPU a placement holds (an elastic job's size may differ from its request).
+  static double held_milli(const Placement& p) {
+    double m = 0;
+    for (const Slot& sl : p.slots) m += sl.gpu >= 0 ? sl.milli : 0;
+    return m;
   }
 
   // Starts a run segment on `p`; its first `restart_s` seconds make no progress.
@@ -287,7 +296,7 @@ class Simulation {
     s.speed = engine_.job(j).speed;
     s.placement = p;
     result_.jobs[j].last_model = p.model;
-    alloc_milli_ += static_cast<double>(jobs_[j].total_milli());
+    alloc_milli_ += held_milli(p);
     push(t + restart_s + s.remaining_ref / s.speed, Event::kFinish, j, s.epoch);
   }
 
@@ -298,7 +307,7 @@ class Simulation {
   void stop_segment(JobIdx j, Seconds t, bool saved) {
     SimJob& s = sim_[j];
     JobOutcome& o = result_.jobs[j];
-    const double gpus = static_cast<double>(jobs_[j].total_milli()) / kMilliPerGpu;
+    const double gpus = held_milli(s.placement) / kMilliPerGpu;
     const Seconds ran = t - s.seg_start;
     const Seconds worked = (s.signal_at >= 0 ? s.signal_at : t) - s.seg_start;
     const Seconds productive = std::max(0.0, worked - s.restart_s);
@@ -340,6 +349,13 @@ class Simulation {
         begin_segment(j, t, d.placement, d.until);
         ++o.migrations;
         ++result_.migrations;
+        return;
+      case Decision::Kind::kResize:
+        if (!s.running) return;
+        stop_segment(j, t, false);
+        begin_segment(j, t, d.placement, d.until);
+        ++o.resizes;
+        ++result_.resizes;
         return;
       case Decision::Kind::kReject:
         o.unschedulable = true;

@@ -47,6 +47,9 @@ struct SimOptions {
   // Progress a migrated job loses (EngineOptions::migration_cost_s): its new segment starts
   // with this many seconds of restart, counted as rework.
   Seconds migration_cost_s = 60;
+  // Elastic jobs (profile +elastic): EngineOptions::elastic_alpha and resize_cost_s.
+  double elastic_alpha = 0.8;
+  Seconds resize_cost_s = 30;
   // Runtime prediction (src/policy/runtime_predictor.h): a job arriving without an
   // estimate (JobSpec::estimate < 0) gets the predictor's estimate, learned online from the
   // jobs completed so far; the engine (backfill, hetero's deadline and wait rules) sees
@@ -73,6 +76,7 @@ struct JobOutcome {
   double checkpoint_gpu_seconds = 0;
   int preemptions = 0;
   int migrations = 0;  // moves while running (consolidation); not preemptions
+  int resizes = 0;     // elastic resizes (kResize)
   int gang_gpus = 0;   // whole cards asked for (0 for fractional and CPU-only jobs)
   bool unschedulable = false;
   std::string reason;  // why unschedulable
@@ -91,6 +95,7 @@ struct SimResult {
   uint64_t cycles = 0;
   int64_t preemptions = 0;
   int64_t migrations = 0;
+  int64_t resizes = 0;
   int64_t node_failures = 0;
   int64_t nodes_provisioned = 0;  // on-demand node requests by the autoscaler
   int64_t nodes_released = 0;

@@ -58,6 +58,7 @@ Summary summarize(const SimResult& r) {
   s.gpu_utilization = capacity > 0 ? r.allocated_gpu_seconds / capacity : 0;
   s.preemptions = r.preemptions;
   s.migrations = r.migrations;
+  s.resizes = r.resizes;
   s.rework_gpu_hours = rework / 3600;
   s.node_failures = r.node_failures;
   s.nodes_provisioned = r.nodes_provisioned;

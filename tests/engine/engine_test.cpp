@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "../common/test_util.h"
 
 namespace frugal {
@@ -107,6 +109,44 @@ TEST(Engine, TierPreemptSignalsThenStopsAfterTheGrace) {
   EXPECT_EQ(e.job(0).preemptions, 1);
   EXPECT_FALSE(e.job(0).signalled());
   EXPECT_EQ(e.check_invariants(), "");
+}
+
+TEST(Engine, ElasticResizeDecisions) {
+  // One 8-GPU node. E asks for 2 (min 1, max 8): started at 2, grown to 8 in the same
+  // cycle (kResize, restart = resize_cost_s). R (3 GPUs) arrives: E shrinks in place to 5
+  // (its first 5 GPUs) and R starts on the other 3.
+  Engine e(make_homogeneous_cluster(8, kA100, 8), test_gpus(), testing::profile("fifo+elastic"),
+           EngineOptions{kA100});
+  JobSpec el = job("E", 0, 2, 1000);
+  el.min_gpus = 1;
+  el.max_gpus = 8;
+  JobSpec r = job("R", 100, 3, 100);
+  e.submit(0, &el, 0);
+  {
+    const auto& ds = e.schedule(0);
+    ASSERT_TRUE(find(ds, Decision::Kind::kStart, 0));
+    const Decision* g = find(ds, Decision::Kind::kResize, 0);
+    ASSERT_TRUE(g);
+    EXPECT_EQ(g->placement.slots.size(), 8u);
+    EXPECT_DOUBLE_EQ(g->until, 30);
+  }
+  EXPECT_EQ(e.job(0).size, 8);
+  EXPECT_DOUBLE_EQ(e.job(0).gpus(), 8);
+  EXPECT_NEAR(e.job(0).speed, std::pow(4.0, 0.8), 1e-12);
+  const Placement grown = e.job(0).placement;
+  e.submit(1, &r, 100);
+  {
+    const auto& ds = e.schedule(100);
+    const Decision* s = find(ds, Decision::Kind::kResize, 0);
+    ASSERT_TRUE(s);
+    ASSERT_EQ(s->placement.slots.size(), 5u);
+    for (size_t i = 0; i < 5; ++i) EXPECT_EQ(s->placement.slots[i].gpu, grown.slots[i].gpu);
+    ASSERT_TRUE(find(ds, Decision::Kind::kStart, 1));
+    EXPECT_LT(s, find(ds, Decision::Kind::kStart, 1));  // the shrink comes first
+  }
+  EXPECT_EQ(e.job(0).resizes, 2);
+  EXPECT_EQ(e.check_invariants(), "");
+  EXPECT_STREQ(to_string(Decision::Kind::kResize), "resize");
 }
 
 }  // namespace
