@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_sim.h"
 #include "io/catalog_yaml.h"
 #include "io/cluster_yaml.h"
 #include "io/trace_reader.h"
@@ -35,13 +36,7 @@
 
 namespace {
 
-struct LedgerWorkload {
-  frugal::GpuCatalog catalog;
-  std::vector<frugal::JobSpec> jobs;
-  frugal::ClusterSpec cluster;
-  frugal::GpuModelId reference = frugal::kNoGpuModel;
-  std::string error;
-};
+using LedgerWorkload = frugal_bench::Workload;
 
 constexpr const char* kItpCluster04 = "traces/itp/raw/cluster04.csv";
 constexpr const char* kTwoRegion = "examples/clusters/two-region.yaml";
@@ -116,21 +111,7 @@ void run_case(benchmark::State& state, const std::string& name, const std::strin
   options.ledger = ledger;
   double events = 0, jobs = 0;
   for (auto _ : state) {
-    auto profile = frugal::make_profile(policy);
-    if (!profile.ok()) {
-      state.SkipWithError(profile.error().message.c_str());
-      return;
-    }
-    const frugal::SimResult r =
-        frugal::simulate(w.jobs, w.cluster, w.catalog, std::move(profile).value(), options);
-    if (!r.invariant_violation.empty()) {
-      state.SkipWithError(r.invariant_violation.c_str());
-      return;
-    }
-    events += static_cast<double>(r.events);
-    jobs += static_cast<double>(w.jobs.size());
-    benchmark::DoNotOptimize(r.last_completion);
-    benchmark::DoNotOptimize(r.ledger.total.total_usd());
+    if (!frugal_bench::run_once(state, w, policy, options, events, jobs)) return;
   }
   state.counters["events/s"] = benchmark::Counter(events, benchmark::Counter::kIsRate);
   state.counters["jobs/s"] = benchmark::Counter(jobs, benchmark::Counter::kIsRate);

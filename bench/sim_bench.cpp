@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_sim.h"
 #include "io/catalog_yaml.h"
 #include "io/trace_reader.h"
 #include "model/cluster_spec.h"
@@ -29,14 +30,7 @@
 
 namespace {
 
-// What one simulation needs; `error` is set when it could not be loaded.
-struct Workload {
-  frugal::GpuCatalog catalog;
-  std::vector<frugal::JobSpec> jobs;
-  frugal::ClusterSpec cluster;
-  frugal::GpuModelId reference = frugal::kNoGpuModel;
-  std::string error;
-};
+using frugal_bench::Workload;
 
 std::string shared_path(const std::string& relative) {
   return std::string(FRUGAL_SHARED_DATA) + "/" + relative;
@@ -96,22 +90,8 @@ void run_policies(benchmark::State& state, const Workload& w,
   options.reference_model = w.reference;
   double events = 0, jobs = 0;
   for (auto _ : state) {
-    for (const std::string& policy : policies) {
-      auto profile = frugal::make_profile(policy);
-      if (!profile.ok()) {
-        state.SkipWithError(profile.error().message.c_str());
-        return;
-      }
-      const frugal::SimResult r =
-          frugal::simulate(w.jobs, w.cluster, w.catalog, std::move(profile).value(), options);
-      if (!r.invariant_violation.empty()) {
-        state.SkipWithError(r.invariant_violation.c_str());
-        return;
-      }
-      events += static_cast<double>(r.events);
-      jobs += static_cast<double>(w.jobs.size());
-      benchmark::DoNotOptimize(r.last_completion);
-    }
+    for (const std::string& policy : policies)
+      if (!frugal_bench::run_once(state, w, policy, options, events, jobs)) return;
   }
   state.counters["events/s"] = benchmark::Counter(events, benchmark::Counter::kIsRate);
   state.counters["jobs/s"] = benchmark::Counter(jobs, benchmark::Counter::kIsRate);
