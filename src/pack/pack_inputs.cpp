@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "io/cluster_yaml.h"
@@ -24,6 +25,25 @@ Result<std::vector<int>> columns(const std::vector<CsvRow>& rows, const std::str
     if (found < 0) return Error{fmt::format("{}:1: missing column '{}'", path, name)};
     out.push_back(found);
   }
+  return out;
+}
+
+// Pod name → its gpu_spec text, for the rows that have one (none in the five-column layout).
+Result<std::unordered_map<std::string, std::string>> gpu_spec_texts(const std::string& path) {
+  auto rows = read_csv_file(path);
+  if (!rows.ok()) return rows.error();
+  std::unordered_map<std::string, std::string> out;
+  const auto& r = rows.value();
+  if (r.empty()) return out;
+  const auto& h = r.front().fields;
+  const auto name_col = std::find(h.begin(), h.end(), "name");
+  const auto spec_col = std::find(h.begin(), h.end(), "gpu_spec");
+  if (name_col == h.end() || spec_col == h.end()) return out;
+  const auto n = static_cast<size_t>(name_col - h.begin());
+  const auto s = static_cast<size_t>(spec_col - h.begin());
+  for (size_t i = 1; i < r.size(); ++i)
+    if (r[i].fields.size() > std::max(n, s) && !r[i].fields[s].empty())
+      out.emplace(r[i].fields[n], r[i].fields[s]);
   return out;
 }
 
@@ -55,6 +75,11 @@ Result<std::vector<Pod>> load_pack_pods(const std::string& path, const GpuCatalo
   opt.catalog = &catalog;
   auto trace = read_trace(path, opt);
   if (!trace.ok()) return trace.error();
+  // The artifact keys typical pods on the gpu_spec text exactly as written (its GpuType), so
+  // "V100M16|V100M32|V100M32" is a key of its own, apart from "V100M16|V100M32": the text is
+  // read here, not rebuilt from the parsed (deduplicated, canonically named) model list.
+  auto spec_text = gpu_spec_texts(path);
+  if (!spec_text.ok()) return spec_text.error();
   std::vector<Pod> out;
   out.reserve(trace.value().jobs.size());
   for (const JobSpec& j : trace.value().jobs) {
@@ -68,9 +93,9 @@ Result<std::vector<Pod>> load_pack_pods(const std::string& path, const GpuCatalo
       if (static_cast<size_t>(m) >= 64)
         return Error{fmt::format("{}: pod '{}': GPU model id out of range", path, j.id)};
       p.model_mask |= uint64_t{1} << static_cast<unsigned>(m);
-      if (!p.model_key.empty()) p.model_key += '|';
-      p.model_key += catalog.at(m).name;
     }
+    if (auto it = spec_text.value().find(p.name); it != spec_text.value().end())
+      p.model_key = it->second;
     out.push_back(std::move(p));
   }
   if (out.empty()) return Error{fmt::format("{}: no pods", path)};
