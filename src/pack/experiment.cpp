@@ -16,6 +16,8 @@ ExperimentResult run_experiment(const std::vector<NodeSpec>& nodes, const std::v
   ExperimentResult out;
   out.typical = typical_pods(pods);
   FragMemo memo(out.typical);
+  const TypicalPods frugal_typical = typical_pods_per_domain(pods);
+  FragMemo frugal_memo(frugal_typical);
   int64_t capacity = 0;
   for (const NodeSpec& n : nodes) capacity += static_cast<int64_t>(n.num_gpu) * kMilli;
   const int runs = config.replay ? 1 : std::max(1, config.seeds);
@@ -41,7 +43,8 @@ ExperimentResult run_experiment(const std::vector<NodeSpec>& nodes, const std::v
     if (k == 0) out.pods_per_run = seq.size();
     for (PolicyRuns& pr : out.runs) {
       const FillEvents ev = run_fill(nodes, rank, seq, pr.policy, memo,
-                                     go ? PolicyRng(*go) : PolicyRng(seed * 7919 + 17));
+                                     go ? PolicyRng(*go) : PolicyRng(seed * 7919 + 17),
+                                     pr.policy == Policy::kFrugal ? &frugal_memo : nullptr);
       pr.seeds.push_back(discretise(ev));
       pr.failed.push_back(ev.failed);
     }

@@ -34,22 +34,26 @@ struct CacheEntry {
 }  // namespace
 
 FillEvents run_fill(const std::vector<NodeSpec>& nodes, const std::vector<int>& rank,
-                    const std::vector<Pod>& sequence, Policy policy, FragMemo& memo,
-                    PolicyRng rng) {
+                    const std::vector<Pod>& sequence, Policy policy, FragMemo& metric,
+                    PolicyRng rng, FragMemo* scoring) {
+  FragMemo& memo = scoring ? *scoring : metric;  // the policy's own measure (NodeState::frag)
+  const bool split = &memo != &metric;
   const size_t n = nodes.size();
   // States are stored in rank order: position r holds the node of rank r, so a strict '>'
   // scan keeps the lowest rank on ties.
   std::vector<size_t> by_rank(n);
   for (size_t i = 0; i < n; ++i) by_rank[static_cast<size_t>(rank[i])] = i;
   std::vector<NodeState> st(n);
+  std::vector<double> metric_frag(n);  // F(node) under the metric's typical pods
   FillEvents ev;
   int64_t idle = 0;
   double frag = 0;
   for (size_t r = 0; r < n; ++r) {
     st[r] = initial_state(nodes[by_rank[r]]);
     st[r].frag = memo(st[r]);
+    metric_frag[r] = split ? metric(st[r]) : st[r].frag;
     idle += st[r].gpu_left();
-    frag += st[r].frag;
+    frag += metric_frag[r];
     ev.total_gpus += st[r].num_gpu;
   }
 
@@ -121,7 +125,7 @@ FillEvents run_fill(const std::vector<NodeSpec>& nodes, const std::vector<int>& 
       NodeState& s = st[chosen];
       const GpuChoice c = select_gpus(policy, s, p, memo, rng, gpu_rules);
       idle -= s.gpu_left();
-      frag -= s.frag;
+      frag -= metric_frag[chosen];
       s.cpu_left -= p.cpu;
       s.mem_left -= p.mem;
       s.pods += 1;
@@ -131,8 +135,9 @@ FillEvents run_fill(const std::vector<NodeSpec>& nodes, const std::vector<int>& 
       if (tag >= 0) s.affinity[static_cast<size_t>(tag)] += 1;
       s.version += 1;
       s.frag = memo(s);
+      metric_frag[chosen] = split ? metric(s) : s.frag;
       idle += s.gpu_left();
-      frag += s.frag;
+      frag += metric_frag[chosen];
       used += p.total_milli();
     }
     ev.arrived_milli.push_back(arrived);

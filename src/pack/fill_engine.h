@@ -8,7 +8,8 @@
 // recomputed only when the node has changed since; memory and pod count are checked live.
 // (frugal's scores also depend on whether its GPU-pod rules are on, which changes once per
 // run, at kFrugalGpuRulesFrom arrived load; the whole cache is dropped then.)
-// F(node) is kept per node and refreshed only for the node that received the pod.
+// F(node) is kept per node (under the metric's and, if different, the scoring measure) and
+// refreshed only for the node that received the pod.
 
 #include <cstdint>
 #include <vector>
@@ -32,8 +33,12 @@ struct FillEvents {
 // `rank[i]` is node i's tie-break rank (a permutation of 0..n-1). `rng` drives the random
 // policy's draws (see PolicyRng; with Go's stream a pod with one feasible node draws nothing,
 // as the artifact's scheduler skips scoring then, and the feasible nodes are listed in rank
-// order). `memo` must have been built for the run's typical pods.
+// order). `metric` must have been built for the run's typical pods: it gives the recorded
+// fragmentation and, unless `scoring` is given, the F the policy scores with. `scoring` (may be
+// null) is a policy's own measure (frugal's per-domain typical pods, see experiment.h); the
+// recorded fragmentation never depends on it.
 FillEvents run_fill(const std::vector<NodeSpec>& nodes, const std::vector<int>& rank,
-                    const std::vector<Pod>& sequence, Policy policy, FragMemo& memo, PolicyRng rng);
+                    const std::vector<Pod>& sequence, Policy policy, FragMemo& metric,
+                    PolicyRng rng, FragMemo* scoring = nullptr);
 
 }  // namespace frugal::pack

@@ -45,4 +45,26 @@ TypicalPods typical_pods(const std::vector<Pod>& pods, double threshold_pct) {
   return out;
 }
 
+TypicalPods typical_pods_per_domain(const std::vector<Pod>& pods, double threshold_pct) {
+  std::map<std::string, std::vector<Pod>> domains;  // gpu_spec text → its pods
+  for (const Pod& p : pods) domains[p.model_key].push_back(p);
+  TypicalPods out;
+  const double total = static_cast<double>(pods.size());
+  for (const auto& [key, group] : domains) {
+    TypicalPods t = typical_pods(group, threshold_pct);
+    const double share = static_cast<double>(group.size()) / total;
+    out.coverage += t.coverage * share;
+    for (TypicalPod& tp : t.pods) {
+      tp.freq *= share;
+      out.pods.push_back(std::move(tp));
+    }
+  }
+  std::sort(out.pods.begin(), out.pods.end(), [](const TypicalPod& a, const TypicalPod& b) {
+    if (a.count != b.count) return a.count > b.count;
+    return std::tie(a.cpu, a.milli, a.num_gpu, a.model_key) >
+           std::tie(b.cpu, b.milli, b.num_gpu, b.model_key);
+  });
+  return out;
+}
+
 }  // namespace frugal::pack

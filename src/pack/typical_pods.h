@@ -35,4 +35,17 @@ struct TypicalPods {
 // `pods` is the original (untuned) pod list. threshold_pct in (0, 100].
 TypicalPods typical_pods(const std::vector<Pod>& pods, double threshold_pct = 95);
 
+// frugal's workload distribution: the same popularity cut applied within each placement domain
+// (pods with the same gpu_spec text; "" = any model) instead of over the whole list. A domain
+// with s of all pods keeps its own top classes up to threshold_pct of *its* pods, with
+// frequencies scaled to sum to s; the union is sorted as above and its frequencies sum to 1.
+// With one domain (no gpu_spec, as on openb default) the result equals typical_pods().
+// Why: model-restricted classes are rare on the whole list and the global cut drops them by
+// whole domains (openb gpuspec20 keeps 6610 of 6708 unrestricted pods but 0 of 15 V100M32-only,
+// 24 of 51 G3-only, 58 of 95 V100M16|V100M32 ones), yet only their models can host them, so a
+// measure without them cannot see those pods being stranded there (the V100/P100-restricted
+// pods that fail at low load fail for CPU on GPU-feasible nodes). An unrestricted tail class can
+// go anywhere, and stays cut. `coverage` is the kept share of all pods.
+TypicalPods typical_pods_per_domain(const std::vector<Pod>& pods, double threshold_pct = 95);
+
 }  // namespace frugal::pack
