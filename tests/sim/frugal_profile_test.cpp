@@ -55,6 +55,12 @@ TEST(FrugalProfile, Options) {
   EXPECT_DOUBLE_EQ(o.value().time_shift.max_delay_s, 3600);
   EXPECT_DOUBLE_EQ(o.value().time_shift.min_saving, 0.2);
   EXPECT_DOUBLE_EQ(o.value().tiers.starvation_s, 7200);
+  EXPECT_TRUE(o.value().time_shift.overflow);
+  auto d = parse_frugal_options("");
+  ASSERT_TRUE(d.ok());
+  EXPECT_DOUBLE_EQ(d.value().time_shift.max_delay_s, 12 * 3600.0);
+  EXPECT_DOUBLE_EQ(d.value().time_shift.min_saving, 2);
+  EXPECT_FALSE(parse_frugal_options("overflow=0").value().time_shift.overflow);
   EXPECT_TRUE(make_profile("frugal:max_delay_s=3600").ok());
   EXPECT_FALSE(parse_frugal_options("nope=1").ok());
   EXPECT_FALSE(parse_frugal_options("starvation_s=-1").ok());
