@@ -34,12 +34,14 @@ TEST(FrugalProfile, ComposesTheBestPlugins) {
   EXPECT_EQ(p.name, "frugal");
   EXPECT_EQ(p.describe(),
             "sort=tier-shortest admit=time-shift filter=hetero-fast place=ordered(bestfit) "
-            "postfilter=easy-backfill preempt=tier-preempt consolidate=consolidate packdown "
-            "soonfree");
-  EXPECT_EQ(profile("frugal+elastic").describe(),
-            "sort=tier-shortest admit=time-shift filter=hetero-fast place=ordered(bestfit) "
             "postfilter=easy-backfill preempt=tier-preempt consolidate=consolidate elastic "
             "packdown soonfree");
+  EXPECT_EQ(profile("frugal+elastic").describe(), p.describe());
+  FrugalOptions rigid;
+  rigid.elastic = rigid.pack_down = rigid.soon_free = rigid.consolidate = false;
+  EXPECT_EQ(make_frugal_profile(rigid).describe(),
+            "sort=tier-shortest admit=time-shift filter=hetero-fast place=ordered(bestfit) "
+            "postfilter=easy-backfill preempt=tier-preempt");
 }
 
 TEST(FrugalProfile, IsTheDefault) {
