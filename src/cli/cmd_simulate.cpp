@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/inputs.h"
 #include "io/report.h"
+#include "policy/frugal_profile.h"
 #include "sim/simulator.h"
 #include "sim/summary.h"
 
@@ -16,7 +17,7 @@ namespace {
 
 struct RunOptions {
   InputOptions in;
-  std::string policy = "backfill";
+  std::string policy = default_profile_name();
   std::string policies = "fifo,backfill,sjf,las";
   std::string format = "table";
   std::string out;

@@ -33,6 +33,10 @@ void InputOptions::add_to(CLI::App& cmd) {
                  "Give jobs classes by the seeded rule of docs/EXPERIMENTS.md (replaces the "
                  "trace's classes)")
       ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--assign-tiers", assign_tiers_seed,
+                 "Give jobs priority tiers by class by the seeded rule of "
+                 "src/sim/class_assignment.h (replaces the trace's tiers; after --assign-classes)")
+      ->check(CLI::NonNegativeNumber);
   cmd.add_option("--deferrable-share", deferrable_share,
                  "Make this share of GPU jobs deferrable with a deadline, by the seeded rule of "
                  "src/sim/class_assignment.h")
@@ -65,6 +69,8 @@ Result<Inputs> load_inputs(const InputOptions& o) {
   in.trace = std::move(tr).value();
   if (o.assign_classes_seed >= 0)
     assign_classes(in.trace.jobs, static_cast<uint64_t>(o.assign_classes_seed));
+  if (o.assign_tiers_seed >= 0)
+    assign_tiers(in.trace.jobs, static_cast<uint64_t>(o.assign_tiers_seed));
   if (o.deferrable_share > 0)
     assign_deferrable(in.trace.jobs, o.deferrable_share, o.deadline_slack_h * 3600,
                       o.deferrable_seed, o.deferrable_max_h * 3600);

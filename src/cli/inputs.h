@@ -23,13 +23,14 @@ struct InputOptions {
   std::string catalog;
   std::string reference_model;       // "" = the --gpu-model of a quick cluster, else A100-80GB
   int64_t assign_classes_seed = -1;  // >= 0: give jobs classes (src/sim/class_assignment.h)
+  int64_t assign_tiers_seed = -1;    // >= 0: give jobs tiers by class (after the classes)
   double deferrable_share = 0;       // > 0: make this share of GPU jobs deferrable
   double deadline_slack_h = 24;      // ... with deadline = submit + duration + slack
   uint64_t deferrable_seed = 1;
   double deferrable_max_h = 0;  // only jobs this short (hours; 0 = any) may be deferrable
 
   // Registers --trace, --trace-format, --skip-bad-rows, --cluster, --gpus, --gpu-model,
-  // --gpus-per-node, --catalog, --reference-model, --assign-classes,
+  // --gpus-per-node, --catalog, --reference-model, --assign-classes, --assign-tiers,
   // --deferrable-share, --deadline-slack, --deferrable-seed on `cmd`.
   void add_to(CLI::App& cmd);
 };

@@ -50,7 +50,7 @@ struct OfflineBound {
   double cost_usd = 0;    // rental + energy
 };
 
-inline constexpr size_t kOfflineMaxJobs = 5000;
+inline constexpr size_t kOfflineMaxJobs = 8000;
 inline constexpr size_t kOfflineMaxNonzeros = 20'000'000;
 
 // `capacity[c]`: GPUs of centre c. `epoch_unix_s`: trace time 0 (whole hours are taken in

@@ -35,7 +35,15 @@ Engine::Engine(const ClusterSpec& spec, const GpuCatalog& catalog, Profile profi
       pool_(state_.spec(), state_, options.static_capacity),
       thresholds_(profile_.sort->service_thresholds()),
       starvation_after_(profile_.sort->starvation_after()),
-      node_jobs_(spec.nodes.size()) {}
+      node_jobs_(spec.nodes.size()),
+      ondemand_delay_(catalog.size(), kNever) {
+  for (const NodeSpec& n : spec.nodes) {
+    const Pool& pool = spec.pools[n.pool];
+    if (pool.capacity != Capacity::kOnDemand || n.model < 0) continue;
+    Seconds& d = ondemand_delay_[static_cast<size_t>(n.model)];
+    d = std::min(d, static_cast<Seconds>(pool.provisioning_delay_s));
+  }
+}
 
 void Engine::leave_pending(JobIdx j) {
   pending_.erase(key_of(j));
@@ -441,6 +449,19 @@ std::vector<double> Engine::unmet_demand() {
     if (demand[m] > 0)
       demand[m] = std::max(
           0.0, demand[m] - static_cast<double>(state_.free_whole_of(static_cast<GpuModelId>(m))));
+  if (profile_.soon_free) {
+    // GPUs that running jobs are expected to free before a new node would be up.
+    for (const auto& [end, j] : running_by_end_) {
+      const JobRuntime& r = jobs_[j];
+      const GpuModelId m = r.placement.model;
+      if (m < 0 || static_cast<size_t>(m) >= demand.size() || demand[m] <= 0) continue;
+      if (end > now_ + ondemand_delay_[static_cast<size_t>(m)]) {
+        if (end > now_ + options_.soon_free_horizon_s) break;
+        continue;
+      }
+      demand[m] = std::max(0.0, demand[m] - r.gpus());
+    }
+  }
   return demand;
 }
 
@@ -581,6 +602,7 @@ const std::vector<Decision>& Engine::schedule(Seconds now) {
     if (!pending_.empty()) elastic_shrink(now);
     if (pending_.empty()) elastic_grow(now);
   }
+  if (profile_.pack_down && pending_.empty() && pool_.autoscaled()) pack_down(now);
   // Autoscale point: size on-demand capacity to the queue; release idle nodes.
   if (pool_.autoscaled() && (!pending_.empty() || pool_.next_wakeup() <= now))
     pool_.plan(now, pending_.empty() ? std::vector<double>() : unmet_demand(), out_);

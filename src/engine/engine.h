@@ -47,6 +47,12 @@ struct EngineOptions {
   // Wall seconds without progress after a resize (restart on the new size, like a
   // migration). A job grows only when the time saved exceeds this.
   Seconds resize_cost_s = 30;
+  // Pack-down (profile +packdown): on-demand nodes examined as donors per cycle, and
+  // destination nodes examined per moved job.
+  size_t pack_down_nodes = 8;
+  size_t pack_down_scan = 64;
+  // Soon-free (profile +soonfree): running jobs ending later than this are not walked.
+  Seconds soon_free_horizon_s = 3600;
 };
 
 class Engine final : private CycleView {
@@ -127,6 +133,10 @@ class Engine final : private CycleView {
   void elastic_grow(Seconds now);
   // Places j at `n` whole GPUs on `state` (a copy of its spec with gpus = n).
   std::optional<Placement> place_sized(const JobRuntime& r, int n) const;
+  // Pack-down point (profile +packdown, autoscaled clusters, nothing queued): empties lightly
+  // used on-demand nodes by migration so the autoscaler can release them
+  // (src/engine/pack_down.cpp); appends kMigrate decisions to out_.
+  void pack_down(Seconds now);
   // Consolidate point: plans for the first queued whole-GPU jobs; appends decisions to out_.
   void consolidate(Seconds now, const std::vector<char>& victim_flag);
   // Undoes a tentative stop: the job runs on as `before` (its GPUs re-allocated already).
@@ -159,6 +169,9 @@ class Engine final : private CycleView {
   std::vector<Seconds> starve_at_;                    // per job: its key in starvations_
   Seconds starvation_after_ = kNever;
   std::vector<std::vector<JobIdx>> node_jobs_;
+  // Per catalog model id: the shortest provisioning delay of its on-demand pools (kNever
+  // when it has none); for the soon-free autoscaling rule.
+  std::vector<Seconds> ondemand_delay_;
   size_t pending_small_ = 0;  // pending fractional or CPU-only jobs
   int fragmentation_block_ = 0;
   uint64_t next_seq_ = 0;

@@ -137,6 +137,10 @@ nlohmann::json to_json(const Summary& s) {
                  {"storage_usd", l.total.storage_usd},
                  {"series_wrapped", l.series_wrapped}};
     j["waste"] = waste_json(l.total.waste);
+    // Allocated GPU-hours over provisioned GPU-hours (allocated + provisioned-but-idle).
+    const double provisioned_h = l.total.gpu_hours;
+    j["provisioned_allocated_share"] =
+        provisioned_h > 0 ? (provisioned_h - l.unattributed.gpu_hours) / provisioned_h : 0.0;
     j["by_team"] = accounts_json(l.by_team);
     j["by_class"] = accounts_json(l.by_class);
     j["by_region"] = accounts_json(l.by_region);

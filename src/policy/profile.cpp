@@ -4,6 +4,7 @@
 
 #include "policy/admit_filter.h"
 #include "policy/consolidate.h"
+#include "policy/frugal_profile.h"
 #include "policy/gavel.h"
 #include "policy/hetero.h"
 #include "policy/post_filter.h"
@@ -15,12 +16,12 @@
 namespace frugal {
 
 std::vector<std::string> profile_names() {
-  return {"fifo",    "backfill",     "sjf",   "las",   "firstfit",
-          "bestfit", "frugal-place", "gavel", "tiers", "timeshift"};
+  return {"fifo",         "backfill", "sjf",   "las",       "firstfit", "bestfit",
+          "frugal-place", "gavel",    "tiers", "timeshift", "frugal"};
 }
 
 std::vector<std::string> profile_options() {
-  return {"consolidate", "elastic"};
+  return {"consolidate", "elastic", "packdown", "soonfree"};
 }
 
 std::string Profile::describe() const {
@@ -29,6 +30,8 @@ std::string Profile::describe() const {
                               post_filter->name(), preempt ? preempt->name() : "none");
   if (consolidate) d += " consolidate=" + consolidate->name();
   if (elastic) d += " elastic";
+  if (pack_down) d += " packdown";
+  if (soon_free) d += " soonfree";
   return d;
 }
 
@@ -67,7 +70,7 @@ Result<Profile> make_profile(const std::string& policy) {
     params = base.substr(colon + 1);
     base = base.substr(0, colon);
   }
-  if (!params.empty() && base != "timeshift")
+  if (!params.empty() && base != "timeshift" && base != "frugal")
     return Error{fmt::format("policy '{}' takes no options", base)};
   Profile p;
   p.name = policy;
@@ -107,6 +110,11 @@ Result<Profile> make_profile(const std::string& policy) {
     p.sort = make_arrival_sort();
     p.post_filter = make_easy_backfill();
     p.admit = make_time_shift_admit(o.value());
+  } else if (base == "frugal") {
+    auto o = parse_frugal_options(params);
+    if (!o.ok()) return Error{o.error().message};
+    p = make_frugal_profile(o.value());
+    p.name = policy;
   } else if (base == "firstfit" || base == "bestfit") {
     p.sort = make_arrival_sort();
     p.post_filter = make_skip_post_filter();
@@ -132,6 +140,10 @@ Result<Profile> make_profile(const std::string& policy) {
       p.consolidate = make_consolidate();
     } else if (o == "elastic") {
       p.elastic = true;
+    } else if (o == "packdown") {
+      p.pack_down = true;
+    } else if (o == "soonfree") {
+      p.soon_free = true;
     } else {
       return Error{fmt::format("unknown option '+{}' in policy '{}'; known: +{}", o, policy,
                                fmt::join(profile_options(), ", +"))};

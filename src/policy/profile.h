@@ -13,6 +13,8 @@
 //   gavel      arrival    skip           -               gavel max-min LP (src/policy/gavel.h)
 //   tiers      tier       easy-backfill  tier-preempt    bestfit (src/policy/tiers.h)
 //   timeshift  arrival    easy-backfill  -               bestfit
+//   frugal     tier-shortest easy-backfill tier-preempt  hetero-fast + ordered bestfit, with
+//              time-shift, consolidation, pack-down and soon-free (src/policy/frugal_profile.h)
 //
 // Every profile uses Admit "capacity" except timeshift, whose Admit "time-shift" defers
 // deferrable jobs to cheap hours within their deadline (src/policy/time_shift.h); its
@@ -27,6 +29,13 @@
 //                 jobs to free whole cards for a queued gang blocked by fragmentation
 //   +elastic      resizes elastic jobs (JobSpec::max_gpus > gpus) while they run: grow
 //                 into idle whole GPUs, shrink to make room for a queued job (kResize)
+//   +packdown     on an autoscaled cluster with nothing queued, migrates the jobs off a
+//                 lightly used on-demand node onto fuller (or reserved) nodes when the node
+//                 time saved exceeds the moves' cost, so the autoscaler can release it
+//   +soonfree     the autoscaler does not provision for queued demand that running jobs of
+//                 the model are expected to free within its on-demand pools' provisioning
+//                 delay (the job would wait as long for a new node)
+//   frugal        the combined profile (src/policy/frugal_profile.h)
 // e.g. "bestfit+consolidate", "backfill/firstfit+consolidate". Any profile, including
 // frugal profiles added later, takes the suffix: it composes, it is not a profile.
 
@@ -50,6 +59,8 @@ struct Profile {
   std::unique_ptr<Preempt> preempt;          // may be null
   std::unique_ptr<Consolidate> consolidate;  // may be null
   bool elastic = false;                      // +elastic: resize elastic jobs (kResize)
+  bool pack_down = false;  // +packdown: empty lightly used on-demand nodes (engine/pack_down)
+  bool soon_free = false;  // +soonfree: no on-demand node for demand running jobs free sooner
 
   // "sort=arrival admit=capacity ..." — for reports and logs.
   std::string describe() const;

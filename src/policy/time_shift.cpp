@@ -34,9 +34,12 @@ Result<TimeShiftOptions> parse_time_shift_options(const std::string& text) {
       o.margin_s = x;
     } else if (key == "margin_frac") {
       o.margin_frac = x;
+    } else if (key == "overflow") {
+      o.overflow = x != 0;
     } else {
       return Error{fmt::format(
-          "time-shift option '{}': known keys max_delay_s, min_saving, margin_s, margin_frac",
+          "time-shift option '{}': known keys max_delay_s, min_saving, margin_s, margin_frac, "
+          "overflow",
           key)};
     }
   }
@@ -79,13 +82,16 @@ class TimeShiftAdmit final : public Admit {
       cands.push_back({c, static_cast<double>(centre_gpus_[c]), est / s});
     }
     if (cands.empty()) return base;
-    // On-demand capacity is the overflow (the autoscaler adds it when the rest is full): a
-    // job is priced where it most likely runs, on owned or reserved centres, when it may.
-    std::vector<Cand> fixed;
+    // A job is priced where it most likely runs: on owned or reserved centres if it may
+    // (on-demand capacity is the overflow). With `overflow`, when the profile cannot place it
+    // now the provisioned capacity is full and it would run on the overflow: on-demand
+    // centres (the autoscaler adds them when the rest is full). Else every candidate.
+    const bool fits_now = !opt_.overflow || v.try_place(st, job).has_value();
+    std::vector<Cand> priced;
     for (const Cand& c : cands)
-      if (st.spec().pools[st.centre_pool(c.centre)].capacity != Capacity::kOnDemand)
-        fixed.push_back(c);
-    const std::vector<Cand>& priced = fixed.empty() ? cands : fixed;
+      if ((st.spec().pools[st.centre_pool(c.centre)].capacity == Capacity::kOnDemand) != fits_now)
+        priced.push_back(c);
+    if (priced.empty()) priced = cands;
     // Deadline safety: the run time on the reference model, or on the fastest candidate when
     // none is as fast (a job on a slower model may still miss; deadline_misses tells).
     double fastest = 0;

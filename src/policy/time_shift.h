@@ -13,9 +13,13 @@
 //                  slowest model instead left almost no job room to move on a mixed cluster.
 //
 // cost(h) = Σ_c w_c · span(c, GPUs, utilisation, h, h + estimate / speed_c).total_usd / Σ w_c
-// over the GPU cost centres c of the job's allowed models that can hold it (w_c = the
-// centre's GPUs, the chance it lands there; on-demand centres only when no owned or
-// reserved centre qualifies, as the autoscaler adds them only when the rest is full); span() prices
+// over the GPU cost centres c of the job's allowed models that can hold it where it most likely
+// runs (w_c = the centre's GPUs, the chance it lands there): the owned and reserved centres
+// (on-demand capacity is the overflow) — but with `overflow`, when the profile cannot place it
+// now (CycleView::try_place) the provisioned capacity is full and the autoscaler would add
+// on-demand nodes, so the on-demand centres; every candidate when the chosen kind has none
+// (`frugal` sets `overflow`: on an autoscaled cluster with a small reserved base most
+// deferrable work runs on on-demand nodes, whose rental has time-of-use discounts); span() prices
 // energy at the region's day-ahead hourly price and rental with time-of-use discounts
 // (src/cost/pricing.h) — both known in advance. The job is deferred to the cheapest h (earliest on
 // ties) when cost(now) − cost(h) > min_saving × |energy cost(now)| (the threshold is relative to
@@ -37,10 +41,11 @@ struct TimeShiftOptions {
                                      // the job's energy cost at an immediate start
   double margin_s = 3600;            // deadline safety margin, at least
   double margin_frac = 0.25;         // ... and at least this fraction of the run time
+  bool overflow = false;             // price on on-demand centres when it does not fit now
 };
 
 // Parses "key=value" pairs separated by ':' (max_delay_s, min_saving, margin_s,
-// margin_frac) over the defaults.
+// margin_frac, overflow: 0 or 1) over the defaults.
 Result<TimeShiftOptions> parse_time_shift_options(const std::string& text);
 
 std::unique_ptr<Admit> make_time_shift_admit(TimeShiftOptions options = {});

@@ -36,6 +36,23 @@ void assign_deferrable(std::vector<JobSpec>& jobs, double share, double slack_s,
   }
 }
 
+void assign_tiers(std::vector<JobSpec>& jobs, uint64_t seed) {
+  std::mt19937_64 rng(seed ^ 0x7469'6572'7331ULL);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  for (JobSpec& j : jobs) {
+    const double u = uniform(rng);
+    if (j.gpus == 0) {
+      j.tier = Tier::kGeneral;
+    } else if (j.job_class == JobClass::kPretrain) {
+      j.tier = u < 0.2 ? Tier::kCore : u < 0.5 ? Tier::kImportant : Tier::kGeneral;
+    } else if (j.job_class == JobClass::kFinetune) {
+      j.tier = u < 0.3 ? Tier::kImportant : Tier::kGeneral;
+    } else {
+      j.tier = Tier::kGeneral;
+    }
+  }
+}
+
 std::array<size_t, kJobClassCount> class_counts(const std::vector<JobSpec>& jobs) {
   std::array<size_t, kJobClassCount> n{};
   for (const JobSpec& j : jobs) ++n[static_cast<size_t>(j.job_class)];

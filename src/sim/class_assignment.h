@@ -30,6 +30,14 @@ void assign_classes(std::vector<JobSpec>& jobs, uint64_t seed);
 void assign_deferrable(std::vector<JobSpec>& jobs, double share, double slack_s, uint64_t seed,
                        double max_duration_s = 0);
 
+// Gives priority tiers by job class (for traces without tiers, e.g. ITP; call after
+// assign_classes): one uniform draw per job from std::mt19937_64(seed ^ 0x7469'6572'7331)
+// in trace order (drawn for every job):
+//   pretrain                   → core 20 %, important 30 %, general 50 %
+//   finetune                   → important 30 %, general 70 %
+//   eval, preprocess, CPU-only → general
+void assign_tiers(std::vector<JobSpec>& jobs, uint64_t seed);
+
 // Jobs per class (indexed by JobClass).
 std::array<size_t, kJobClassCount> class_counts(const std::vector<JobSpec>& jobs);
 

@@ -81,9 +81,25 @@ TEST_F(Cli, SimulateReadsAGoodTrace) {
   const Exit r = frugal("simulate --trace " + itp_trace(150) + " --gpus 32 --format json");
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["policy"], "backfill");
+  EXPECT_EQ(j["policy"], "frugal");
   EXPECT_EQ(j["jobs"]["submitted"], 150);
   EXPECT_EQ(j["jobs"]["completed"], 150);
+}
+
+// The default policy is the combined profile; the seeded job rule and the allocated share.
+TEST_F(Cli, FrugalDefaultWithTheEvaluationJobRule) {
+  const Exit r = frugal("simulate --trace " + itp_trace(150) +
+                        " --gpus 32 --format json --assign-classes 1 --assign-tiers 1 "
+                        "--deferrable-share 0.4 --deadline-slack 24");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["policy"], "frugal");
+  EXPECT_EQ(j["jobs"]["completed"], 150);
+  const double share = j["provisioned_allocated_share"];
+  EXPECT_GT(share, 0);
+  EXPECT_LE(share, 1);
+  EXPECT_NEAR(share, j["gpu_utilization"].get<double>(), 0.01);  // all owned: the same ratio
+  EXPECT_NE(frugal("simulate --trace " + itp_trace(10) + " --gpus 8 --assign-tiers -1").code, 0);
 }
 
 TEST_F(Cli, PredictRuntimesAddsThePredictionBlock) {

@@ -201,7 +201,7 @@ TEST_P(RandomWorkloads, EveryProfileKeepsItsInvariants) {
     }
     const SimResult b = simulate(jobs, cluster, test_gpus(), testing::profile(policy), o);
     expect_same(a, b);
-    if (policy.find("+consolidate") == std::string::npos) {
+    if (policy.find("+consolidate") == std::string::npos && policy != "frugal") {
       EXPECT_EQ(a.migrations, 0);
     }
     size_t rej = 0;

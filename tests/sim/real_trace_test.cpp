@@ -48,7 +48,9 @@ TEST(RealTrace, ItpCluster04UnderEveryBaseline) {
     EXPECT_GE(x.wait_s.mean, 0);
     EXPECT_LE(x.jct_s.p50, x.jct_s.p95);
     EXPECT_LE(x.jct_s.p95, x.jct_s.p99);
-    if (policy != "las") {
+    // las preempts by attained service; frugal's tier-preempt serves starved jobs (all ITP
+    // jobs are general; shortest-first lets long ones starve past the 24 h guard).
+    if (policy != "las" && policy != "frugal") {
       EXPECT_EQ(x.preemptions, 0);
     }
     RecordProperty(policy + "_jct_mean_s", std::to_string(x.jct_s.mean));

@@ -1,0 +1,93 @@
+// Frugal's autoscaling rules, through the simulator with the ledger: pack-down (+packdown)
+// empties a lightly used on-demand node so it is released early; soon-free (+soonfree)
+// does not provision for demand a running job frees before a new node would boot.
+
+#include <gtest/gtest.h>
+
+#include "../cost/cost_test_util.h"
+
+namespace frugal {
+namespace {
+
+using testing::gpu_node;
+using testing::kA100;
+using testing::run_priced;
+
+constexpr double kDelay = 300, kTimeout = 900;
+
+// Flat prices, one on-demand pool of `n` 8-GPU A100 nodes ($4 per GPU-hour).
+ClusterSpec on_demand(int n) {
+  ClusterSpec c;
+  Region r;
+  r.name = "flat";
+  c.regions.push_back(r);
+  Pool od;
+  od.name = "od";
+  od.capacity = Capacity::kOnDemand;
+  od.provisioning_delay_s = kDelay;
+  od.idle_timeout_s = kTimeout;
+  c.pools = {od};
+  for (int i = 0; i < n; ++i) c.nodes.push_back(gpu_node("od" + std::to_string(i), kA100, 8));
+  return c;
+}
+
+// a (6 GPUs, 1 h), b (6 GPUs) and c (2 GPUs) arrive at 0; two nodes boot until 300: a and c
+// share one node, b the other. When a ends at 3,900 c is alone on a node using 2 of 8 GPUs:
+// pack-down moves it next to b (60 s restart) and that node is released at 3,900 + 900
+// instead of after c ends.
+TEST(PackDown, EmptiesALightlyUsedNodeSoItIsReleased) {
+  const ClusterSpec cl = on_demand(2);
+  const std::vector<JobSpec> jobs = {testing::job("a", 0, 6, 3600), testing::job("b", 0, 6, 20000),
+                                     testing::job("c", 0, 2, 20000)};
+  const SimResult plain = run_priced(jobs, cl, "fifo");
+  const SimResult packed = run_priced(jobs, cl, "fifo+packdown");
+  EXPECT_EQ(plain.jobs[2].migrations, 0);
+  ASSERT_EQ(packed.jobs[2].migrations, 1);
+  EXPECT_DOUBLE_EQ(packed.jobs[2].finish, kDelay + 20000 + 60);
+  EXPECT_DOUBLE_EQ(packed.jobs[2].rework_gpu_seconds, 2 * 60.0);
+  EXPECT_DOUBLE_EQ(packed.jobs[1].finish, plain.jobs[1].finish);
+  // Provisioned node-seconds: plain 2 × (20,300 + 900); packed (3,900 + 900) + (20,360 + 900).
+  const double plain_s = 2 * (kDelay + 20000 + kTimeout);
+  const double packed_s = (kDelay + 3600 + kTimeout) + (kDelay + 20000 + 60 + kTimeout);
+  EXPECT_NEAR(plain.ledger.total.compute.rental_usd, 8 * 4 * plain_s / 3600, 1e-6);
+  EXPECT_NEAR(packed.ledger.total.compute.rental_usd, 8 * 4 * packed_s / 3600, 1e-6);
+}
+
+// A move that costs more than it saves is not made: c ends 100 s after a, so emptying its
+// node saves 8 × 100 GPU-seconds but costs 2 × 60 plus extending b's node.
+TEST(PackDown, SkipsMovesThatDoNotPay) {
+  const ClusterSpec cl = on_demand(2);
+  const std::vector<JobSpec> jobs = {testing::job("a", 0, 6, 3600), testing::job("b", 0, 6, 3650),
+                                     testing::job("c", 0, 2, 3700)};
+  const SimResult r = run_priced(jobs, cl, "fifo+packdown");
+  for (const JobOutcome& o : r.jobs) EXPECT_EQ(o.migrations, 0);
+}
+
+// a holds the only booted node until 1,300; b arrives at 1,200. A new node would be usable
+// at 1,500, a's GPUs free at 1,300: soon-free provisions nothing, and b starts at 1,300
+// either way.
+TEST(SoonFree, NoNodeForDemandARunningJobFreesFirst) {
+  const ClusterSpec cl = on_demand(2);
+  const std::vector<JobSpec> jobs = {testing::job("a", 0, 8, 1000),
+                                     testing::job("b", 1200, 8, 1000)};
+  const SimResult plain = run_priced(jobs, cl, "fifo");
+  const SimResult soon = run_priced(jobs, cl, "fifo+soonfree");
+  EXPECT_EQ(plain.nodes_provisioned, 2);
+  EXPECT_EQ(soon.nodes_provisioned, 1);
+  EXPECT_DOUBLE_EQ(plain.jobs[1].first_start, kDelay + 1000);
+  EXPECT_DOUBLE_EQ(soon.jobs[1].first_start, kDelay + 1000);
+  EXPECT_LT(soon.ledger.total.total_usd(), plain.ledger.total.total_usd());
+}
+
+// When the running job ends later than a new node would boot, soon-free provisions.
+TEST(SoonFree, ProvisionsWhenWaitingIsSlower) {
+  const ClusterSpec cl = on_demand(2);
+  const std::vector<JobSpec> jobs = {testing::job("a", 0, 8, 5000),
+                                     testing::job("b", 1200, 8, 1000)};
+  const SimResult soon = run_priced(jobs, cl, "fifo+soonfree");
+  EXPECT_EQ(soon.nodes_provisioned, 2);
+  EXPECT_DOUBLE_EQ(soon.jobs[1].first_start, 1200 + kDelay);
+}
+
+}  // namespace
+}  // namespace frugal

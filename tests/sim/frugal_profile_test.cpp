@@ -1,0 +1,180 @@
+// The combined `frugal` profile: composition, the product default, its tier-then-shortest
+// queue order, options, and the preemption property (at most one checkpoint interval of
+// work lost per victim) under the whole profile, consolidation included.
+
+#include <fmt/format.h>
+#include <random>
+
+#include "../common/test_util.h"
+#include "policy/frugal_profile.h"
+#include "sim/class_assignment.h"
+
+namespace frugal::testing {
+namespace {
+
+JobSpec tiered(std::string id, Seconds submit, int gpus, Seconds duration, Tier tier,
+               Seconds interval = 0) {
+  JobSpec j = job(std::move(id), submit, gpus, duration);
+  j.tier = tier;
+  j.checkpoint_interval = interval;
+  return j;
+}
+
+SimResult run_frugal(const std::vector<JobSpec>& jobs, const ClusterSpec& cluster,
+                     SimOptions so = {}) {
+  so.check_invariants = true;
+  so.reference_model = kA100;
+  SimResult r = simulate(jobs, cluster, test_gpus(), profile("frugal"), so);
+  EXPECT_EQ(r.invariant_violation, "");
+  return r;
+}
+
+TEST(FrugalProfile, ComposesTheBestPlugins) {
+  const Profile p = profile("frugal");
+  EXPECT_EQ(p.name, "frugal");
+  EXPECT_EQ(p.describe(),
+            "sort=tier-shortest admit=time-shift filter=hetero-fast place=ordered(bestfit) "
+            "postfilter=easy-backfill preempt=tier-preempt consolidate=consolidate elastic "
+            "packdown soonfree");
+  EXPECT_EQ(profile("frugal+elastic").describe(), p.describe());
+  FrugalOptions rigid;
+  rigid.elastic = rigid.pack_down = rigid.soon_free = rigid.consolidate = false;
+  EXPECT_EQ(make_frugal_profile(rigid).describe(),
+            "sort=tier-shortest admit=time-shift filter=hetero-fast place=ordered(bestfit) "
+            "postfilter=easy-backfill preempt=tier-preempt");
+}
+
+TEST(FrugalProfile, IsTheDefault) {
+  EXPECT_EQ(default_profile_name(), "frugal");
+  EXPECT_TRUE(make_profile(default_profile_name()).ok());
+  const auto names = profile_names();
+  EXPECT_NE(std::find(names.begin(), names.end(), "frugal"), names.end());
+}
+
+TEST(FrugalProfile, Options) {
+  auto o = parse_frugal_options("max_delay_s=3600:starvation_s=7200:min_saving=0.2");
+  ASSERT_TRUE(o.ok()) << o.error().message;
+  EXPECT_DOUBLE_EQ(o.value().time_shift.max_delay_s, 3600);
+  EXPECT_DOUBLE_EQ(o.value().time_shift.min_saving, 0.2);
+  EXPECT_DOUBLE_EQ(o.value().tiers.starvation_s, 7200);
+  EXPECT_TRUE(o.value().time_shift.overflow);
+  auto d = parse_frugal_options("");
+  ASSERT_TRUE(d.ok());
+  EXPECT_DOUBLE_EQ(d.value().time_shift.max_delay_s, 12 * 3600.0);
+  EXPECT_DOUBLE_EQ(d.value().time_shift.min_saving, 2);
+  EXPECT_FALSE(parse_frugal_options("overflow=0").value().time_shift.overflow);
+  EXPECT_TRUE(make_profile("frugal:max_delay_s=3600").ok());
+  EXPECT_FALSE(parse_frugal_options("nope=1").ok());
+  EXPECT_FALSE(parse_frugal_options("starvation_s=-1").ok());
+  EXPECT_FALSE(make_profile("frugal:starvation_s=x").ok());
+}
+
+// One GPU, busy until 1000: a long general job, a short general job and a long core job
+// queue behind it. Core first (tier), then the short general job (shortest estimate).
+TEST(FrugalProfile, TierThenShortest) {
+  const auto c = cluster_of({node("n0", kA100, 1)});
+  const std::vector<JobSpec> jobs = {
+      tiered("busy", 0, 1, 1000, Tier::kCore),
+      tiered("long", 10, 1, 5000, Tier::kGeneral),
+      tiered("short", 20, 1, 100, Tier::kGeneral),
+      tiered("core", 30, 1, 3000, Tier::kCore),
+  };
+  const SimResult r = run_frugal(jobs, c);
+  EXPECT_DOUBLE_EQ(r.jobs[3].first_start, 1000);
+  EXPECT_DOUBLE_EQ(r.jobs[2].first_start, 4000);
+  EXPECT_DOUBLE_EQ(r.jobs[1].first_start, 4100);
+  EXPECT_EQ(r.preemptions, 0);
+}
+
+// A general job starved past the guard counts as important and goes before a shorter
+// general job that arrived later.
+TEST(FrugalProfile, StarvationGuardBeatsShortest) {
+  const auto c = cluster_of({node("n0", kA100, 1)});
+  std::vector<JobSpec> jobs = {tiered("busy", 0, 1, 90000, Tier::kImportant),
+                               tiered("long", 10, 1, 5000, Tier::kGeneral)};
+  for (int i = 0; i < 3; ++i)
+    jobs.push_back(tiered(fmt::format("s{}", i), 88000 + i, 1, 100, Tier::kGeneral));
+  const SimResult r = run_frugal(jobs, c);
+  EXPECT_DOUBLE_EQ(r.jobs[1].first_start, 90000);  // starved at 86,410 s
+  for (int i = 2; i < 5; ++i) EXPECT_GE(r.jobs[i].first_start, 95000);
+}
+
+// Random workloads under the whole profile: every victim loses at most one checkpoint
+// interval of work per preemption (and a consolidation move at most one interval plus the
+// restart); core jobs are never preempted; every job ends; the ledger balances.
+TEST(FrugalProfile, PropertyPreemptionLosesAtMostOneInterval) {
+  const auto c = cluster_of(
+      {node("a0", kA100, 8), node("a1", kA100, 8), node("a2", kA100, 4), node("v0", kV100, 4)});
+  const Seconds intervals[] = {0, 300, 1800, 3600};
+  const int sizes[] = {1, 1, 2, 4, 8, 12};
+  int64_t preemptions = 0;
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    std::mt19937_64 rng(seed);
+    std::vector<JobSpec> jobs;
+    for (int i = 0; i < 80; ++i) {
+      JobSpec j =
+          tiered(fmt::format("j{}", i), std::uniform_real_distribution<double>(0, 40000)(rng),
+                 sizes[rng() % 6], std::uniform_real_distribution<double>(60, 20000)(rng),
+                 static_cast<Tier>(rng() % 3), intervals[rng() % 4]);
+      j.team = fmt::format("t{}", rng() % 3);
+      jobs.push_back(j);
+    }
+    SimOptions so;
+    so.seed = seed;
+    const SimResult r = run_frugal(jobs, c, so);
+    double teams = 0;
+    for (const auto& [k, a] : r.ledger.by_team) teams += a.total_usd();
+    EXPECT_NEAR(r.ledger.total.total_usd(), teams + r.ledger.unattributed.total_usd(),
+                1e-6 * std::max(1.0, r.ledger.total.total_usd()));
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      const JobOutcome& o = r.jobs[i];
+      EXPECT_GE(o.finish, 0) << jobs[i].id;
+      const double g = jobs[i].gpus;
+      EXPECT_LE(o.rework_gpu_seconds,
+                (o.preemptions * jobs[i].checkpoint_interval +
+                 o.migrations * (jobs[i].checkpoint_interval + so.migration_cost_s)) *
+                        g +
+                    1e-6)
+          << "seed " << seed << " " << jobs[i].id;
+      if (o.migrations == 0) {
+        EXPECT_DOUBLE_EQ(o.rework_gpu_seconds, 0) << jobs[i].id;
+      }
+      if (jobs[i].tier == Tier::kCore) {
+        EXPECT_EQ(o.preemptions, 0) << jobs[i].id;
+      }
+    }
+    preemptions += r.preemptions;
+  }
+  EXPECT_GT(preemptions, 10);  // the workloads do exercise preemption
+}
+
+// The seeded tier rule: deterministic per seed, by class (after assign_classes).
+TEST(AssignTiers, ByClassAndSeed) {
+  std::vector<JobSpec> jobs;
+  for (int i = 0; i < 600; ++i) jobs.push_back(job(fmt::format("j{}", i), i, 1 + i % 16, 600));
+  jobs.push_back(job("cpu", 0, 0, 600));
+  assign_classes(jobs, 1);
+  auto a = jobs, b = jobs, c = jobs;
+  assign_tiers(a, 1);
+  assign_tiers(b, 1);
+  assign_tiers(c, 2);
+  bool differs = false;
+  int by_tier[3] = {0, 0, 0};
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    EXPECT_EQ(a[i].tier, b[i].tier);
+    differs |= a[i].tier != c[i].tier;
+    if (a[i].job_class == JobClass::kEval || a[i].job_class == JobClass::kPreprocess ||
+        a[i].gpus == 0) {
+      EXPECT_EQ(a[i].tier, Tier::kGeneral) << i;
+    }
+    if (a[i].job_class == JobClass::kFinetune) {
+      EXPECT_NE(a[i].tier, Tier::kCore) << i;
+    }
+    ++by_tier[static_cast<int>(a[i].tier)];
+  }
+  EXPECT_TRUE(differs);
+  for (int t = 0; t < 3; ++t) EXPECT_GT(by_tier[t], 0) << t;
+}
+
+}  // namespace
+}  // namespace frugal::testing
