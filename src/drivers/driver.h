@@ -75,6 +75,7 @@ struct LaunchSpec {
   std::vector<std::pair<std::string, std::string>> env;  // added to the service's environment
   std::vector<SlotAssignment> slots;                     // from the engine's placement
   int64_t gpu_memory_limit_mib = 0;  // fractional jobs: their share of the card's memory
+  int checkpoint_signal = SIGUSR1;   // the job's checkpoint signal (StopPlan sends it)
   int restart_count = 0;             // run segments before this one (FRUGAL_RESTART_COUNT)
   std::string checkpoint_dir;        // per job, kept across restarts (FRUGAL_CHECKPOINT_DIR)
   std::string log_dir;               // stdout/stderr go to <log_dir>/<job_id>.{out,err}
