@@ -121,8 +121,16 @@ class Driver {
   // Idempotent: a second stop of the same handle only shortens nothing and errors nothing.
   virtual Status stop(const std::string& handle, const StopPlan& plan) = 0;
   // After a service restart: takes back a job persisted as running under `handle`. Returns
-  // true when it still runs (its end will be reported), false when it is gone.
+  // true when it still runs (its end will be reported), false when it is gone. `handle` is
+  // empty when the service crashed after recording the start but before persisting what
+  // start() returned; a backend that can find the job by `job_id` then does so (and
+  // adopted_handle() tells under which handle), else it returns false.
   virtual Result<bool> adopt(const std::string& job_id, const std::string& handle) = 0;
+  // After adopt(job_id, "") returned true: the handle the job was found under. Default: "".
+  virtual std::string adopted_handle(const std::string& job_id) {
+    (void)job_id;
+    return {};
+  }
   // Non-blocking: events since the last call, in the order they were observed.
   virtual std::vector<DriverEvent> poll() = 0;
   // Latest readings of every GPU the backend can see (empty without telemetry).
