@@ -22,7 +22,8 @@
 //  - handles are "pid:start_ticks"; adopt() finds a process again after a service restart
 //    by both (a recycled pid has another start time). An adopted process is not our
 //    child: its end is seen in /proc and its status read from the .exit file (kLost when
-//    that is missing, e.g. the job was SIGKILLed).
+//    that is missing, e.g. the job was SIGKILLed). A job that ended while the service was
+//    down is adopted when its .exit file exists, and its kExited comes with the next poll.
 //  - inventory: NVML when it loads, else the configured GPUs (the note says which).
 //
 // Not thread-safe: the service's decision loop calls it.
@@ -58,6 +59,10 @@ class LocalDriver final : public Driver {
   Result<std::string> start(const LaunchSpec& spec) override;
   Status stop(const std::string& handle, const StopPlan& plan) override;
   Result<bool> adopt(const std::string& job_id, const std::string& handle) override;
+  std::string adopted_handle(const std::string& job_id) override {
+    const auto it = handle_found_.find(job_id);
+    return it == handle_found_.end() ? std::string() : it->second;
+  }
   std::vector<DriverEvent> poll() override;
   std::vector<GpuTelemetry> telemetry() override;
 
@@ -80,7 +85,9 @@ class LocalDriver final : public Driver {
 
   LocalDriverOptions options_;
   std::unique_ptr<Nvml> nvml_;
-  std::map<std::string, Proc> procs_;  // by handle
+  std::map<std::string, Proc> procs_;                // by handle
+  std::vector<DriverEvent> ended_;                   // adopted jobs found already ended (next poll)
+  std::map<std::string, std::string> handle_found_;  // job → handle adopt() read from disk
 };
 
 }  // namespace frugal

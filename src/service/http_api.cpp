@@ -14,7 +14,8 @@ void send(httplib::Response& res, const ApiReply& r) {
   if (!r.text.empty() || r.content_type != "application/json")
     res.set_content(r.text, r.content_type.c_str());
   else
-    res.set_content(r.body.dump(), "application/json");
+    res.set_content(r.body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                    "application/json");
 }
 
 ApiReply wait(std::future<ApiReply> f) {

@@ -230,11 +230,12 @@ Status Scheduler::recover() {
     JobRecord& r = live.rec;
     if (is_final(r.state) || r.held) continue;
     if (r.state == JobStatus::kRunning) {
-      bool found = false;
-      if (!r.handle.empty()) {
-        Result<bool> a = driver_->adopt(std::to_string(id), r.handle);
-        found = a.ok() && a.value();
-        if (!a.ok()) log_(fmt::format("job {}: {}", id, a.error().message));
+      Result<bool> a = driver_->adopt(std::to_string(id), r.handle);
+      bool found = a.ok() && a.value();
+      if (!a.ok()) log_(fmt::format("job {}: {}", id, a.error().message));
+      if (found && r.handle.empty()) {
+        r.handle = driver_->adopted_handle(std::to_string(id));
+        found = !r.handle.empty();
       }
       const auto placement = found ? parse_placement(r.placement) : std::nullopt;
       if (found && placement) {
@@ -246,6 +247,7 @@ Status Scheduler::recover() {
         if (st.ok()) {
           live.placement = *placement;
           ++adopted;
+          mark(live);
           continue;
         }
         log_(fmt::format("job {}: its placement no longer fits ({}); stopping it", id,
