@@ -59,6 +59,7 @@ int main(int argc, char** argv) {
       httplib::Client c(url);
       c.set_bearer_token_auth(token);
       c.set_keep_alive(true);
+      c.set_tcp_nodelay(true);
       c.set_read_timeout(60);
       std::mt19937 rng(static_cast<unsigned>(t) + 1);
       std::vector<double> mine;

@@ -8,13 +8,13 @@
 # (frugal_serve_load). Prints each run's JSON line and the medians.
 #
 # Usage: bench/serve_load.sh   Environment: BUILD_DIR (default build), NODES (10000),
-#   JOBS (20000), THREADS (8), RUNS (5).
+#   JOBS (20000), THREADS (16), RUNS (5).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD_DIR:-$ROOT/build}
 NODES=${NODES:-10000}
 JOBS=${JOBS:-20000}
-THREADS=${THREADS:-8}
+THREADS=${THREADS:-16}
 RUNS=${RUNS:-5}
 FRUGAL=$BUILD/frugal
 LOAD=$BUILD/frugal_serve_load
@@ -56,9 +56,10 @@ printf '%s\n' "${results[@]}" | python3 -c '
 import json, statistics, sys
 rows = [json.loads(l) for l in sys.stdin if l.strip()]
 def med(k): return statistics.median(r[k] for r in rows)
-print(f"median of {len(rows)} runs ({rows[0][\"threads\"]} client threads, {rows[0][\"jobs\"]} jobs each):")
-print(f"  accepted submissions/s   {med(\"submissions_per_s\"):8.0f}   (target >= 2000)")
-print(f"  decision latency p50     {med(\"decision_latency_p50_ms\"):8.3f} ms")
-print(f"  decision latency p99     {med(\"decision_latency_p99_ms\"):8.3f} ms   (target < 5 ms)")
-print(f"  submit latency p50/p99   {med(\"submit_latency_p50_ms\"):8.2f} / {med(\"submit_latency_p99_ms\"):.2f} ms (client)")
-'
+r0 = rows[0]
+print("median of %d runs (%d client threads, %d jobs each, %d nodes):" % (len(rows), r0["threads"], r0["jobs"], int(sys.argv[1])))
+print("  accepted submissions/s   %8.0f   (target >= 2000)" % med("submissions_per_s"))
+print("  decision latency p50     %8.3f ms" % med("decision_latency_p50_ms"))
+print("  decision latency p99     %8.3f ms   (target < 5 ms)" % med("decision_latency_p99_ms"))
+print("  submit latency p50/p99   %8.2f / %.2f ms (client side)" % (med("submit_latency_p50_ms"), med("submit_latency_p99_ms")))
+' "$NODES"

@@ -58,6 +58,7 @@ HttpApi::HttpApi(Scheduler& scheduler, const Authenticator& auth, const GpuCatal
   };
   server_->set_payload_max_length(options_.max_request_bytes);
   server_->set_keep_alive_max_count(10000);
+  server_->set_tcp_nodelay(true);  // small JSON answers: no Nagle / delayed-ACK stalls
   server_->set_read_timeout(10);
   server_->set_write_timeout(10);
   routes();
