@@ -86,10 +86,12 @@ Result<std::string> LocalDriver::start(const LaunchSpec& s) {
   const std::string handle_file = fmt::format("{}/{}.handle", s.log_dir, s.job_id);
   std::filesystem::remove(exit_file, ec);
   std::filesystem::remove(handle_file, ec);
-  // $1: the job's command, $2: the exit file. The wrapper traps the checkpoint signal (a
-  // trapped signal is reset to default in the job, which may trap it itself).
+  // $1: the job's command, $2: the exit file. The wrapper traps the checkpoint signal and
+  // the polite stop signals, so it outlives the job and records how it ended (trapped
+  // signals are reset to default in the job, which may trap them itself); SIGKILL ends all.
   r.command = "trap : " + std::to_string(s.checkpoint_signal > 0 ? s.checkpoint_signal : SIGUSR1) +
-              "; /bin/sh -c \"$1\"; rc=$?; echo $rc > \"$2.tmp\" && mv \"$2.tmp\" \"$2\"; exit $rc";
+              " TERM INT HUP; /bin/sh -c \"$1\"; rc=$?; echo $rc > \"$2.tmp\" && mv \"$2.tmp\" "
+              "\"$2\"; exit $rc";
   r.args = {"frugal-job", s.command, exit_file};
   r.workdir = s.workdir.empty() ? s.log_dir : s.workdir;
   r.stdout_path = fmt::format("{}/{}.out", s.log_dir, s.job_id);

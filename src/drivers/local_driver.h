@@ -3,7 +3,8 @@
 //
 //  - `/bin/sh -c command` in its own process group (under a small sh wrapper that records
 //    the exit status in <log_dir>/<job>.exit, so it survives a service restart; the wrapper
-//    ignores the job's checkpoint signal by trapping it, the job itself sees it), in the job's
+//    traps the checkpoint signal, TERM, INT and HUP so it outlives the job, which sees them
+//    with default dispositions), in the job's
 //    workdir (default: the log directory), stdin from /dev/null, stdout/stderr appended to
 //    <log_dir>/<job>.out/.err;
 //  - environment: the service's, the job's `env`, and
