@@ -165,6 +165,11 @@ void Scheduler::turn(std::deque<Command>& batch) {
     decision_latency_.record(
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
+  for (ApiReply& r : replies)
+    if (r.after_cycle) {
+      r.after_cycle(r);
+      r.after_cycle = nullptr;
+    }
   if (!batch.empty() || !dirty_.empty() || !segments_out_.empty()) commit_group();
   for (size_t i = 0; i < batch.size(); ++i) batch[i].done.set_value(std::move(replies[i]));
   for (int64_t id : starts) launch(jobs_.at(id), now);

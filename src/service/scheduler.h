@@ -44,6 +44,9 @@ struct ApiReply {
   nlohmann::json body;  // sent when `text` is empty
   std::string text;     // a non-JSON body (Prometheus text)
   std::string content_type = "application/json";
+  // Run on the loop after the turn's engine cycle, before the commit (e.g. a submission's
+  // answer shows the state the cycle gave it: queued, deferred or running).
+  std::function<void(ApiReply&)> after_cycle;
 };
 
 // Builds an error reply {"error": message, "field": field (when not empty)}.

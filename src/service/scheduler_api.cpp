@@ -71,6 +71,10 @@ std::future<ApiReply> Scheduler::submit(const Principal& who, JobRequest request
     ApiReply reply;
     reply.status = 201;
     reply.body = {{"id", id}, {"state", std::string(to_string(live.rec.state))}};
+    reply.after_cycle = [this, id](ApiReply& out) {
+      if (const auto it = jobs_.find(id); it != jobs_.end())
+        out.body["state"] = std::string(to_string(it->second.rec.state));
+    };
     return reply;
   });
 }
