@@ -46,10 +46,20 @@ YAML
   rm -f "$work"/f.db*
   "$FRUGAL" serve --config "$work/serve.yaml" --db "$work/f.db" >"$work/serve.log" 2>&1 &
   pid=$!
-  for _ in $(seq 100); do curl -fs "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
-  line=$("$LOAD" --url "http://127.0.0.1:$port" --token "$token" --threads "$THREADS" --jobs "$JOBS")
-  echo "run $run: $line"
-  results+=("$line")
+  up=0
+  for _ in $(seq 200); do
+    curl -fs "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && { up=1; break; }
+    sleep 0.1
+  done
+  if [[ $up != 1 ]]; then
+    echo "run $run: serve did not come up:" >&2; tail -n 5 "$work/serve.log" >&2; exit 1
+  fi
+  if line=$("$LOAD" --url "http://127.0.0.1:$port" --token "$token" --threads "$THREADS" --jobs "$JOBS"); then
+    echo "run $run: $line"
+    results+=("$line")
+  else
+    echo "run $run: refused submissions: $line" >&2; tail -n 5 "$work/serve.log" >&2; exit 1
+  fi
   kill "$pid"; wait "$pid" 2>/dev/null || true; pid=
 done
 printf '%s\n' "${results[@]}" | python3 -c '
