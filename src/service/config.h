@@ -35,6 +35,7 @@ struct ServiceConfig {
   std::string checkpoint_dir = "frugal-checkpoints";
   size_t max_request_bytes = 1 << 20;
   int http_threads = 16;
+  double telemetry_period_s = 5;  // how often the loop samples telemetry and checks alerts
   // This host (local backend).
   std::string node_name = "localhost";
   bool use_nvml = true;
