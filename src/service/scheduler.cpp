@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -128,6 +129,8 @@ void Scheduler::commit_group() {
 }
 
 Status Scheduler::flush() {
+  std::sort(dirty_.begin(), dirty_.end());
+  dirty_.erase(std::unique(dirty_.begin(), dirty_.end()), dirty_.end());
   for (int64_t id : dirty_) {
     const auto it = jobs_.find(id);
     if (it == jobs_.end()) continue;
