@@ -1,0 +1,87 @@
+// The engine's live-service additions: withdraw() and adopt().
+
+#include <gtest/gtest.h>
+
+#include "../common/test_util.h"
+#include "../cost/cost_test_util.h"
+#include "engine/engine.h"
+
+namespace frugal {
+namespace {
+
+using testing::job;
+using testing::kA100;
+using testing::test_gpus;
+
+bool started(const std::vector<Decision>& ds, JobIdx j) {
+  for (const Decision& d : ds)
+    if (d.kind == Decision::Kind::kStart && d.job == j) return true;
+  return false;
+}
+
+TEST(EngineLive, WithdrawTakesAQueuedJobOffTheQueue) {
+  Engine e(make_homogeneous_cluster(8, kA100, 8), test_gpus(), testing::profile("fifo"),
+           EngineOptions{kA100});
+  const JobSpec big = job("big", 0, 8, 100), next = job("next", 0, 8, 100),
+                last = job("last", 0, 8, 100);
+  e.submit(0, &big, 0);
+  e.submit(1, &next, 0);
+  e.submit(2, &last, 0);
+  ASSERT_TRUE(started(e.schedule(0), 0));
+  EXPECT_EQ(e.pending_count(), 2u);
+  EXPECT_TRUE(e.withdraw(1, 10));
+  EXPECT_FALSE(e.withdraw(1, 10));  // already gone
+  EXPECT_FALSE(e.withdraw(0, 10));  // running: not withdrawable
+  EXPECT_EQ(e.pending_count(), 1u);
+  EXPECT_EQ(e.check_invariants(), "");
+  e.finish(0, 100);
+  const auto& ds = e.schedule(100);
+  EXPECT_TRUE(started(ds, 2));
+  EXPECT_FALSE(started(ds, 1));
+  EXPECT_EQ(e.check_invariants(), "");
+}
+
+TEST(EngineLive, WithdrawADeferredJob) {
+  // Energy is cheapest in hour 4 (tests/cost/timeshift_test.cpp): a deferrable job waits.
+  ClusterSpec c = testing::hand_cluster(Capacity::kReserved, {testing::gpu_node("n", kA100, 1)});
+  c.regions[0].electricity_usd_per_mwh = HourlySeries(testing::kEpoch, {100, 80, 20, 50, 10, 90});
+  c.regions[0].offpeak = HourlySeries();
+  c.regions[0].pue = 1.0;
+  Engine e(c, testing::priced_gpus(), testing::profile("timeshift"), EngineOptions{kA100});
+  JobSpec d = job("d", 0, 1, 1800);
+  d.deferrable = true;
+  d.deadline = 6 * 3600;
+  e.submit(0, &d, 0);
+  bool deferred = false;
+  for (const Decision& x : e.schedule(0)) deferred |= x.kind == Decision::Kind::kDefer;
+  ASSERT_TRUE(deferred);
+  EXPECT_EQ(e.pending_count(), 1u);
+  EXPECT_TRUE(e.withdraw(0, 1));
+  EXPECT_EQ(e.pending_count(), 0u);
+  EXPECT_EQ(e.next_wakeup(), kNever);
+  EXPECT_TRUE(e.schedule(4 * 3600).empty());  // it does not come back at hour 4
+  EXPECT_EQ(e.check_invariants(), "");
+}
+
+TEST(EngineLive, AdoptHoldsThePlacementAndFinishFreesIt) {
+  Engine e(make_homogeneous_cluster(8, kA100, 8), test_gpus(), testing::profile("fifo"),
+           EngineOptions{kA100});
+  const JobSpec a = job("a", 0, 4, 100), b = job("b", 0, 8, 100);
+  Placement p;
+  p.model = kA100;
+  for (int16_t g = 0; g < 4; ++g) p.slots.push_back(Slot{0, g, kMilliPerGpu});
+  ASSERT_TRUE(e.adopt(0, &a, p, 5, 10).ok());
+  EXPECT_EQ(e.running_count(), 1u);
+  EXPECT_EQ(e.cluster().allocated_milli(), 4000);
+  EXPECT_FALSE(e.adopt(0, &a, p, 5, 10).ok());  // index in use
+  EXPECT_FALSE(e.adopt(5, &a, p, 5, 10).ok());  // GPUs already held
+  EXPECT_EQ(e.check_invariants(), "");
+  e.submit(1, &b, 10);
+  EXPECT_FALSE(started(e.schedule(10), 1));  // needs all 8
+  e.finish(0, 20);
+  EXPECT_TRUE(started(e.schedule(20), 1));
+  EXPECT_EQ(e.check_invariants(), "");
+}
+
+}  // namespace
+}  // namespace frugal
