@@ -36,10 +36,12 @@ Result<TimeShiftOptions> parse_time_shift_options(const std::string& text) {
       o.margin_frac = x;
     } else if (key == "overflow") {
       o.overflow = x != 0;
+    } else if (key == "wait_usd_gpu_h") {
+      o.wait_usd_gpu_h = x;
     } else {
       return Error{fmt::format(
           "time-shift option '{}': known keys max_delay_s, min_saving, margin_s, margin_frac, "
-          "overflow",
+          "overflow, wait_usd_gpu_h",
           key)};
     }
   }
@@ -114,19 +116,24 @@ class TimeShiftAdmit final : public Admit {
       return std::make_pair(sum / w, energy / w);
     };
     const auto [now_cost, now_energy] = cost(now);
-    double best_cost = now_cost;
+    // Cost of h with the deferral priced in (wait_usd_gpu_h per GPU-hour of waiting).
+    const auto penalised = [&](Seconds t, double c) {
+      return c + opt_.wait_usd_gpu_h * gpus * (t - now) / 3600.0;
+    };
+    double best_cost = now_cost, best_pen = now_cost;
     Seconds best = now;
     // Whole UTC hours after now (trace time t is Unix time epoch + t).
     const double epoch = static_cast<double>(st.spec().epoch_unix_s);
     for (double h = std::floor((epoch + now) / 3600.0 + 1) * 3600.0 - epoch; h <= latest;
          h += 3600.0) {
       const double c = cost(h).first;
-      if (c < best_cost) {
+      if (penalised(h, c) < best_pen) {
         best_cost = c;
+        best_pen = penalised(h, c);
         best = h;
       }
     }
-    if (best == now || !(now_cost - best_cost > opt_.min_saving * std::abs(now_energy)))
+    if (best == now || !(now_cost - best_pen > opt_.min_saving * std::abs(now_energy)))
       return base;
     return AdmitVerdict{
         AdmitVerdict::Kind::kDefer, best,
