@@ -133,8 +133,7 @@ class TimeShiftAdmit final : public Admit {
         best = h;
       }
     }
-    if (best == now || !(now_cost - best_pen > opt_.min_saving * std::abs(now_energy)))
-      return base;
+    if (best == now || !(now_cost - best_pen > opt_.min_saving * std::abs(now_energy))) return base;
     return AdmitVerdict{
         AdmitVerdict::Kind::kDefer, best,
         fmt::format("time-shift: start at {:.0f} s costs ${:.2f} instead of ${:.2f}", best,

@@ -24,10 +24,10 @@
 // (src/cost/pricing.h) — both known in advance. The job is deferred to the cheapest h (earliest on
 // ties; with `wait_usd_gpu_h` > 0 the cheapest by cost(h) + wait_usd_gpu_h × GPUs × (h − now)
 // in hours, i.e. each GPU-hour of deferral is charged as a price of the JCT it costs) when
-// cost(now) − [that penalised cost of h] > min_saving × |energy cost(now)| (the threshold is relative to
-// the energy part: reserved rental does not move with time and would swamp any ratio on the total);
-// otherwise, and for every other job, the verdict is the capacity admit's (which also rejects jobs
-// that can never run). Deterministic.
+// cost(now) − [that penalised cost of h] > min_saving × |energy cost(now)| (the threshold is
+// relative to the energy part: reserved rental does not move with time and would swamp any ratio on
+// the total); otherwise, and for every other job, the verdict is the capacity admit's (which also
+// rejects jobs that can never run). Deterministic.
 
 #include <memory>
 #include <string>
