@@ -7,6 +7,7 @@
 
 #include "cost/pricing.h"
 #include "policy/admit_filter.h"
+#include "policy/reserved_valley.h"
 
 namespace frugal {
 
@@ -38,10 +39,12 @@ Result<TimeShiftOptions> parse_time_shift_options(const std::string& text) {
       o.overflow = x != 0;
     } else if (key == "wait_usd_gpu_h") {
       o.wait_usd_gpu_h = x;
+    } else if (key == "valley") {
+      o.valley = x != 0;
     } else {
       return Error{fmt::format(
           "time-shift option '{}': known keys max_delay_s, min_saving, margin_s, margin_frac, "
-          "overflow, wait_usd_gpu_h",
+          "overflow, wait_usd_gpu_h, valley",
           key)};
     }
   }
@@ -133,7 +136,35 @@ class TimeShiftAdmit final : public Admit {
         best = h;
       }
     }
+    // Reserved valley: capacity paid for anyway, so only its energy counts.
+    std::optional<Valley> valley;
+    if (opt_.valley && !fits_now) {
+      const auto runtime_on = [&](GpuModelId m) {
+        if (!job.allowed_models.empty() &&
+            std::find(job.allowed_models.begin(), job.allowed_models.end(), m) ==
+                job.allowed_models.end())
+          return 0.0;
+        const double s = v.speed(job, m);
+        return s > 0 ? est / s : 0.0;
+      };
+      if (const auto found = valleys_.find(v, job, latest, runtime_on); found && found->at > now) {
+        const uint32_t c = st.centre_of(found->node);
+        const double e = pricing_
+                             ->span(c, gpus, job.utilization, found->at,
+                                    found->at + runtime_on(st.model(found->node)))
+                             .energy_usd;
+        if (penalised(found->at, e) < best_pen) {
+          best_cost = e;
+          best_pen = penalised(found->at, e);
+          best = found->at;
+          valley = found;
+        }
+      }
+    }
     if (best == now || !(now_cost - best_pen > opt_.min_saving * std::abs(now_energy))) return base;
+    if (valley)
+      valleys_.claim(valley->node, valley->at,
+                     valley->at + est / v.speed(job, st.model(valley->node)), job.gpus);
     return AdmitVerdict{
         AdmitVerdict::Kind::kDefer, best,
         fmt::format("time-shift: start at {:.0f} s costs ${:.2f} instead of ${:.2f}", best,
@@ -155,6 +186,7 @@ class TimeShiftAdmit final : public Admit {
   mutable const ClusterState* state_ = nullptr;
   mutable std::unique_ptr<Pricing> pricing_;
   mutable std::vector<int64_t> centre_gpus_;  // GPUs per centre, all nodes
+  mutable ReservedValleys valleys_;
 };
 
 }  // namespace

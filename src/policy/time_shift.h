@@ -28,6 +28,12 @@
 // relative to the energy part: reserved rental does not move with time and would swamp any ratio on
 // the total); otherwise, and for every other job, the verdict is the capacity admit's (which also
 // rejects jobs that can never run). Deterministic.
+//
+// With `valley` (and `overflow`), a job that does not fit now may also be deferred to the
+// earliest time a reserved or owned node is expected to have room for it
+// (src/policy/reserved_valley.h), priced at its energy alone — that rental is paid whether or
+// not the job runs there — plus the wait price; the cheapest of that and the hours above
+// wins, and a valley chosen is claimed so later jobs do not count on the same GPUs.
 
 #include <memory>
 #include <string>
@@ -45,10 +51,11 @@ struct TimeShiftOptions {
   double margin_frac = 0.25;         // ... and at least this fraction of the run time
   bool overflow = false;             // price on on-demand centres when it does not fit now
   double wait_usd_gpu_h = 0;         // price of deferral, USD per GPU-hour of waiting
+  bool valley = false;               // also consider reserved valleys (below)
 };
 
 // Parses "key=value" pairs separated by ':' (max_delay_s, min_saving, margin_s,
-// margin_frac, overflow: 0 or 1, wait_usd_gpu_h) over the defaults.
+// margin_frac, overflow: 0 or 1, wait_usd_gpu_h, valley: 0 or 1) over the defaults.
 Result<TimeShiftOptions> parse_time_shift_options(const std::string& text);
 
 std::unique_ptr<Admit> make_time_shift_admit(TimeShiftOptions options = {});
