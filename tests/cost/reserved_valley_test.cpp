@@ -56,8 +56,8 @@ TEST(ReservedValley, ClaimsAndTheWaitPrice) {
   EXPECT_DOUBLE_EQ(r.jobs[2].first_start, 2 * kHour);
   // At $3 per GPU-hour of waiting, d1's hour costs $3 < $4 of rental, d2's two hours $6 > $4:
   // d2 boots the on-demand node instead.
-  const SimResult w = run_priced(jobs, reserved_plus_on_demand(),
-                                 "timeshift:overflow=1:valley=1:wait_usd_gpu_h=3");
+  const SimResult w =
+      run_priced(jobs, reserved_plus_on_demand(), "timeshift:overflow=1:valley=1:wait_usd_gpu_h=3");
   EXPECT_DOUBLE_EQ(w.jobs[1].first_start, kHour);
   EXPECT_LT(w.jobs[2].first_start, kHour);
   EXPECT_EQ(w.nodes_provisioned, 1);
