@@ -34,9 +34,9 @@ std::unique_ptr<QueueSort> make_tier_shortest_sort(Seconds starvation_s) {
 Result<FrugalOptions> parse_frugal_options(const std::string& text) {
   FrugalOptions o;
   // The items parse_time_shift_options understands, over frugal's defaults (FrugalOptions).
-  std::string time_shift =
-      fmt::format("max_delay_s={}:min_saving={}:overflow={}", o.time_shift.max_delay_s,
-                  o.time_shift.min_saving, o.time_shift.overflow ? 1 : 0);
+  std::string time_shift = fmt::format("max_delay_s={}:min_saving={}:overflow={}:wait_usd_gpu_h={}",
+                                       o.time_shift.max_delay_s, o.time_shift.min_saving,
+                                       o.time_shift.overflow ? 1 : 0, o.time_shift.wait_usd_gpu_h);
   size_t start = 0;
   while (start < text.size()) {
     const size_t end = std::min(text.find(':', start), text.size());

@@ -7,6 +7,7 @@
 
 #include "cost/pricing.h"
 #include "policy/admit_filter.h"
+#include "policy/reserved_valley.h"
 
 namespace frugal {
 
@@ -36,10 +37,14 @@ Result<TimeShiftOptions> parse_time_shift_options(const std::string& text) {
       o.margin_frac = x;
     } else if (key == "overflow") {
       o.overflow = x != 0;
+    } else if (key == "wait_usd_gpu_h") {
+      o.wait_usd_gpu_h = x;
+    } else if (key == "valley") {
+      o.valley = x != 0;
     } else {
       return Error{fmt::format(
           "time-shift option '{}': known keys max_delay_s, min_saving, margin_s, margin_frac, "
-          "overflow",
+          "overflow, wait_usd_gpu_h, valley",
           key)};
     }
   }
@@ -114,20 +119,52 @@ class TimeShiftAdmit final : public Admit {
       return std::make_pair(sum / w, energy / w);
     };
     const auto [now_cost, now_energy] = cost(now);
-    double best_cost = now_cost;
+    // Cost of h with the deferral priced in (wait_usd_gpu_h per GPU-hour of waiting).
+    const auto penalised = [&](Seconds t, double c) {
+      return c + opt_.wait_usd_gpu_h * gpus * (t - now) / 3600.0;
+    };
+    double best_cost = now_cost, best_pen = now_cost;
     Seconds best = now;
     // Whole UTC hours after now (trace time t is Unix time epoch + t).
     const double epoch = static_cast<double>(st.spec().epoch_unix_s);
     for (double h = std::floor((epoch + now) / 3600.0 + 1) * 3600.0 - epoch; h <= latest;
          h += 3600.0) {
       const double c = cost(h).first;
-      if (c < best_cost) {
+      if (penalised(h, c) < best_pen) {
         best_cost = c;
+        best_pen = penalised(h, c);
         best = h;
       }
     }
-    if (best == now || !(now_cost - best_cost > opt_.min_saving * std::abs(now_energy)))
-      return base;
+    // Reserved valley: capacity paid for anyway, so only its energy counts.
+    std::optional<Valley> valley;
+    if (opt_.valley && !fits_now) {
+      const auto runtime_on = [&](GpuModelId m) {
+        if (!job.allowed_models.empty() &&
+            std::find(job.allowed_models.begin(), job.allowed_models.end(), m) ==
+                job.allowed_models.end())
+          return 0.0;
+        const double s = v.speed(job, m);
+        return s > 0 ? est / s : 0.0;
+      };
+      if (const auto found = valleys_.find(v, job, latest, runtime_on); found && found->at > now) {
+        const uint32_t c = st.centre_of(found->node);
+        const double e = pricing_
+                             ->span(c, gpus, job.utilization, found->at,
+                                    found->at + runtime_on(st.model(found->node)))
+                             .energy_usd;
+        if (penalised(found->at, e) < best_pen) {
+          best_cost = e;
+          best_pen = penalised(found->at, e);
+          best = found->at;
+          valley = found;
+        }
+      }
+    }
+    if (best == now || !(now_cost - best_pen > opt_.min_saving * std::abs(now_energy))) return base;
+    if (valley)
+      valleys_.claim(valley->node, valley->at,
+                     valley->at + est / v.speed(job, st.model(valley->node)), job.gpus);
     return AdmitVerdict{
         AdmitVerdict::Kind::kDefer, best,
         fmt::format("time-shift: start at {:.0f} s costs ${:.2f} instead of ${:.2f}", best,
@@ -149,6 +186,7 @@ class TimeShiftAdmit final : public Admit {
   mutable const ClusterState* state_ = nullptr;
   mutable std::unique_ptr<Pricing> pricing_;
   mutable std::vector<int64_t> centre_gpus_;  // GPUs per centre, all nodes
+  mutable ReservedValleys valleys_;
 };
 
 }  // namespace

@@ -22,10 +22,18 @@
 // deferrable work runs on on-demand nodes, whose rental has time-of-use discounts); span() prices
 // energy at the region's day-ahead hourly price and rental with time-of-use discounts
 // (src/cost/pricing.h) — both known in advance. The job is deferred to the cheapest h (earliest on
-// ties) when cost(now) − cost(h) > min_saving × |energy cost(now)| (the threshold is relative to
-// the energy part: reserved rental does not move with time and would swamp any ratio on the total);
-// otherwise, and for every other job, the verdict is the capacity admit's (which also rejects jobs
-// that can never run). Deterministic.
+// ties; with `wait_usd_gpu_h` > 0 the cheapest by cost(h) + wait_usd_gpu_h × GPUs × (h − now)
+// in hours, i.e. each GPU-hour of deferral is charged as a price of the JCT it costs) when
+// cost(now) − [that penalised cost of h] > min_saving × |energy cost(now)| (the threshold is
+// relative to the energy part: reserved rental does not move with time and would swamp any ratio on
+// the total); otherwise, and for every other job, the verdict is the capacity admit's (which also
+// rejects jobs that can never run). Deterministic.
+//
+// With `valley` (and `overflow`), a job that does not fit now may also be deferred to the
+// earliest time a reserved or owned node is expected to have room for it
+// (src/policy/reserved_valley.h), priced at its energy alone — that rental is paid whether or
+// not the job runs there — plus the wait price; the cheapest of that and the hours above
+// wins, and a valley chosen is claimed so later jobs do not count on the same GPUs.
 
 #include <memory>
 #include <string>
@@ -42,10 +50,12 @@ struct TimeShiftOptions {
   double margin_s = 3600;            // deadline safety margin, at least
   double margin_frac = 0.25;         // ... and at least this fraction of the run time
   bool overflow = false;             // price on on-demand centres when it does not fit now
+  double wait_usd_gpu_h = 0;         // price of deferral, USD per GPU-hour of waiting
+  bool valley = false;               // also consider reserved valleys (below)
 };
 
 // Parses "key=value" pairs separated by ':' (max_delay_s, min_saving, margin_s,
-// margin_frac, overflow: 0 or 1) over the defaults.
+// margin_frac, overflow: 0 or 1, wait_usd_gpu_h, valley: 0 or 1) over the defaults.
 Result<TimeShiftOptions> parse_time_shift_options(const std::string& text);
 
 std::unique_ptr<Admit> make_time_shift_admit(TimeShiftOptions options = {});

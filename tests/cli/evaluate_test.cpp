@@ -1,8 +1,9 @@
 // bench/evaluate end to end on the quick set (ITP clusters 01 and 03): every policy on
-// every trace, the JSON keys the acceptance check reads, the RESULTS page rendered, and the
-// sanity relations that hold by construction (fifo-static keeps the whole peak provisioned,
-// so it costs more and allocates a smaller share than any autoscaled run). Skipped when the
-// shared traces are absent.
+// every trace, baselines and frugal under "results" and frugal's components (ablations)
+// under "ablations" only, the JSON keys the acceptance check reads, the RESULTS page rendered, and
+// the sanity relations that hold by construction (fifo-static keeps the whole peak provisioned, so
+// it costs more and allocates a smaller share than any autoscaled run). Skipped when the shared
+// traces are absent.
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -43,10 +44,17 @@ TEST(CliEvaluate, QuickRunsEveryPolicyOnBothTraces) {
   ASSERT_TRUE(WIFEXITED(status));
   ASSERT_EQ(WEXITSTATUS(status), 0) << slurp(dir / "log");
   const nlohmann::json j = nlohmann::json::parse(slurp(json));
-  const auto& results = j.at("results");
   std::map<std::string, std::map<std::string, nlohmann::json>> by;
-  for (const auto& r : results) by[r.at("trace")][r.at("policy")] = r;
+  for (const char* key : {"results", "ablations"})
+    for (const auto& r : j.at(key)) by[r.at("trace")][r.at("policy")] = r;
   ASSERT_EQ(by.size(), 2u);
+  // Baselines, frugal and fifo-static under "results"; the ablations under "ablations".
+  std::set<std::string> in_results, in_ablations;
+  for (const auto& r : j.at("results")) in_results.insert(r.at("policy"));
+  for (const auto& r : j.at("ablations")) in_ablations.insert(r.at("policy"));
+  EXPECT_EQ(in_results, (std::set<std::string>{"fifo", "backfill", "sjf", "las", "gavel", "frugal",
+                                               "fifo-static"}));
+  EXPECT_EQ(in_ablations, (std::set<std::string>{"tiers", "timeshift", "frugal-place"}));
   const std::set<std::string> policies = {"fifo",   "backfill",   "sjf",       "las",
                                           "gavel",  "tiers",      "timeshift", "frugal-place",
                                           "frugal", "fifo-static"};
@@ -76,8 +84,9 @@ TEST(CliEvaluate, QuickRunsEveryPolicyOnBothTraces) {
       EXPECT_TRUE(rs.at(p).at("offline_bound").contains("deferrable_cost_usd")) << p;
   }
   const std::string page = slurp(md);
-  for (const char* s : {"## Targets", "## itp-cluster01", "## itp-cluster03", "fifo-static",
-                        "## Time-shifting alone"})
+  for (const char* s :
+       {"## Targets", "## itp-cluster01", "## itp-cluster03", "fifo-static",
+        "## Time-shifting alone", "Ablations (frugal's components alone; not baselines)"})
     EXPECT_NE(page.find(s), std::string::npos) << s;
   fs::remove_all(dir);
 }

@@ -75,6 +75,22 @@ TEST(TimeShift, MaxDelayWithoutDeadlineAndOtherJobs) {
   EXPECT_DOUBLE_EQ(s.jobs[0].first_start, 0);
 }
 
+TEST(TimeShift, WaitPriceTradesSavingAgainstDelay) {
+  // Energy of the 30-min run starting at hours 0..4: $0.020, 0.016, 0.004, 0.010, 0.002.
+  // Charging w per GPU-hour of deferral: w = 0.0005 still picks hour 4 (0.004 < 0.005);
+  // w = 0.002 picks hour 2 (0.008 < 0.010 at hour 4); w = 0.01 makes every deferral
+  // dearer than starting at once (hour 2: 0.024 > 0.020).
+  const std::vector<std::pair<const char*, Seconds>> cases = {
+      {"timeshift:wait_usd_gpu_h=0.0005", 4 * kHour},
+      {"timeshift:wait_usd_gpu_h=0.002", 2 * kHour},
+      {"timeshift:wait_usd_gpu_h=0.01", 0}};
+  for (const auto& [policy, start] : cases) {
+    const SimResult r =
+        run_priced({deferrable("a", 0, 1800, 6 * kHour)}, six_hour_cluster(), policy);
+    EXPECT_DOUBLE_EQ(r.jobs[0].first_start, start) << policy;
+  }
+}
+
 TEST(TimeShift, ParsesOptions) {
   EXPECT_FALSE(make_profile("timeshift:bogus=1").ok());
   EXPECT_FALSE(make_profile("timeshift:max_delay_s=x").ok());
@@ -85,6 +101,10 @@ TEST(TimeShift, ParsesOptions) {
   EXPECT_EQ(o.value().min_saving, 0.1);
   EXPECT_EQ(o.value().margin_s, 5);
   EXPECT_EQ(o.value().margin_frac, 0);
+  EXPECT_EQ(o.value().wait_usd_gpu_h, 0);
+  auto w = parse_time_shift_options("wait_usd_gpu_h=1.5");
+  ASSERT_TRUE(w.ok());
+  EXPECT_EQ(w.value().wait_usd_gpu_h, 1.5);
 }
 
 TEST(DeadlineMisses, CountsLateAndUnschedulable) {

@@ -62,6 +62,10 @@ TEST(FrugalProfile, Options) {
   ASSERT_TRUE(d.ok());
   EXPECT_DOUBLE_EQ(d.value().time_shift.max_delay_s, 12 * 3600.0);
   EXPECT_DOUBLE_EQ(d.value().time_shift.min_saving, 2);
+  EXPECT_DOUBLE_EQ(d.value().time_shift.wait_usd_gpu_h, 0.25);
+  EXPECT_FALSE(d.value().time_shift.valley);
+  EXPECT_TRUE(parse_frugal_options("valley=1").value().time_shift.valley);
+  EXPECT_DOUBLE_EQ(parse_frugal_options("wait_usd_gpu_h=0").value().time_shift.wait_usd_gpu_h, 0);
   EXPECT_FALSE(parse_frugal_options("overflow=0").value().time_shift.overflow);
   EXPECT_TRUE(make_profile("frugal:max_delay_s=3600").ok());
   EXPECT_FALSE(parse_frugal_options("nope=1").ok());
