@@ -298,6 +298,9 @@ void Engine::consolidate(Seconds now, const std::vector<char>& victim_flag) {
 
 void Engine::relay_jobs(Seconds now) {
   relay_next_ = profile_.relay->next_tick(*this);
+  // A queued job may need the GPUs a relay would take (the move would delay it): relay only
+  // when nothing waits, like pack-down.
+  if (!pending_.empty()) return;
   std::vector<JobIdx> movable;
   for (const QueueKey& k : running_)
     if (jobs_[k.job].spec->movable) movable.push_back(k.job);

@@ -137,7 +137,8 @@ class Engine final : private CycleView {
   // used on-demand nodes by migration so the autoscaler can release them
   // (src/engine/pack_down.cpp); appends kMigrate decisions to out_.
   void pack_down(Seconds now);
-  // Relay point (profile +sun), at the relay's price ticks: offers each running movable job
+  // Relay point (profile +sun), at the relay's price ticks and only when no job is queued
+  // (a relay must not take GPUs a waiting job could use): offers each running movable job
   // to the Relay plugin and carries out its moves (kMigrate) one by one.
   void relay_jobs(Seconds now);
   // Consolidate point: plans for the first queued whole-GPU jobs; appends decisions to out_.

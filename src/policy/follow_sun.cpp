@@ -40,30 +40,33 @@ class SunFilter final : public Filter {
       return c;
     const RegionCost& rc = cache_.get(v);
     const double inf = std::numeric_limits<double>::infinity();
-    std::vector<double> best(regions, inf);
     const Seconds now = v.now();
     const Seconds est = job.runtime_estimate();
-    for (uint32_t centre = 0; centre < st.centre_count(); ++centre) {
-      const GpuModelId m = st.centre_model(centre);
-      if (m == kNoGpuModel || rc.max_node_gpus(centre) < job.gpus ||
-          std::find(c.models.begin(), c.models.end(), m) == c.models.end())
-        continue;
+    const int64_t home = data_home(st.spec(), job);
+    c.regions.assign(c.models.size(), {});
+    std::vector<double> best(regions);
+    for (size_t i = 0; i < c.models.size(); ++i) {
+      const GpuModelId m = c.models[i];
       const double speed = v.speed(job, m);
       if (!(speed > 0)) continue;
-      const double usd = rc.marginal_usd(centre, job.gpus, job.utilization, now, now + est / speed);
-      double& b = best[rc.region_of_centre(centre)];
-      b = std::min(b, usd);
+      std::fill(best.begin(), best.end(), inf);
+      for (uint32_t centre = 0; centre < st.centre_count(); ++centre) {
+        if (st.centre_model(centre) != m || rc.max_node_gpus(centre) < job.gpus) continue;
+        const double usd =
+            rc.marginal_usd(centre, job.gpus, job.utilization, now, now + est / speed);
+        double& b = best[rc.region_of_centre(centre)];
+        b = std::min(b, usd);
+      }
+      std::vector<std::pair<double, uint32_t>> order;
+      for (uint32_t r = 0; r < regions; ++r) {
+        if (best[r] == inf) continue;
+        const double move =
+            home >= 0 ? transfer_usd(st.spec(), job, static_cast<uint32_t>(home), r, false) : 0.0;
+        order.emplace_back(best[r] + move, r);
+      }
+      std::sort(order.begin(), order.end());
+      for (const auto& [usd, r] : order) c.regions[i].push_back(r);
     }
-    const int64_t home = data_home(st.spec(), job);
-    std::vector<std::pair<double, uint32_t>> order;
-    for (uint32_t r = 0; r < regions; ++r) {
-      if (best[r] == inf) continue;
-      const double move =
-          home >= 0 ? transfer_usd(st.spec(), job, static_cast<uint32_t>(home), r, false) : 0.0;
-      order.emplace_back(best[r] + move, r);
-    }
-    std::sort(order.begin(), order.end());
-    for (const auto& [usd, r] : order) c.regions.push_back(r);
     return c;
   }
 
@@ -79,13 +82,24 @@ class SunPlacer final : public Placer {
 
   std::optional<Placement> place(const ClusterState& st, const JobSpec& job,
                                  const Candidates& c) const override {
-    if (!c.regions.empty())
-      for (GpuModelId m : c.models) {
-        if (!sun_placeable(st, job, m, job.gpus)) continue;
-        for (uint32_t r : c.regions)
-          if (auto p = place_in_region(st, job, m, r, job.gpus)) return p;
-      }
-    return inner_->place(st, job, c);
+    std::optional<Placement> p = inner_->place(st, job, c);
+    if (!p || c.regions.size() != c.models.size() || !sun_placeable(st, job, p->model, job.gpus))
+      return p;
+    // The inner placer chose the model; the cheapest region with room for it wins.
+    const size_t i = static_cast<size_t>(std::find(c.models.begin(), c.models.end(), p->model) -
+                                         c.models.begin());
+    if (i == c.models.size() || p->slots.empty()) return p;
+    // ... unless that takes a node with more wholly free GPUs than the inner placer's
+    // choice: breaking up a free node for a cheaper region strands gangs (measured:
+    // docs/EXPERIMENTS.md, "Follow-the-sun").
+    const NodeId chosen = p->slots.front().node;
+    const uint32_t home = node_region(st, chosen);
+    for (uint32_t r : c.regions[i]) {
+      if (r == home) return p;
+      std::optional<Placement> q = place_in_region(st, job, p->model, r, job.gpus);
+      if (q && st.free_whole(q->slots.front().node) <= st.free_whole(chosen)) return q;
+    }
+    return p;
   }
 
  private:

@@ -6,18 +6,21 @@
 // job's expected run (runtime estimate ÷ speed), and data transfer (src/cost/transfer.h:
 // dataset, plus checkpoint once it has progressed, × the source region's egress price).
 //
-// Filter "sun(<inner>)": the inner filter's models, plus Candidates::regions for a movable
-// job: the regions ordered by
-//   cost(r) = min over centres c of r holding a candidate model, with a node big enough,
-//             of marginal(c, GPUs, now, now + estimate ÷ speed(model))
-//             + transfer from the job's declared data region (JobSpec::data_region) to r
-// (ties → region index); regions with no such centre are left out.
-// Place "sun(<inner>)": for a job with Candidates::regions that fits on one node of a
-// model (whole GPUs), the models in candidate order and, for each, the regions in that
-// order: the first region with a node that fits wins (best fit inside it, see
-// place_in_region). Else — other jobs, fractional, CPU-only or multi-node ones — the inner
-// placer. A movable job thus takes the cheapest region with room now; it does not wait for
-// a full cheap region.
+// Filter "sun(<inner>)": the inner filter's models, plus, for a movable job,
+// Candidates::regions: for each candidate model m, the regions ordered by
+//   cost(m, r) = min over centres c of model m in region r with a node big enough of
+//                marginal(c, GPUs, now, now + estimate ÷ speed(m))
+//                + transfer from the job's declared data region (JobSpec::data_region) to r
+// (ties → region index); regions without such a centre are left out.
+// Place "sun(<inner>)": the inner placer chooses (model and all, exactly as without +sun);
+// then, for a whole-GPU job with Candidates::regions that fits on one node of that model,
+// the regions of that model in order, up to the inner placement's own region: the first
+// whose best-fit node (place_in_region) has no more wholly free GPUs than the inner
+// placement's node wins — a cheaper region is taken only at no loss of packing (breaking
+// up a free node there strands gangs; measured in docs/EXPERIMENTS.md) — else the inner
+// placement stands. Fractional, CPU-only and multi-node jobs keep the inner placement. A movable
+// job thus takes the cheapest region with room now; it does not wait for a full cheap
+// region, and the model choice (hetero's, bestfit's) is not second-guessed.
 // Relay "sun": at each whole UTC hour (prices change hourly), a running movable job on one
 // node, not elastic, not signalled, not moved in this instant, expected to run at least
 // `min_remaining_s` more, is priced where it is,

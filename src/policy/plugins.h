@@ -161,12 +161,12 @@ class Consolidate {
                                                 const Candidates& c) const = 0;
 };
 
-// Relay: after the walk (and Consolidate/Elastic), at the instants next_tick() names, the
-// engine offers each running job that declares JobSpec::movable, in running-queue order;
-// relay() returns where to move it (kMigrate, with the engine's migration restart) or
-// nullopt. The engine applies a move before asking about the next job, so each answer sees
-// the moves before it. Read-only. Follow-the-sun is the one implementation
-// (src/policy/follow_sun.h).
+// Relay: after the walk (and Consolidate/Elastic), at the instants next_tick() names and
+// when no job is queued (a move must not take GPUs a waiting job could use), the engine offers each
+// running job that declares JobSpec::movable, in running-queue order; relay() returns where to move
+// it (kMigrate, with the engine's migration restart) or nullopt. The engine applies a move before
+// asking about the next job, so each answer sees the moves before it. Read-only. Follow-the-sun is
+// the one implementation (src/policy/follow_sun.h).
 class Relay {
  public:
   virtual ~Relay() = default;
