@@ -75,6 +75,21 @@ TEST(FollowSun, PlacesAMovableJobInTheCheaperRegion) {
   EXPECT_NEAR(jobs_account(full).compute.energy_usd, 3.2 * 2 * (100 + 20) / 1000, 1e-9);
 }
 
+TEST(FollowSun, TakesACheaperRegionOnlyWithoutLosingPacking) {
+  // West ($100/MWh) holds a 7-GPU job; south ($20/MWh) is empty. A 1-GPU movable job fits
+  // tightly on west's last free GPU; south would break up a wholly free node, so it stays
+  // in west: 0.4 kW × 2 h × $0.1/kWh. (The $0.064 a relay would save is below $1.)
+  const ClusterSpec c = two_regions(std::vector<double>(12, 100), std::vector<double>(12, 20));
+  JobSpec small = movable("a", 2 * kHour);
+  small.gpus = 1;
+  const SimResult r = run_priced({job("x", 0, 7, 2 * kHour), small}, c, "bestfit+sun");
+  EXPECT_NEAR(jobs_account(r).compute.energy_usd, (7 + 1) * 0.4 * 2 * 100 / 1000, 1e-9);
+  EXPECT_EQ(r.migrations, 0);
+  // Alone on the empty cluster both regions pack it equally: it goes south.
+  const SimResult alone = run_priced({small}, c, "bestfit+sun");
+  EXPECT_NEAR(jobs_account(alone).compute.energy_usd, 0.4 * 2 * 20 / 1000, 1e-9);
+}
+
 TEST(FollowSun, DatasetTransferCanMakeMovingNotPay) {
   const ClusterSpec c = two_regions(std::vector<double>(12, 100), std::vector<double>(12, 20));
   // Data in west. South saves $0.64 − $0.128 = $0.512 of energy; 30 GB at west's egress
