@@ -638,7 +638,11 @@ const std::vector<Decision>& Engine::schedule(Seconds now) {
   if (profile_.pack_down && pending_.empty() && pool_.autoscaled()) pack_down(now);
   // Autoscale point: size on-demand capacity to the queue; release idle nodes.
   if (pool_.autoscaled() && (!pending_.empty() || pool_.next_wakeup() <= now))
-    pool_.plan(now, pending_.empty() ? std::vector<double>() : unmet_demand(), out_);
+    pool_.plan(now, pending_.empty() ? std::vector<double>() : unmet_demand(), out_,
+               profile_.relay ? std::function<double(NodeId)>([this](NodeId n) {
+                 return profile_.relay->provision_rank(*this, n);
+               })
+                              : std::function<double(NodeId)>());
   return out_;
 }
 

@@ -116,6 +116,11 @@ class SunRelay final : public Relay {
     return std::floor((epoch + v.now()) / 3600.0 + 1) * 3600.0 - epoch;
   }
 
+  double provision_rank(const CycleView& v, NodeId n) const override {
+    const ClusterState& st = v.cluster();
+    return cache_.get(v).marginal_usd(st.centre_of(n), 1, 1, v.now(), v.now() + 3600);
+  }
+
   std::optional<Move> relay(const CycleView& v, JobIdx j) const override {
     const JobRuntime& r = v.job(j);
     const JobSpec& s = *r.spec;

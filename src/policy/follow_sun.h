@@ -31,7 +31,10 @@
 // redone; restart = the engine's migration_cost_s). The cheapest move (ties → region
 // index) is made (kMigrate) when stay − move > max(min_gain_usd, min_gain_frac × stay): the
 // gap over the remaining run pays for checkpoint transfer and restart with a margin, so a
-// job does not ping-pong on small differences. Deterministic.
+// job does not ping-pong on small differences. It also ranks on-demand nodes for the
+// autoscaler (Relay::provision_rank): the marginal cost of one GPU of the node over the next
+// hour, so new on-demand capacity — for any queued job, movable or not — lands in the region
+// cheapest now rather than in spec order. Deterministic.
 
 #include <memory>
 

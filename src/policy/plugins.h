@@ -175,6 +175,14 @@ class Relay {
   // The next instant after v.now() at which relay() may answer differently (a price tick);
   // the engine wakes then while a movable job runs.
   virtual Seconds next_tick(const CycleView& v) const = 0;
+  // The autoscaler provisions on-demand nodes of a model lowest rank first (ties → node id):
+  // e.g. the cost of one GPU of node n over the next hour, so new capacity lands in the
+  // region that is cheapest now. The default ranks every node alike (node order).
+  virtual double provision_rank(const CycleView& v, NodeId n) const {
+    (void)v;
+    (void)n;
+    return 0;
+  }
 };
 
 }  // namespace frugal

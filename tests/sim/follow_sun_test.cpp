@@ -90,6 +90,22 @@ TEST(FollowSun, TakesACheaperRegionOnlyWithoutLosingPacking) {
   EXPECT_NEAR(jobs_account(alone).compute.energy_usd, 0.4 * 2 * 20 / 1000, 1e-9);
 }
 
+TEST(FollowSun, AutoscalerProvisionsInTheRegionCheapestNow) {
+  // Both pools on-demand ($4/GPU-h list, no time-of-use): a queued 8-GPU job makes the
+  // autoscaler boot one node. By node order that is west ($100/MWh); with +sun the node
+  // whose GPU-hour costs least now, south ($20/MWh), for any job, movable or not.
+  ClusterSpec c = two_regions(std::vector<double>(12, 100), std::vector<double>(12, 20));
+  for (Pool& p : c.pools) {
+    p.capacity = Capacity::kOnDemand;
+    p.provisioning_delay_s = 60;
+  }
+  const SimResult plain = run_priced({job("a", 0, 8, 2 * kHour)}, c, "bestfit");
+  EXPECT_NEAR(jobs_account(plain).compute.energy_usd, 0.64, 1e-9);
+  const SimResult sun = run_priced({job("a", 0, 8, 2 * kHour)}, c, "bestfit+sun");
+  EXPECT_NEAR(jobs_account(sun).compute.energy_usd, 0.128, 1e-9);
+  EXPECT_EQ(sun.nodes_provisioned, 1);
+}
+
 TEST(FollowSun, DatasetTransferCanMakeMovingNotPay) {
   const ClusterSpec c = two_regions(std::vector<double>(12, 100), std::vector<double>(12, 20));
   // Data in west. South saves $0.64 − $0.128 = $0.512 of energy; 30 GB at west's egress
