@@ -169,8 +169,9 @@ void add_simulate_commands(CLI::App& app, int& exit_code) {
   auto sim_opts = std::make_shared<RunOptions>();
   auto* sim = app.add_subcommand("simulate", "Replay a trace under one policy");
   add_run_options(*sim, *sim_opts);
-  sim->add_option("--policy", sim_opts->policy,
-                  "Policy profile (e.g. fifo, backfill/firstfit, bestfit+consolidate)")
+  sim->add_option(
+         "--policy", sim_opts->policy,
+         "Policy profile (e.g. fifo, backfill/firstfit, bestfit+consolidate, frugal:sun=1)")
       ->capture_default_str();
   sim->callback([sim_opts, &exit_code] {
     auto r = run_all(*sim_opts, {sim_opts->policy});

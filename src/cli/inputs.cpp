@@ -52,6 +52,17 @@ void InputOptions::add_to(CLI::App& cmd) {
                  "Only jobs of at most this many hours (reference model) may be made deferrable "
                  "by --deferrable-share (0 = any)")
       ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--movable-share", movable_share,
+                 "Make this share of GPU jobs movable between regions (follow-the-sun, policy "
+                 "suffix +sun), by the seeded rule of src/sim/class_assignment.h")
+      ->check(CLI::Range(0.0, 1.0));
+  cmd.add_option("--movable-seed", movable_seed, "Seed of --movable-share")->capture_default_str();
+  cmd.add_option("--movable-dataset-gb", movable_dataset_gb,
+                 "Dataset GB of --movable-share jobs that declare none (moved with the job)")
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--movable-checkpoint-gb", movable_checkpoint_gb,
+                 "Checkpoint GB of --movable-share jobs that declare none (moved with the job)")
+      ->check(CLI::NonNegativeNumber);
 }
 
 Result<Inputs> load_inputs(const InputOptions& o) {
@@ -74,6 +85,9 @@ Result<Inputs> load_inputs(const InputOptions& o) {
   if (o.deferrable_share > 0)
     assign_deferrable(in.trace.jobs, o.deferrable_share, o.deadline_slack_h * 3600,
                       o.deferrable_seed, o.deferrable_max_h * 3600);
+  if (o.movable_share > 0)
+    assign_movable(in.trace.jobs, o.movable_share, o.movable_seed, o.movable_dataset_gb,
+                   o.movable_checkpoint_gb);
 
   std::string reference = o.reference_model;
   if (o.gpus > 0) {
@@ -94,6 +108,9 @@ Result<Inputs> load_inputs(const InputOptions& o) {
   const auto tiers =
       in.cluster.storage_tiers.empty() ? default_storage_tiers() : in.cluster.storage_tiers;
   for (const JobSpec& j : in.trace.jobs) {
+    if (!j.data_region.empty() && in.cluster.region_index(j.data_region) < 0)
+      return Error{fmt::format("{}: job '{}': data_region '{}' is not a region of the cluster",
+                               o.trace, j.id, j.data_region)};
     if (j.dataset_gb + j.checkpoint_gb <= 0) continue;
     if (std::none_of(tiers.begin(), tiers.end(),
                      [&](const StorageTier& t) { return t.name == j.storage_tier; }))

@@ -28,10 +28,15 @@ struct InputOptions {
   double deadline_slack_h = 24;      // ... with deadline = submit + duration + slack
   uint64_t deferrable_seed = 1;
   double deferrable_max_h = 0;  // only jobs this short (hours; 0 = any) may be deferrable
+  double movable_share = 0;     // > 0: make this share of GPU jobs movable (follow-the-sun)
+  uint64_t movable_seed = 1;
+  double movable_dataset_gb = 0;  // ... with this dataset and checkpoint size where unset
+  double movable_checkpoint_gb = 0;
 
   // Registers --trace, --trace-format, --skip-bad-rows, --cluster, --gpus, --gpu-model,
   // --gpus-per-node, --catalog, --reference-model, --assign-classes, --assign-tiers,
-  // --deferrable-share, --deadline-slack, --deferrable-seed on `cmd`.
+  // --deferrable-share, --deadline-slack, --deferrable-seed, --movable-share, --movable-seed,
+  // --movable-dataset-gb, --movable-checkpoint-gb on `cmd`.
   void add_to(CLI::App& cmd);
 };
 

@@ -32,6 +32,7 @@ double Waste::total() const {
 CostAccount& CostAccount::operator+=(const CostAccount& o) {
   compute += o.compute;
   storage_usd += o.storage_usd;
+  transfer_usd += o.transfer_usd;
   gpu_hours += o.gpu_hours;
   waste += o.waste;
   return *this;
@@ -124,6 +125,12 @@ void Ledger::segment(JobIdx j, const JobSpec& job, const Placement& p, double t0
   ja.account.waste.idle_allocated_usd += cost.rental_usd * (1.0 - job.utilization);
   const double lost = std::clamp(ran - kept_s, 0.0, ran);
   ja.account.waste.rework_usd += cost.total_usd() * lost / ran;
+}
+
+void Ledger::transfer(JobIdx j, const JobSpec& job, double usd) {
+  JobAccount& ja = job_account(j);
+  specs_[j] = &job;
+  if (usd > 0) ja.account.transfer_usd += usd;
 }
 
 void Ledger::capacity(double t0, double t1, int fragmentation_block,

@@ -3,6 +3,8 @@
 // attributed to a job and team — or, for provisioned capacity no job held, to the cluster
 // as unattributed cost. Waste categories say which dollars were avoidable:
 //
+//   a cost line beside compute and storage: transfer (inter-region data moves of jobs that
+//   change region, src/cost/transfer.h), charged to the job;
 //   inside teams' cost (also shown per team):
 //     idle_allocated   rental of allocated GPU time not spent computing: (1 − utilization)
 //     rework           cost of work lost since the last checkpoint at a stop, redone later
@@ -43,9 +45,10 @@ struct Waste {
 struct CostAccount {
   SpanCost compute;  // rental + energy of GPU time
   double storage_usd = 0;
-  double gpu_hours = 0;  // allocated GPU-hours (attributed) or idle GPU-hours (unattributed)
+  double transfer_usd = 0;  // inter-region data transfer (src/cost/transfer.h)
+  double gpu_hours = 0;     // allocated GPU-hours (attributed) or idle GPU-hours (unattributed)
   Waste waste;
-  double total_usd() const { return compute.total_usd() + storage_usd; }
+  double total_usd() const { return compute.total_usd() + storage_usd + transfer_usd; }
   CostAccount& operator+=(const CostAccount& o);
 };
 
@@ -77,6 +80,9 @@ class Ledger {
   // segment's work survived (the rest is rework).
   void segment(JobIdx j, const JobSpec& job, const Placement& p, double t0, double t1,
                double kept_s);
+  // Job `j`'s data moved between regions before a run segment there (src/cost/transfer.h):
+  // `usd` (>= 0) is added to its transfer cost (not waste: the move was chosen to save more).
+  void transfer(JobIdx j, const JobSpec& job, double usd);
   // Capacity between two instants with the cluster as it is now (call before the state
   // changes at t1): provisioned GPUs per cost centre (NodePool::provisioned_gpus) not
   // allocated to a job are unattributed; `fragmentation_block` as reported by the engine

@@ -179,6 +179,7 @@ void Engine::start(JobIdx j, Placement p, Seconds now) {
   r.restart_s = 0;
   r.service_from = now;
   running_.insert(key_of(j));
+  if (r.spec->movable) ++running_movable_;
   end_key_[j] = r.expected_end(now);
   running_by_end_.emplace(end_key_[j], j);
   for (NodeId n : r.placement.nodes()) {
@@ -192,6 +193,7 @@ void Engine::stop(JobIdx j, Seconds now, bool saved) {
   JobRuntime& r = jobs_[j];
   state_.release(r.placement, *r.spec);
   running_.erase(key_of(j));
+  if (r.spec->movable) --running_movable_;
   running_by_end_.erase({end_key_[j], j});
   if (demote_at_[j] != kNever) demotions_.erase({demote_at_[j], j});
   demote_at_[j] = kNever;
@@ -294,6 +296,34 @@ void Engine::consolidate(Seconds now, const std::vector<char>& victim_flag) {
   }
 }
 
+void Engine::relay_jobs(Seconds now) {
+  relay_next_ = profile_.relay->next_tick(*this);
+  // A queued job may need the GPUs a relay would take (the move would delay it): relay only
+  // when nothing waits, like pack-down.
+  if (!pending_.empty()) return;
+  std::vector<JobIdx> movable;
+  for (const QueueKey& k : running_)
+    if (jobs_[k.job].spec->movable) movable.push_back(k.job);
+  for (JobIdx j : movable) {
+    std::optional<Move> m = profile_.relay->relay(*this, j);
+    if (!m) continue;
+    const uint32_t from =
+        state_.spec().region_of(state_.spec().nodes[jobs_[j].placement.slots.front().node]);
+    const uint32_t to = state_.spec().region_of(state_.spec().nodes[m->to.slots.front().node]);
+    Placement to_copy = m->to;
+    if (Status st = migrate(j, std::move(to_copy), now, options_.migration_cost_s); !st.ok()) {
+      queued_.push_back(job_decision(Decision::Kind::kDefer, j, {}, now,
+                                     "internal: relay rejected: " + st.error().message));
+      continue;
+    }
+    ++jobs_[j].migrations;
+    out_.push_back(job_decision(
+        Decision::Kind::kMigrate, j, std::move(m->to), options_.migration_cost_s,
+        fmt::format("{}: relayed from region {} to {}", profile_.relay->name(),
+                    state_.spec().regions[from].name, state_.spec().regions[to].name)));
+  }
+}
+
 void Engine::elastic_shrink(Seconds now) {
   // The first queued whole-GPU job; the walk left it waiting.
   const JobRuntime* blocked = nullptr;
@@ -389,6 +419,7 @@ void Engine::resume(JobIdx j, const JobRuntime& before) {
   leave_pending(j);
   r = before;
   running_.insert(key_of(j));  // keyed as it ran (a stop clears `starved`)
+  if (r.spec->movable) ++running_movable_;
   end_key_[j] = r.expected_end(now_);
   running_by_end_.emplace(end_key_[j], j);
   for (NodeId n : r.placement.nodes()) {
@@ -536,6 +567,7 @@ Seconds Engine::next_wakeup() const {
   if (!demotions_.empty()) t = std::min(t, demotions_.begin()->first);
   if (!drains_.empty()) t = std::min(t, drains_.begin()->first);
   if (!starvations_.empty()) t = std::min(t, starvations_.begin()->first);
+  if (profile_.relay && running_movable_ > 0) t = std::min(t, std::max(now_, relay_next_));
   return std::min(t, pool_.next_wakeup());
 }
 
@@ -641,10 +673,15 @@ const std::vector<Decision>& Engine::schedule(Seconds now) {
     if (!pending_.empty()) elastic_shrink(now);
     if (pending_.empty()) elastic_grow(now);
   }
+  if (profile_.relay && running_movable_ > 0 && now >= relay_next_) relay_jobs(now);
   if (profile_.pack_down && pending_.empty() && pool_.autoscaled()) pack_down(now);
   // Autoscale point: size on-demand capacity to the queue; release idle nodes.
   if (pool_.autoscaled() && (!pending_.empty() || pool_.next_wakeup() <= now))
-    pool_.plan(now, pending_.empty() ? std::vector<double>() : unmet_demand(), out_);
+    pool_.plan(now, pending_.empty() ? std::vector<double>() : unmet_demand(), out_,
+               profile_.relay ? std::function<double(NodeId)>([this](NodeId n) {
+                 return profile_.relay->provision_rank(*this, n);
+               })
+                              : std::function<double(NodeId)>());
   return out_;
 }
 

@@ -146,6 +146,10 @@ class Engine final : private CycleView {
   // used on-demand nodes by migration so the autoscaler can release them
   // (src/engine/pack_down.cpp); appends kMigrate decisions to out_.
   void pack_down(Seconds now);
+  // Relay point (profile +sun), at the relay's price ticks and only when no job is queued
+  // (a relay must not take GPUs a waiting job could use): offers each running movable job
+  // to the Relay plugin and carries out its moves (kMigrate) one by one.
+  void relay_jobs(Seconds now);
   // Consolidate point: plans for the first queued whole-GPU jobs; appends decisions to out_.
   void consolidate(Seconds now, const std::vector<char>& victim_flag);
   // Undoes a tentative stop: the job runs on as `before` (its GPUs re-allocated already).
@@ -181,7 +185,9 @@ class Engine final : private CycleView {
   // Per catalog model id: the shortest provisioning delay of its on-demand pools (kNever
   // when it has none); for the soon-free autoscaling rule.
   std::vector<Seconds> ondemand_delay_;
-  size_t pending_small_ = 0;  // pending fractional or CPU-only jobs
+  size_t pending_small_ = 0;    // pending fractional or CPU-only jobs
+  size_t running_movable_ = 0;  // running jobs with JobSpec::movable (Relay point)
+  Seconds relay_next_ = 0;      // the Relay's next price tick
   int fragmentation_block_ = 0;
   uint64_t next_seq_ = 0;
 

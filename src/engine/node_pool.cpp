@@ -96,7 +96,8 @@ int64_t NodePool::provisioning_gpus(GpuModelId m) const {
   return i < booting_by_model_.size() ? booting_by_model_[i] : 0;
 }
 
-void NodePool::plan(Seconds now, const std::vector<double>& demand, std::vector<Decision>& out) {
+void NodePool::plan(Seconds now, const std::vector<double>& demand, std::vector<Decision>& out,
+                    const std::function<double(NodeId)>& rank) {
   if (!autoscaled_) return;
   // Release nodes idle past their timeout, unless queued work wants their model.
   while (!idle_until_.empty() && idle_until_.begin()->first <= now) {
@@ -117,12 +118,20 @@ void NodePool::plan(Seconds now, const std::vector<double>& demand, std::vector<
     d.reason = "idle past the pool's idle timeout";
     out.push_back(d);
   }
-  // Provision the lowest-numbered unprovisioned on-demand nodes of each model in demand.
+  // Provision the lowest-ranked (else lowest-numbered) unprovisioned on-demand nodes of each
+  // model in demand.
   for (size_t m = 0; m < demand.size() && m + 1 < unprovisioned_.size(); ++m) {
     double need = demand[m] - static_cast<double>(provisioning_gpus(static_cast<GpuModelId>(m)));
     auto& pool = unprovisioned_[m + 1];
     while (need > 0 && !pool.empty()) {
-      const NodeId n = *pool.begin();
+      NodeId n = *pool.begin();
+      if (rank) {
+        double best = rank(n);
+        for (NodeId k : pool) {
+          const double r = rank(k);
+          if (r < best) best = r, n = k;
+        }
+      }
       set_life(n, NodeLife::kProvisioning);  // removes n from `pool`
       need -= spec_.nodes[n].gpus;
       Decision d;

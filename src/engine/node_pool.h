@@ -10,6 +10,7 @@
 //
 // Owned by the Engine; not thread-safe.
 
+#include <functional>
 #include <set>
 #include <vector>
 
@@ -41,8 +42,10 @@ class NodePool {
   void idle(NodeId n, Seconds now);
 
   // One autoscaling step. `demand[m]` = GPUs of model m that queued work needs and that
-  // free capacity does not cover. Appends kProvision and kRelease decisions.
-  void plan(Seconds now, const std::vector<double>& demand_by_model, std::vector<Decision>& out);
+  // free capacity does not cover. Appends kProvision and kRelease decisions. Nodes of a
+  // model are provisioned lowest `rank` first (ties → node id); without `rank`, by node id.
+  void plan(Seconds now, const std::vector<double>& demand_by_model, std::vector<Decision>& out,
+            const std::function<double(NodeId)>& rank = {});
   // Earliest idle-timeout expiry (kNever if none).
   Seconds next_wakeup() const;
   // GPUs of model m on nodes currently booting.

@@ -29,6 +29,7 @@ constexpr double kMaxCpus = 1000000;       // per node
 constexpr double kMaxMemoryGib = 1 << 24;  // per node (16 PiB)
 constexpr double kMaxOverheadW = 20000;    // per node
 constexpr double kMinPue = 1.0, kMaxPue = 3.0;
+constexpr double kMaxEgressUsdPerGb = 10.0;
 constexpr double kMaxTouDiscount = 0.9;
 constexpr double kMaxUsdPerMwh = 100000;
 constexpr double kMaxCarbonGPerKwh = 5000;
@@ -372,7 +373,9 @@ void parse_time_of_use(Walk& w, const YAML::Node& n, const std::string& path, Re
 void parse_region(Walk& w, const YAML::Node& n, const std::string& path) {
   const Reader& r = w.r;
   r.require_map(n, path);
-  r.check_keys(n, path, {"name", "timezone", "electricity", "pue", "time_of_use", "pools"});
+  r.check_keys(
+      n, path,
+      {"name", "timezone", "electricity", "pue", "egress_usd_per_gb", "time_of_use", "pools"});
   Region region;
   region.name = unique_name(w, n, path, w.region_names, "region");
   if (auto tz = r.optional(n, "timezone")) {
@@ -388,6 +391,9 @@ void parse_region(Walk& w, const YAML::Node& n, const std::string& path) {
     parse_electricity(w, *e, join(path, "electricity"), region);
   if (auto pue = r.optional(n, "pue"))
     region.pue = bounded_number(r, *pue, join(path, "pue"), kMinPue, kMaxPue);
+  if (auto eg = r.optional(n, "egress_usd_per_gb"))
+    region.egress_usd_per_gb =
+        bounded_number(r, *eg, join(path, "egress_usd_per_gb"), 0.0, kMaxEgressUsdPerGb);
   if (auto tou = r.optional(n, "time_of_use"))
     parse_time_of_use(w, *tou, join(path, "time_of_use"), region);
   const auto id = static_cast<uint32_t>(w.spec.regions.size());

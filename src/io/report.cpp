@@ -32,8 +32,9 @@ nlohmann::json waste_json(const Waste& w) {
 nlohmann::json account_json(const CostAccount& a) {
   return {{"total_usd", a.total_usd()},         {"rental_usd", a.compute.rental_usd},
           {"energy_usd", a.compute.energy_usd}, {"storage_usd", a.storage_usd},
-          {"gpu_hours", a.gpu_hours},           {"energy_kwh", a.compute.energy_kwh},
-          {"co2_kg", a.compute.co2_kg},         {"waste", waste_json(a.waste)}};
+          {"transfer_usd", a.transfer_usd},     {"gpu_hours", a.gpu_hours},
+          {"energy_kwh", a.compute.energy_kwh}, {"co2_kg", a.compute.co2_kg},
+          {"waste", waste_json(a.waste)}};
 }
 
 nlohmann::json accounts_json(const std::map<std::string, CostAccount>& m) {
@@ -60,11 +61,12 @@ std::string cost_block(const Summary& s) {
   const LedgerReport& l = s.ledger;
   const double total = l.total.total_usd();
   std::string out = fmt::format(
-      "\n{}: cost {} (rental {}, energy {} for {:.0f} kWh, storage {}), {:.1f} t CO2, "
+      "\n{}: cost {} (rental {}, energy {} for {:.0f} kWh, storage {}{}), {:.1f} t CO2, "
       "unattributed {}{}\n",
       s.policy, usd(total), usd(l.total.compute.rental_usd), usd(l.total.compute.energy_usd),
-      l.total.compute.energy_kwh, usd(l.total.storage_usd), l.total.compute.co2_kg / 1000,
-      usd(l.unattributed.total_usd()),
+      l.total.compute.energy_kwh, usd(l.total.storage_usd),
+      l.total.transfer_usd > 0 ? ", transfer " + usd(l.total.transfer_usd) : std::string(),
+      l.total.compute.co2_kg / 1000, usd(l.unattributed.total_usd()),
       l.series_wrapped ? " [price series reused past its end]" : "");
   auto items = waste_items(l.total.waste);
   std::stable_sort(items.begin(), items.end(),
@@ -116,6 +118,7 @@ nlohmann::json to_json(const Summary& s) {
       {"preemptions", s.preemptions},
       {"migrations", s.migrations},
       {"resizes", s.resizes},
+      {"region_moves", s.region_moves},
       {"deadline_misses", s.deadline_misses},
       {"rework_gpu_hours", s.rework_gpu_hours},
       {"node_failures", s.node_failures},
@@ -135,6 +138,7 @@ nlohmann::json to_json(const Summary& s) {
                  {"energy_kwh", l.total.compute.energy_kwh},
                  {"co2_kg", l.total.compute.co2_kg},
                  {"storage_usd", l.total.storage_usd},
+                 {"transfer_usd", l.total.transfer_usd},
                  {"series_wrapped", l.series_wrapped}};
     j["waste"] = waste_json(l.total.waste);
     // Allocated GPU-hours over provisioned GPU-hours (allocated + provisioned-but-idle).

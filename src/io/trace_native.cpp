@@ -12,7 +12,7 @@
 namespace frugal {
 namespace {
 
-constexpr std::array<std::string_view, 25> kNativeColumns = {"id",
+constexpr std::array<std::string_view, 27> kNativeColumns = {"id",
                                                              "team",
                                                              "name",
                                                              "class",
@@ -36,7 +36,9 @@ constexpr std::array<std::string_view, 25> kNativeColumns = {"id",
                                                              "dataset",
                                                              "dataset_gb",
                                                              "checkpoint_gb",
-                                                             "storage_tier"};
+                                                             "storage_tier",
+                                                             "movable",
+                                                             "data_region"};
 
 bool required(std::string_view key) {
   return key == "id" || key == "submit" || key == "duration";
@@ -131,10 +133,12 @@ Status set_native_field(JobSpec& job, std::string_view key, std::string_view val
     (key == "dataset_gb" ? job.dataset_gb : job.checkpoint_gb) = r.value();
   } else if (key == "storage_tier") {
     job.storage_tier = value;
-  } else if (key == "deferrable") {
+  } else if (key == "deferrable" || key == "movable") {
     auto b = parse_bool(value, key, w);
     if (!b.ok()) return b.error();
-    job.deferrable = b.value();
+    (key == "deferrable" ? job.deferrable : job.movable) = b.value();
+  } else if (key == "data_region") {
+    job.data_region = value;
   } else {
     return field_error(w, key,
                        fmt::format("unknown field (valid: {})", fmt::join(kNativeColumns, ",")));

@@ -2,6 +2,12 @@
 
 namespace frugal {
 
+int64_t ClusterSpec::region_index(const std::string& name) const {
+  for (size_t r = 0; r < regions.size(); ++r)
+    if (regions[r].name == name) return static_cast<int64_t>(r);
+  return -1;
+}
+
 int64_t ClusterSpec::total_gpus() const {
   int64_t n = 0;
   for (const auto& node : nodes) n += node.gpus;

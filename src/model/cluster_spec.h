@@ -30,7 +30,11 @@ struct Region {
   HourlySeries carbon_g_per_kwh;         // empty = flat default_carbon_g_per_kwh
   double default_electricity_usd_per_mwh = 80;
   double default_carbon_g_per_kwh = 400;
-  double pue = 1.5;       // facility power / IT power
+  double pue = 1.5;  // facility power / IT power
+  // Price of moving data out of this region to another one, USD per GB (datasets and
+  // checkpoints of jobs that change region, src/cost/transfer.h). Default: the common
+  // public-cloud list price for transfer between US regions.
+  double egress_usd_per_gb = 0.02;
   TimeOfUse time_of_use;  // discount 0 = no schedule
   HourlySeries offpeak;  // 1 in off-peak hours, 0 otherwise (built from time_of_use); empty = never
 };
@@ -86,6 +90,8 @@ struct ClusterSpec {
   int64_t epoch_unix_s = 1672531200;
 
   int64_t total_gpus() const;
+  // Index of the region named `name`; -1 when there is none.
+  int64_t region_index(const std::string& name) const;
   uint32_t region_of(const NodeSpec& n) const { return pools[n.pool].region; }
 };
 

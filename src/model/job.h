@@ -52,6 +52,12 @@ struct JobSpec {
   double dataset_gb = 0;
   double checkpoint_gb = 0;
   std::string storage_tier = "hot";  // tier its data lives on (cluster's storage_tiers)
+  // Follow-the-sun (profile +sun, src/policy/follow_sun.h): a movable job may be placed in
+  // any region by expected cost and relayed between regions at checkpoints. Its data lives
+  // in `data_region` (a region name; empty = wherever it first runs) and follows it: each
+  // start in another region pays the transfer (src/cost/transfer.h).
+  bool movable = false;
+  std::string data_region;
 
   Seconds runtime_estimate() const { return estimate >= 0 ? estimate : duration; }
   bool fractional() const { return gpus == 1 && gpu_milli < kMilliPerGpu; }

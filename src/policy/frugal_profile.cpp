@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "policy/consolidate.h"
+#include "policy/follow_sun.h"
 #include "policy/hetero.h"
 #include "policy/placer.h"
 #include "policy/post_filter.h"
@@ -52,10 +53,14 @@ Result<FrugalOptions> parse_frugal_options(const std::string& text) {
       o.tiers.starvation_s = x;
       continue;
     }
+    if (item == "sun=0" || item == "sun=1") {
+      o.sun = item == "sun=1";
+      continue;
+    }
     time_shift += ":" + item;
   }
   auto ts = parse_time_shift_options(time_shift);
-  if (!ts.ok()) return Error{"frugal: " + ts.error().message + ", starvation_s"};
+  if (!ts.ok()) return Error{"frugal: " + ts.error().message + ", starvation_s, sun"};
   o.time_shift = ts.value();
   return o;
 }
@@ -73,6 +78,7 @@ Profile make_frugal_profile(const FrugalOptions& o) {
   p.elastic = o.elastic;
   p.pack_down = o.pack_down;
   p.soon_free = o.soon_free;
+  if (o.sun) add_follow_sun(p);
   return p;
 }
 

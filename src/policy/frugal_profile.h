@@ -61,11 +61,14 @@ struct FrugalOptions {
   bool elastic = true;
   bool pack_down = true;
   bool soon_free = true;
+  // Follow-the-sun for movable jobs (src/policy/follow_sun.h; the +sun suffix): off by
+  // default, see docs/EXPERIMENTS.md, "Follow-the-sun". Option "sun=1".
+  bool sun = false;
 };
 
 // Parses "key=value" pairs separated by ':' — the time-shift keys (max_delay_s,
-// min_saving, margin_s, margin_frac, overflow, wait_usd_gpu_h) and starvation_s — over the
-// defaults.
+// min_saving, margin_s, margin_frac, overflow, wait_usd_gpu_h), starvation_s and sun (0 or
+// 1) — over the defaults.
 Result<FrugalOptions> parse_frugal_options(const std::string& text);
 
 // The profile described above, named "frugal".

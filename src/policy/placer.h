@@ -25,6 +25,9 @@ namespace frugal {
 // The models a job may use after the Filter point, preferred model first when set.
 struct Candidates {
   std::vector<GpuModelId> models;
+  // Follow-the-sun (src/policy/follow_sun.h): empty, or one entry per entry of `models`,
+  // that model's regions in preference order. Only the "sun(...)" placer reads it.
+  std::vector<std::vector<uint32_t>> regions;
 };
 
 class Placer {

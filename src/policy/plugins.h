@@ -2,8 +2,9 @@
 // The scheduling pipeline's extension points, after the Kubernetes scheduling framework:
 //
 //   QueueSort → Admit → Filter → Place → (PostFilter when Place fails)
-//   plus Preempt, which runs once per cycle before the queue is walked, and Consolidate,
-//   which runs after the walk for whole-GPU jobs blocked by fragmentation.
+//   plus Preempt, which runs once per cycle before the queue is walked, Consolidate,
+//   which runs after the walk for whole-GPU jobs blocked by fragmentation, and Relay,
+//   which runs after the walk at price ticks to move running jobs where they cost less.
 //
 // Each point is a small plugin with a name; a Profile (profile.h) composes one plugin per
 // point. Plugins read engine state through CycleView and never mutate it: the engine
@@ -158,6 +159,30 @@ class Consolidate {
   // A plan for `j` (pending, whole-GPU, on candidate models `c`) or nullopt. Read-only.
   virtual std::optional<ConsolidationPlan> plan(const CycleView& v, JobIdx j,
                                                 const Candidates& c) const = 0;
+};
+
+// Relay: after the walk (and Consolidate/Elastic), at the instants next_tick() names and
+// when no job is queued (a move must not take GPUs a waiting job could use), the engine offers each
+// running job that declares JobSpec::movable, in running-queue order; relay() returns where to move
+// it (kMigrate, with the engine's migration restart) or nullopt. The engine applies a move before
+// asking about the next job, so each answer sees the moves before it. Read-only. Follow-the-sun is
+// the one implementation (src/policy/follow_sun.h).
+class Relay {
+ public:
+  virtual ~Relay() = default;
+  virtual std::string name() const = 0;
+  virtual std::optional<Move> relay(const CycleView& v, JobIdx j) const = 0;
+  // The next instant after v.now() at which relay() may answer differently (a price tick);
+  // the engine wakes then while a movable job runs.
+  virtual Seconds next_tick(const CycleView& v) const = 0;
+  // The autoscaler provisions on-demand nodes of a model lowest rank first (ties → node id):
+  // e.g. the cost of one GPU of node n over the next hour, so new capacity lands in the
+  // region that is cheapest now. The default ranks every node alike (node order).
+  virtual double provision_rank(const CycleView& v, NodeId n) const {
+    (void)v;
+    (void)n;
+    return 0;
+  }
 };
 
 }  // namespace frugal

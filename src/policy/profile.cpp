@@ -4,6 +4,7 @@
 
 #include "policy/admit_filter.h"
 #include "policy/consolidate.h"
+#include "policy/follow_sun.h"
 #include "policy/frugal_profile.h"
 #include "policy/gavel.h"
 #include "policy/hetero.h"
@@ -21,7 +22,7 @@ std::vector<std::string> profile_names() {
 }
 
 std::vector<std::string> profile_options() {
-  return {"consolidate", "elastic", "packdown", "soonfree"};
+  return {"consolidate", "elastic", "packdown", "soonfree", "sun"};
 }
 
 std::string Profile::describe() const {
@@ -29,6 +30,7 @@ std::string Profile::describe() const {
                               sort->name(), admit->name(), filter->name(), placer->name(),
                               post_filter->name(), preempt ? preempt->name() : "none");
   if (consolidate) d += " consolidate=" + consolidate->name();
+  if (relay) d += " relay=" + relay->name();
   if (elastic) d += " elastic";
   if (pack_down) d += " packdown";
   if (soon_free) d += " soonfree";
@@ -144,6 +146,8 @@ Result<Profile> make_profile(const std::string& policy) {
       p.pack_down = true;
     } else if (o == "soonfree") {
       p.soon_free = true;
+    } else if (o == "sun") {
+      if (!p.relay) add_follow_sun(p);
     } else {
       return Error{fmt::format("unknown option '+{}' in policy '{}'; known: +{}", o, policy,
                                fmt::join(profile_options(), ", +"))};

@@ -32,6 +32,10 @@
 //   +packdown     on an autoscaled cluster with nothing queued, migrates the jobs off a
 //                 lightly used on-demand node onto fuller (or reserved) nodes when the node
 //                 time saved exceeds the moves' cost, so the autoscaler can release it
+//   +sun          follow-the-sun for movable jobs (JobSpec::movable; src/policy/follow_sun.h):
+//                 wraps the Filter and Place so they order regions by expected cost
+//                 (energy × PUE at hourly prices, on-demand rental, data transfer), and adds
+//                 the Relay point that moves long jobs to a cheaper region when it pays
 //   +soonfree     the autoscaler does not provision for queued demand that running jobs of
 //                 the model are expected to free within its on-demand pools' provisioning
 //                 delay (the job would wait as long for a new node)
@@ -58,6 +62,7 @@ struct Profile {
   std::unique_ptr<PostFilter> post_filter;
   std::unique_ptr<Preempt> preempt;          // may be null
   std::unique_ptr<Consolidate> consolidate;  // may be null
+  std::unique_ptr<Relay> relay;              // may be null (+sun)
   bool elastic = false;                      // +elastic: resize elastic jobs (kResize)
   bool pack_down = false;  // +packdown: empty lightly used on-demand nodes (engine/pack_down)
   bool soon_free = false;  // +soonfree: no on-demand node for demand running jobs free sooner

@@ -36,6 +36,19 @@ void assign_deferrable(std::vector<JobSpec>& jobs, double share, double slack_s,
   }
 }
 
+void assign_movable(std::vector<JobSpec>& jobs, double share, uint64_t seed, double dataset_gb,
+                    double checkpoint_gb) {
+  std::mt19937_64 rng(seed ^ 0x7375'6e6d'6f76'65ULL);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  for (JobSpec& j : jobs) {
+    const double u = uniform(rng);
+    if (j.gpus == 0 || !(u < share)) continue;
+    j.movable = true;
+    if (j.dataset_gb <= 0) j.dataset_gb = dataset_gb;
+    if (j.checkpoint_gb <= 0) j.checkpoint_gb = checkpoint_gb;
+  }
+}
+
 void assign_tiers(std::vector<JobSpec>& jobs, uint64_t seed) {
   std::mt19937_64 rng(seed ^ 0x7469'6572'7331ULL);
   std::uniform_real_distribution<double> uniform(0.0, 1.0);

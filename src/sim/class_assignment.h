@@ -30,6 +30,15 @@ void assign_classes(std::vector<JobSpec>& jobs, uint64_t seed);
 void assign_deferrable(std::vector<JobSpec>& jobs, double share, double slack_s, uint64_t seed,
                        double max_duration_s = 0);
 
+// Makes a seeded share of GPU jobs movable between regions (follow-the-sun experiments on
+// traces without the flag, docs/EXPERIMENTS.md): one uniform draw per job from
+// std::mt19937_64(seed ^ 0x7375'6e6d'6f76'65) in trace order (drawn for every job); a job with
+// GPUs and draw < share becomes movable, and takes `dataset_gb` and `checkpoint_gb` (its data
+// that moves with it, src/cost/transfer.h) where it declares none. Other jobs are left as
+// they are.
+void assign_movable(std::vector<JobSpec>& jobs, double share, uint64_t seed, double dataset_gb = 0,
+                    double checkpoint_gb = 0);
+
 // Gives priority tiers by job class (for traces without tiers, e.g. ITP; call after
 // assign_classes): one uniform draw per job from std::mt19937_64(seed ^ 0x7469'6572'7331)
 // in trace order (drawn for every job):

@@ -9,6 +9,7 @@
 #include <queue>
 #include <random>
 
+#include "cost/transfer.h"
 #include "engine/engine.h"
 
 namespace frugal {
@@ -37,7 +38,8 @@ struct SimJob {
   double speed = 1;
   uint32_t epoch = 0;
   bool running = false;
-  Seconds signal_at = -1;  // checkpoint signal: computing stopped here (grace follows)
+  Seconds signal_at = -1;    // checkpoint signal: computing stopped here (grace follows)
+  int64_t data_region = -1;  // where its data lives (-1: not yet; src/cost/transfer.h)
 };
 
 EngineOptions engine_options(const SimOptions& o) {
@@ -70,6 +72,7 @@ class Simulation {
     result_.capacity_gpus = cluster.total_gpus();
     for (size_t i = 0; i < jobs.size(); ++i) {
       sim_[i].remaining_ref = jobs[i].duration;
+      sim_[i].data_region = data_home(cluster, jobs[i]);
       result_.jobs[i].submit = jobs[i].submit;
       result_.jobs[i].gang_gpus = jobs[i].fractional() ? 0 : jobs[i].gpus;
     }
@@ -297,7 +300,26 @@ class Simulation {
     s.placement = p;
     result_.jobs[j].last_model = p.model;
     alloc_milli_ += held_milli(p);
+    move_data(j, p);
     push(t + restart_s + s.remaining_ref / s.speed, Event::kFinish, j, s.epoch);
+  }
+
+  // The segment on `p` runs in its first slot's region: the job's data moves there first
+  // when it lives elsewhere (src/cost/transfer.h), with its checkpoint once it progressed.
+  void move_data(JobIdx j, const Placement& p) {
+    SimJob& s = sim_[j];
+    if (p.slots.empty()) return;
+    const uint32_t to = cluster_.region_of(cluster_.nodes[p.slots.front().node]);
+    if (s.data_region >= 0 && static_cast<uint32_t>(s.data_region) != to) {
+      const bool progressed = s.remaining_ref < jobs_[j].duration;
+      const double usd =
+          transfer_usd(cluster_, jobs_[j], static_cast<uint32_t>(s.data_region), to, progressed);
+      ++result_.jobs[j].region_moves;
+      ++result_.region_moves;
+      result_.transfer_usd += usd;
+      if (ledger_) ledger_->transfer(j, jobs_[j], usd);
+    }
+    s.data_region = to;
   }
 
   // Stops a running segment. Computing ended at the signal when there was one (the grace

@@ -75,9 +75,10 @@ struct JobOutcome {
   // preemption's grace): paid, included in gpu_seconds, no progress, not rework.
   double checkpoint_gpu_seconds = 0;
   int preemptions = 0;
-  int migrations = 0;  // moves while running (consolidation); not preemptions
-  int resizes = 0;     // elastic resizes (kResize)
-  int gang_gpus = 0;   // whole cards asked for (0 for fractional and CPU-only jobs)
+  int migrations = 0;    // moves while running (consolidation, pack-down, relays)
+  int resizes = 0;       // elastic resizes (kResize)
+  int region_moves = 0;  // run segments begun in a region other than its data's (transfers)
+  int gang_gpus = 0;     // whole cards asked for (0 for fractional and CPU-only jobs)
   bool unschedulable = false;
   std::string reason;  // why unschedulable
   GpuModelId last_model = kNoGpuModel;
@@ -96,6 +97,8 @@ struct SimResult {
   int64_t preemptions = 0;
   int64_t migrations = 0;
   int64_t resizes = 0;
+  int64_t region_moves = 0;  // Σ JobOutcome::region_moves
+  double transfer_usd = 0;   // their data transfer (also in the ledger's transfer line)
   int64_t node_failures = 0;
   int64_t nodes_provisioned = 0;  // on-demand node requests by the autoscaler
   int64_t nodes_released = 0;

@@ -59,6 +59,7 @@ Summary summarize(const SimResult& r) {
   s.preemptions = r.preemptions;
   s.migrations = r.migrations;
   s.resizes = r.resizes;
+  s.region_moves = r.region_moves;
   s.rework_gpu_hours = rework / 3600;
   s.node_failures = r.node_failures;
   s.nodes_provisioned = r.nodes_provisioned;

@@ -33,7 +33,8 @@ struct Summary {
   double gpu_utilization = 0;
   int64_t preemptions = 0;
   int64_t migrations = 0;
-  int64_t resizes = 0;  // elastic resizes (kResize)
+  int64_t resizes = 0;       // elastic resizes (kResize)
+  int64_t region_moves = 0;  // run segments begun away from the job's data (transfers)
   double rework_gpu_hours = 0;
   int64_t node_failures = 0;
   int64_t nodes_provisioned = 0, nodes_released = 0;

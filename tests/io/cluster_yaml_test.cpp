@@ -103,6 +103,7 @@ TEST(ClusterYaml, HappyPath) {
   ASSERT_EQ(c.storage_tiers.size(), default_storage_tiers().size());
   EXPECT_EQ(c.storage_tiers[0].name, "hot");
   EXPECT_DOUBLE_EQ(c.regions[0].pue, 1.5);
+  EXPECT_DOUBLE_EQ(c.regions[0].egress_usd_per_gb, 0.02);
   EXPECT_TRUE(c.regions[0].electricity_usd_per_mwh.empty());
   EXPECT_TRUE(c.regions[0].offpeak.empty());
   EXPECT_DOUBLE_EQ(c.regions[0].time_of_use.discount, 0);
@@ -123,6 +124,7 @@ regions:
     timezone: UTC
     electricity: {zone: TEST-ZONE, usd_per_mwh: 95.5, carbon_g_per_kwh: 120}
     pue: 1.25
+    egress_usd_per_gb: 0.09
     time_of_use:
       offpeak: ["22:00-08:00", "12:00-13:00"]
       weekends: true
@@ -160,6 +162,7 @@ TEST(ClusterYaml, CostKeysHappyPath) {
   EXPECT_DOUBLE_EQ(reg.default_electricity_usd_per_mwh, 95.5);
   EXPECT_DOUBLE_EQ(reg.default_carbon_g_per_kwh, 120);
   EXPECT_DOUBLE_EQ(reg.pue, 1.25);
+  EXPECT_DOUBLE_EQ(reg.egress_usd_per_gb, 0.09);
   const TimeOfUse& tou = reg.time_of_use;
   ASSERT_EQ(tou.windows.size(), 2u);
   EXPECT_EQ(tou.windows[0], (std::pair<int, int>{22 * 60, 8 * 60}));
@@ -275,6 +278,8 @@ TEST(ClusterYaml, RejectsBadRegionCostKeys) {
   expect_error(region_with("    pue: -1.2\n"), "regions[0].pue: must be between 1 and 3, got -1.2");
   expect_error(region_with("    pue: 0.9\n"), "regions[0].pue: must be between 1 and 3, got 0.9");
   expect_error(region_with("    pue: 3.5\n"), "got 3.5");
+  expect_error(region_with("    egress_usd_per_gb: -0.01\n"),
+               "regions[0].egress_usd_per_gb: must be between 0 and 10, got -0.01");
   expect_error(region_with("    time_of_use: {offpeak: ['22:00-08:00'], discount: 1.5}\n"),
                "regions[0].time_of_use.discount: must be between 0 and 0.9, got 1.5");
   expect_error(region_with("    time_of_use: {offpeak: ['22:00-08:00'], discount: -0.1}\n"),

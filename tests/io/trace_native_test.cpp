@@ -100,6 +100,33 @@ TEST(TraceNative, CsvErrorsNameColumnClassTierAndRange) {
   EXPECT_TRUE(contains(model.error().message, "unknown GPU model 'K80'"));
 }
 
+TEST(TraceNative, MovableAndDataRegion) {
+  TempDir dir;
+  const auto path = dir.write("m.csv",
+                              "id,submit,duration,movable,data_region\n"
+                              "a,0,60,true,us-west\n"
+                              "b,0,60,,\n"
+                              "c,0,60,0,\n");
+  auto trace = read_trace(path, options());
+  ASSERT_TRUE(trace.ok()) << trace.error().message;
+  const auto& jobs = trace.value().jobs;
+  ASSERT_EQ(jobs.size(), 3u);
+  EXPECT_TRUE(jobs[0].movable);
+  EXPECT_EQ(jobs[0].data_region, "us-west");
+  EXPECT_FALSE(jobs[1].movable);  // default
+  EXPECT_EQ(jobs[1].data_region, "");
+  EXPECT_FALSE(jobs[2].movable);
+  const auto bad = dir.write("bad.csv", "id,submit,duration,movable\na,0,60,maybe\n");
+  EXPECT_FALSE(read_trace(bad, options()).ok());
+  const auto jl = dir.write("m.jsonl",
+                            "{\"id\": \"a\", \"submit\": 0, \"duration\": 60, \"movable\": true, "
+                            "\"data_region\": \"south\"}\n");
+  auto t2 = read_trace(jl, options());
+  ASSERT_TRUE(t2.ok()) << t2.error().message;
+  EXPECT_TRUE(t2.value().jobs[0].movable);
+  EXPECT_EQ(t2.value().jobs[0].data_region, "south");
+}
+
 TEST(TraceNative, QuotedCsvFields) {
   TempDir dir;
   auto trace = read_trace(
