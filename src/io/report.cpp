@@ -57,12 +57,17 @@ std::string usd(double v) {
 }
 
 std::string cost_block(const Summary& s) {
-  const LedgerReport& l = s.ledger;
+  return ledger_table(s.policy, s.ledger);
+}
+
+}  // namespace
+
+std::string ledger_table(const std::string& title, const LedgerReport& l) {
   const double total = l.total.total_usd();
   std::string out = fmt::format(
       "\n{}: cost {} (rental {}, energy {} for {:.0f} kWh, storage {}), {:.1f} t CO2, "
       "unattributed {}{}\n",
-      s.policy, usd(total), usd(l.total.compute.rental_usd), usd(l.total.compute.energy_usd),
+      title, usd(total), usd(l.total.compute.rental_usd), usd(l.total.compute.energy_usd),
       l.total.compute.energy_kwh, usd(l.total.storage_usd), l.total.compute.co2_kg / 1000,
       usd(l.unattributed.total_usd()),
       l.series_wrapped ? " [price series reused past its end]" : "");
@@ -86,8 +91,6 @@ std::string cost_block(const Summary& s) {
   return out;
 }
 
-}  // namespace
-
 nlohmann::json to_json(const PredictionReport& p) {
   nlohmann::json by_level = nlohmann::json::object();
   for (int l = 0; l < kPredictionLevels; ++l)
@@ -98,6 +101,24 @@ nlohmann::json to_json(const PredictionReport& p) {
           {"within_2x_share", p.within_2x_share},
           {"underestimate_share", p.underestimate_share},
           {"by_level", by_level}};
+}
+
+nlohmann::json to_json(const LedgerReport& l) {
+  nlohmann::json j;
+  j["cost"] = {
+      {"total_usd", l.total.total_usd()},         {"unattributed_usd", l.unattributed.total_usd()},
+      {"rental_usd", l.total.compute.rental_usd}, {"energy_usd", l.total.compute.energy_usd},
+      {"energy_kwh", l.total.compute.energy_kwh}, {"co2_kg", l.total.compute.co2_kg},
+      {"storage_usd", l.total.storage_usd},       {"series_wrapped", l.series_wrapped}};
+  j["waste"] = waste_json(l.total.waste);
+  j["by_team"] = accounts_json(l.by_team);
+  j["by_class"] = accounts_json(l.by_class);
+  j["by_region"] = accounts_json(l.by_region);
+  j["deferrable"] = {{"jobs", l.deferrable.jobs},
+                     {"energy_usd", l.deferrable.energy_usd},
+                     {"energy_kwh", l.deferrable.energy_kwh},
+                     {"cost_usd", l.deferrable.cost_usd}};
+  return j;
 }
 
 nlohmann::json to_json(const Summary& s) {
@@ -127,23 +148,7 @@ nlohmann::json to_json(const Summary& s) {
     j["jobs"]["first_unschedulable_reason"] = s.first_unschedulable_reason;
   if (!s.invariant_violation.empty()) j["invariant_violation"] = s.invariant_violation;
   if (s.has_ledger) {
-    const LedgerReport& l = s.ledger;
-    j["cost"] = {{"total_usd", l.total.total_usd()},
-                 {"unattributed_usd", l.unattributed.total_usd()},
-                 {"rental_usd", l.total.compute.rental_usd},
-                 {"energy_usd", l.total.compute.energy_usd},
-                 {"energy_kwh", l.total.compute.energy_kwh},
-                 {"co2_kg", l.total.compute.co2_kg},
-                 {"storage_usd", l.total.storage_usd},
-                 {"series_wrapped", l.series_wrapped}};
-    j["waste"] = waste_json(l.total.waste);
-    j["by_team"] = accounts_json(l.by_team);
-    j["by_class"] = accounts_json(l.by_class);
-    j["by_region"] = accounts_json(l.by_region);
-    j["deferrable"] = {{"jobs", l.deferrable.jobs},
-                       {"energy_usd", l.deferrable.energy_usd},
-                       {"energy_kwh", l.deferrable.energy_kwh},
-                       {"cost_usd", l.deferrable.cost_usd}};
+    j.update(to_json(s.ledger));
   }
   if (s.has_offline_bound) {
     const OfflineBound& b = s.offline_bound;
