@@ -13,6 +13,8 @@ int main(int argc, char** argv) {
   frugal::add_catalog_command(app, exit_code);
   frugal::add_pack_command(app, exit_code);
   frugal::add_predict_command(app, exit_code);
+  frugal::add_serve_commands(app, exit_code);
+  frugal::add_client_commands(app, exit_code);
   frugal::add_attribute_command(app, exit_code);
   CLI11_PARSE(app, argc, argv);
   return exit_code;

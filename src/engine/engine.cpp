@@ -397,6 +397,45 @@ void Engine::finish(JobIdx j, Seconds now) {
   jobs_[j].state = JobState::kFinished;
 }
 
+bool Engine::withdraw(JobIdx j, Seconds now) {
+  now_ = now;
+  if (j >= jobs_.size() || jobs_[j].state != JobState::kPending) return false;
+  if (pending_.count(key_of(j)) != 0) {
+    leave_pending(j);
+  } else {
+    const auto it = std::find_if(deferred_.begin(), deferred_.end(),
+                                 [j](const auto& e) { return e.second == j; });
+    if (it == deferred_.end()) return false;
+    deferred_.erase(it);
+  }
+  jobs_[j].state = JobState::kFinished;
+  return true;
+}
+
+Status Engine::adopt(JobIdx j, const JobSpec* spec, const Placement& p, Seconds run_start,
+                     Seconds now) {
+  now_ = now;
+  if (j < jobs_.size() && jobs_[j].state != JobState::kUnknown)
+    return Error{fmt::format("adopt: job index {} is in use", j)};
+  for (NodeId n : p.nodes())
+    if (n >= state_.node_count()) return Error{fmt::format("adopt: no node {}", n)};
+  if (Status st = state_.allocate(p, *spec); !st.ok()) return st;
+  if (jobs_.size() <= j) {
+    jobs_.resize(j + 1);
+    end_key_.resize(j + 1, kNever);
+    demote_at_.resize(j + 1, kNever);
+    starve_at_.resize(j + 1, kNever);
+  }
+  JobRuntime& r = jobs_[j];
+  r = JobRuntime{};
+  r.spec = spec;
+  r.seq = next_seq_++;
+  r.las_enter = now;
+  enqueue(j, now);  // start() takes it off the queue again
+  start(j, p, std::min(run_start, now));
+  return Status::Ok();
+}
+
 void Engine::node_down(NodeId n, Seconds now) {
   now_ = now;
   if (n >= state_.node_count() || !pool_.fail(n)) return;

@@ -66,6 +66,15 @@ class Engine final : private CycleView {
   // An on-demand node the engine asked for (kProvision) is now usable.
   void node_provisioned(NodeId n, Seconds now);
 
+  // Live-service additions (src/service): jobs leave and re-enter outside the trace's flow.
+  // Withdraws a pending or deferred job (cancelled or held before it ran): it leaves the
+  // queue and ends (state kFinished), no decision follows. Returns false if it was not
+  // pending (running, finished or unknown); nothing changes then.
+  bool withdraw(JobIdx j, Seconds now);
+  // After a service restart: job `j` (new, like submit) is known to be running on `p`
+  // since `run_start`. It holds `p` from now on; error (nothing changes) if `p` is not free.
+  Status adopt(JobIdx j, const JobSpec* spec, const Placement& p, Seconds run_start, Seconds now);
+
   // One scheduling cycle at `now`. The returned reference is valid until the next call.
   const std::vector<Decision>& schedule(Seconds now);
   // Earliest time the engine needs a cycle without outside events (kNever if none).

@@ -1,0 +1,140 @@
+#pragma once
+// The backend interface: a Driver carries out the engine's decisions in the world (local
+// processes, a Slurm cluster, ...) and reports what happened there as events. The service
+// (src/service) owns the engine and the clock; a driver owns processes, handles and the
+// hardware view. Backend-neutral: a running job is named by an opaque string handle that
+// the service persists (local: "pid:start_ticks", Slurm: the Slurm job id), so that after a
+// service restart the job can be found again with adopt().
+//
+// Protocol (one thread, the service's decision loop, calls every method; implementations
+// need not be thread-safe unless a method says so):
+//   start(spec)            on a kStart decision        → handle, persisted with the job
+//   stop(handle, plan)     on kSignal / kPreempt / cancel: checkpoint signal, grace,
+//                          SIGTERM, term grace, SIGKILL (carried out asynchronously)
+//   adopt(job, handle)     after a restart, for each job persisted as running
+//   poll(now)              every loop turn: exits since the last poll, node changes
+//   telemetry()            GPU utilisation and memory, when the backend can see them
+// Every job started or adopted ends with exactly one kExited event (or kLost when its exit
+// status cannot be known, e.g. an adopted local process that is not our child).
+
+#include <csignal>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/result.h"
+
+namespace frugal {
+
+// One GPU of a node as the backend sees it.
+struct GpuInfo {
+  int index = 0;           // device index on its node (CUDA_VISIBLE_DEVICES numbering)
+  std::string model;       // product name as reported ("NVIDIA H100 80GB HBM3") or configured
+  std::string uuid;        // empty when unknown
+  int64_t memory_mib = 0;  // 0 when unknown
+};
+
+struct NodeInventory {
+  std::string name;
+  std::vector<GpuInfo> gpus;  // empty: a CPU-only node
+};
+
+// What the backend found. `source` says where it came from ("nvml", "config", "slurm") and
+// `note` is a sentence for the log (e.g. why NVML was not used).
+struct Inventory {
+  std::vector<NodeInventory> nodes;
+  std::string source;
+  std::string note;
+};
+
+// Instant readings of one GPU. Fields the backend cannot read are negative.
+struct GpuTelemetry {
+  std::string node;
+  int gpu = 0;
+  double utilization = -1;  // 0..1 over the backend's last sample period
+  int64_t memory_used_mib = -1;
+  int64_t memory_total_mib = -1;
+  double power_w = -1;
+};
+
+// A share of one GPU (or, gpu = -1, a CPU-only share of a node) given to a job.
+struct SlotAssignment {
+  std::string node;
+  int gpu = -1;
+  int milli = 1000;  // 1000 = whole card
+};
+
+// Everything a backend needs to run one job once (one run segment).
+struct LaunchSpec {
+  std::string job_id;  // the service's job id; stable across restarts and requeues
+  std::string team;
+  std::string name;
+  std::string command;  // shell text: local runs `/bin/sh -c command`
+  std::string workdir;  // empty: the backend's default (local: the log directory)
+  std::vector<std::pair<std::string, std::string>> env;  // added to the service's environment
+  std::vector<SlotAssignment> slots;                     // from the engine's placement
+  int64_t gpu_memory_limit_mib = 0;  // fractional jobs: their share of the card's memory
+  int checkpoint_signal = SIGUSR1;   // the job's checkpoint signal (StopPlan sends it)
+  int restart_count = 0;             // run segments before this one (FRUGAL_RESTART_COUNT)
+  std::string checkpoint_dir;        // per job, kept across restarts (FRUGAL_CHECKPOINT_DIR)
+  std::string log_dir;               // stdout/stderr go to <log_dir>/<job_id>.{out,err}
+};
+
+// How to stop a running job: send `checkpoint_signal` (0: none), wait up to `grace_s`,
+// then SIGTERM, wait up to `term_grace_s`, then SIGKILL. Stops early when the job exits.
+struct StopPlan {
+  int checkpoint_signal = SIGUSR1;
+  double grace_s = 0;
+  double term_grace_s = 10;
+};
+
+struct DriverEvent {
+  enum class Kind {
+    kExited,    // job ended: exit_code (>= 0) or term_signal (> 0)
+    kLost,      // job's process disappeared and its exit status cannot be known
+    kNodeUp,    // node reports again
+    kNodeDown,  // node stopped reporting or failed; its jobs are gone (kExited/kLost follow)
+  };
+  Kind kind = Kind::kExited;
+  std::string job_id;  // kExited / kLost
+  std::string handle;  // kExited / kLost
+  std::string node;    // kNodeUp / kNodeDown
+  int exit_code = -1;
+  int term_signal = 0;
+  std::string message;  // human-readable detail
+};
+
+class Driver {
+ public:
+  virtual ~Driver() = default;
+
+  // Backend name ("local", "slurm", ...). Thread-safe.
+  virtual std::string name() const = 0;
+  // The nodes and GPUs this backend runs on; called once at service start. Error when the
+  // backend cannot be used at all.
+  virtual Result<Inventory> inventory() = 0;
+  // Launches one run segment of a job. Returns the handle to persist, or why it failed (the
+  // job then failed to start; no kExited follows).
+  virtual Result<std::string> start(const LaunchSpec& spec) = 0;
+  // Begins stopping a running job per `plan` and returns at once; the job's kExited follows.
+  // Idempotent: a second stop of the same handle only shortens nothing and errors nothing.
+  virtual Status stop(const std::string& handle, const StopPlan& plan) = 0;
+  // After a service restart: takes back a job persisted as running under `handle`. Returns
+  // true when it still runs (its end will be reported), false when it is gone. `handle` is
+  // empty when the service crashed after recording the start but before persisting what
+  // start() returned; a backend that can find the job by `job_id` then does so (and
+  // adopted_handle() tells under which handle), else it returns false.
+  virtual Result<bool> adopt(const std::string& job_id, const std::string& handle) = 0;
+  // After adopt(job_id, "") returned true: the handle the job was found under. Default: "".
+  virtual std::string adopted_handle(const std::string& job_id) {
+    (void)job_id;
+    return {};
+  }
+  // Non-blocking: events since the last call, in the order they were observed.
+  virtual std::vector<DriverEvent> poll() = 0;
+  // Latest readings of every GPU the backend can see (empty without telemetry).
+  virtual std::vector<GpuTelemetry> telemetry() = 0;
+};
+
+}  // namespace frugal

@@ -1,0 +1,220 @@
+#include "drivers/local_driver.h"
+
+#include <fmt/format.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "drivers/local_process.h"
+
+namespace frugal {
+
+LocalDriver::LocalDriver(LocalDriverOptions options) : options_(std::move(options)) {}
+
+LocalDriver::~LocalDriver() = default;
+
+Result<Inventory> LocalDriver::inventory() {
+  Inventory inv;
+  NodeInventory node;
+  node.name = options_.node_name;
+  std::string why = "NVML disabled by configuration";
+  if (options_.use_nvml) {
+    Result<std::unique_ptr<Nvml>> n = Nvml::load();
+    if (n.ok()) {
+      nvml_ = std::move(n).value();
+      node.gpus = nvml_->gpus();
+      if (!node.gpus.empty()) {
+        inv.source = "nvml";
+        inv.note = fmt::format("NVML found {} GPU(s) on this host", node.gpus.size());
+        inv.nodes.push_back(std::move(node));
+        return inv;
+      }
+      why = "NVML found no GPU";
+    } else {
+      why = n.error().message;
+    }
+  }
+  node.gpus = options_.configured_gpus;
+  inv.source = "config";
+  inv.note = fmt::format("{}; using the {} GPU(s) the config declares{}", why, node.gpus.size(),
+                         node.gpus.empty() ? " (a CPU-only node)" : "");
+  inv.nodes.push_back(std::move(node));
+  return inv;
+}
+
+Result<std::string> LocalDriver::start(const LaunchSpec& s) {
+  std::error_code ec;
+  std::filesystem::create_directories(s.log_dir, ec);
+  if (ec) return Error{fmt::format("log directory {}: {}", s.log_dir, ec.message())};
+  if (!s.checkpoint_dir.empty()) {
+    std::filesystem::create_directories(s.checkpoint_dir, ec);
+    if (ec)
+      return Error{fmt::format("checkpoint directory {}: {}", s.checkpoint_dir, ec.message())};
+  }
+  std::vector<std::pair<std::string, std::string>> env = s.env;
+  std::string visible;
+  const SlotAssignment* fractional = nullptr;
+  for (const SlotAssignment& slot : s.slots) {
+    if (slot.gpu < 0) continue;
+    if (!visible.empty()) visible += ',';
+    visible += std::to_string(slot.gpu);
+    if (slot.milli < 1000) fractional = &slot;
+  }
+  env.emplace_back("CUDA_VISIBLE_DEVICES", visible);
+  env.emplace_back("FRUGAL_JOB_ID", s.job_id);
+  env.emplace_back("FRUGAL_RESTART_COUNT", std::to_string(s.restart_count));
+  env.emplace_back("FRUGAL_CHECKPOINT_DIR", s.checkpoint_dir);
+  if (fractional) {
+    const int pct = std::max(1, static_cast<int>(std::ceil(fractional->milli / 10.0)));
+    env.emplace_back("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", std::to_string(pct));
+    env.emplace_back("FRUGAL_GPU_MILLI", std::to_string(fractional->milli));
+    if (s.gpu_memory_limit_mib > 0) {
+      // Within the job, CUDA_VISIBLE_DEVICES renumbers its one card as device 0.
+      env.emplace_back("CUDA_MPS_PINNED_DEVICE_MEM_LIMIT",
+                       fmt::format("0={}M", s.gpu_memory_limit_mib));
+      env.emplace_back("FRUGAL_GPU_MEMORY_LIMIT_MIB", std::to_string(s.gpu_memory_limit_mib));
+    }
+  }
+  SpawnRequest r;
+  const std::string exit_file = fmt::format("{}/{}.exit", s.log_dir, s.job_id);
+  std::filesystem::remove(exit_file, ec);
+  // $1: the job's command, $2: the exit file. The wrapper traps the checkpoint signal (a
+  // trapped signal is reset to default in the job, which may trap it itself).
+  r.command = "trap : " + std::to_string(s.checkpoint_signal > 0 ? s.checkpoint_signal : SIGUSR1) +
+              "; /bin/sh -c \"$1\"; rc=$?; echo $rc > \"$2.tmp\" && mv \"$2.tmp\" \"$2\"; exit $rc";
+  r.args = {"frugal-job", s.command, exit_file};
+  r.workdir = s.workdir.empty() ? s.log_dir : s.workdir;
+  r.stdout_path = fmt::format("{}/{}.out", s.log_dir, s.job_id);
+  r.stderr_path = fmt::format("{}/{}.err", s.log_dir, s.job_id);
+  r.env = merged_environment(env);
+  Result<pid_t> pid = spawn_process(r);
+  if (!pid.ok()) return pid.error();
+  const auto ticks = process_start_ticks(pid.value());
+  // A job that already exited has no /proc entry to read; it is still our child to reap.
+  Proc p;
+  p.job_id = s.job_id;
+  p.pid = pid.value();
+  p.ticks = ticks.value_or(0);
+  p.handle = make_handle(p.pid, p.ticks);
+  p.child = true;
+  p.exit_file = exit_file;
+  procs_[p.handle] = p;
+  return p.handle;
+}
+
+Status LocalDriver::stop(const std::string& handle, const StopPlan& plan) {
+  const auto it = procs_.find(handle);
+  if (it == procs_.end()) return Error{fmt::format("stop: no running job with handle {}", handle)};
+  Proc& p = it->second;
+  if (p.stage != 0) return Status::Ok();  // already stopping
+  p.plan = plan;
+  p.stage_at = Clock::now();
+  if (plan.checkpoint_signal > 0) {
+    killpg(p.pid, plan.checkpoint_signal);
+    p.stage = 1;
+  } else {
+    p.plan.grace_s = 0;
+    p.stage = 1;
+  }
+  advance_stop(p, p.stage_at);
+  return Status::Ok();
+}
+
+void LocalDriver::advance_stop(Proc& p, Clock::time_point now) {
+  const auto elapsed = std::chrono::duration<double>(now - p.stage_at).count();
+  if (p.stage == 1 && elapsed >= p.plan.grace_s) {
+    killpg(p.pid, SIGTERM);
+    p.stage = 2;
+    p.stage_at = now;
+  } else if (p.stage == 2 && elapsed >= p.plan.term_grace_s) {
+    killpg(p.pid, SIGKILL);
+    p.stage = 3;
+    p.stage_at = now;
+  }
+}
+
+Result<bool> LocalDriver::adopt(const std::string& job_id, const std::string& handle) {
+  const auto h = parse_handle(handle);
+  if (!h) return Error{fmt::format("adopt: malformed local handle '{}'", handle)};
+  const auto ticks = process_start_ticks(h->first);
+  if (!ticks || *ticks != h->second) return false;
+  Proc p;
+  p.job_id = job_id;
+  p.handle = handle;
+  p.pid = h->first;
+  p.ticks = h->second;
+  // Our own child if we started it in this process (a second adopt of a live handle).
+  p.child = procs_.count(handle) != 0 && procs_[handle].child;
+  p.exit_file = fmt::format("{}/{}.exit", options_.log_dir, job_id);
+  procs_[handle] = p;
+  return true;
+}
+
+std::vector<DriverEvent> LocalDriver::poll() {
+  std::vector<DriverEvent> events;
+  const auto now = Clock::now();
+  for (auto it = procs_.begin(); it != procs_.end();) {
+    Proc& p = it->second;
+    bool gone = false;
+    DriverEvent e;
+    e.job_id = p.job_id;
+    e.handle = p.handle;
+    if (p.child) {
+      int status = 0;
+      const pid_t r = waitpid(p.pid, &status, WNOHANG);
+      if (r == p.pid) {
+        gone = true;
+        e.kind = DriverEvent::Kind::kExited;
+        if (WIFEXITED(status)) {
+          e.exit_code = WEXITSTATUS(status);
+          e.message = fmt::format("exited with code {}", e.exit_code);
+        } else if (WIFSIGNALED(status)) {
+          e.term_signal = WTERMSIG(status);
+          e.message =
+              fmt::format("killed by signal {} ({})", e.term_signal, strsignal(e.term_signal));
+        }
+      } else if (r < 0 && errno == ECHILD) {
+        gone = true;
+        e.kind = DriverEvent::Kind::kLost;
+        e.message = "process vanished (not our child)";
+      }
+    } else {
+      const auto ticks = process_start_ticks(p.pid);
+      if (!ticks || *ticks != p.ticks) {
+        gone = true;
+        std::ifstream f(p.exit_file);
+        int code = -1;
+        if (f >> code && code >= 0) {
+          e.kind = DriverEvent::Kind::kExited;
+          e.exit_code = code;
+          e.message = fmt::format("exited with code {} (adopted after a restart)", code);
+        } else {
+          e.kind = DriverEvent::Kind::kLost;
+          e.message = "adopted process ended without recording its exit status";
+        }
+      }
+    }
+    if (gone) {
+      killpg(p.pid, SIGKILL);  // stragglers of the job's group; ESRCH when none
+      events.push_back(std::move(e));
+      it = procs_.erase(it);
+    } else {
+      if (p.stage > 0) advance_stop(p, now);
+      ++it;
+    }
+  }
+  return events;
+}
+
+std::vector<GpuTelemetry> LocalDriver::telemetry() {
+  if (!nvml_) return {};
+  return nvml_->sample(options_.node_name);
+}
+
+}  // namespace frugal

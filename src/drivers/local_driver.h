@@ -1,0 +1,86 @@
+#pragma once
+// The local driver: runs each job as a child process on this host.
+//
+//  - `/bin/sh -c command` in its own process group (under a small sh wrapper that records
+//    the exit status in <log_dir>/<job>.exit, so it survives a service restart; the wrapper
+//    ignores the job's checkpoint signal by trapping it, the job itself sees it), in the job's
+//    workdir (default: the log directory), stdin from /dev/null, stdout/stderr appended to
+//    <log_dir>/<job>.out/.err;
+//  - environment: the service's, the job's `env`, and
+//      CUDA_VISIBLE_DEVICES               the placement's GPU indices ("" for CPU-only jobs)
+//      FRUGAL_JOB_ID, FRUGAL_RESTART_COUNT, FRUGAL_CHECKPOINT_DIR (created if missing)
+//    and for a fractional job (a share of one card, milli < 1000):
+//      CUDA_MPS_ACTIVE_THREAD_PERCENTAGE  ceil(milli / 10): its share of the card's SMs
+//                                         under NVIDIA MPS
+//      CUDA_MPS_PINNED_DEVICE_MEM_LIMIT   "<gpu>=<N>M": MPS's per-client memory cap
+//      FRUGAL_GPU_MEMORY_LIMIT_MIB        N, the same cap for frameworks to read (e.g.
+//                                         torch.cuda.set_per_process_memory_fraction)
+//      FRUGAL_GPU_MILLI                   the share in milli-GPU
+//    (MPS itself is the operator's to run; without it the variables are advisory.)
+//  - stop: checkpoint signal to the group, grace, SIGTERM, term grace, SIGKILL; stragglers
+//    in the group are killed when the leader exits;
+//  - handles are "pid:start_ticks"; adopt() finds a process again after a service restart
+//    by both (a recycled pid has another start time). An adopted process is not our
+//    child: its end is seen in /proc and its status read from the .exit file (kLost when
+//    that is missing, e.g. the job was SIGKILLed).
+//  - inventory: NVML when it loads, else the configured GPUs (the note says which).
+//
+// Not thread-safe: the service's decision loop calls it.
+
+#include <sys/types.h>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "drivers/driver.h"
+#include "drivers/nvml.h"
+
+namespace frugal {
+
+struct LocalDriverOptions {
+  std::string node_name = "localhost";
+  // Used when NVML finds no GPU: the GPUs the config declares (may be empty: CPU-only).
+  std::vector<GpuInfo> configured_gpus;
+  bool use_nvml = true;
+  // Where jobs' .exit files live (the service's log directory); adopt() looks there.
+  std::string log_dir = "frugal-logs";
+};
+
+class LocalDriver final : public Driver {
+ public:
+  explicit LocalDriver(LocalDriverOptions options);
+  ~LocalDriver() override;
+
+  std::string name() const override { return "local"; }
+  Result<Inventory> inventory() override;
+  Result<std::string> start(const LaunchSpec& spec) override;
+  Status stop(const std::string& handle, const StopPlan& plan) override;
+  Result<bool> adopt(const std::string& job_id, const std::string& handle) override;
+  std::vector<DriverEvent> poll() override;
+  std::vector<GpuTelemetry> telemetry() override;
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  struct Proc {
+    std::string job_id;
+    std::string handle;
+    pid_t pid = 0;
+    uint64_t ticks = 0;
+    bool child = true;      // false: adopted after a restart (not waitable)
+    std::string exit_file;  // where the wrapper writes the job's exit status
+    // Stop plan in progress (stage 0: none; 1: checkpoint signal sent; 2: SIGTERM sent;
+    // 3: SIGKILL sent).
+    int stage = 0;
+    StopPlan plan;
+    Clock::time_point stage_at;
+  };
+  void advance_stop(Proc& p, Clock::time_point now);
+
+  LocalDriverOptions options_;
+  std::unique_ptr<Nvml> nvml_;
+  std::map<std::string, Proc> procs_;  // by handle
+};
+
+}  // namespace frugal

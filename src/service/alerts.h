@@ -1,0 +1,83 @@
+#pragma once
+// Alert rules (config `alerts:`) evaluated by the decision loop on what it sees:
+//   low_utilization   an allocated GPU busy less than `below` for `minutes`
+//   gpu_memory_high   a GPU's memory used above `gpu_memory_above`
+//   node_silent       no telemetry or heartbeat from a node for `node_silent_s`
+//   deadline_risk     a pending job whose deadline is closer than its runtime estimate
+// An alert fires once when its condition starts and resolves when it ends. Firing and
+// resolving are logged and, with a webhook, POSTed as JSON from a background thread (a
+// slow webhook never blocks the loop; at most 1,000 undelivered alerts are queued).
+// evaluate()/to_json() are for the loop thread; the webhook thread is internal.
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "service/config.h"
+
+namespace frugal {
+
+struct Alert {
+  uint64_t id = 0;
+  std::string rule;     // low_utilization, gpu_memory_high, node_silent, deadline_risk
+  std::string subject;  // "node/gpu" or "job N" or "node"
+  std::string message;
+  double fired_at = 0;
+  double resolved_at = -1;  // < 0: still active
+};
+
+class AlertBook {
+ public:
+  struct GpuView {
+    std::string node;
+    int gpu = 0;
+    bool allocated = false;
+    double utilization = -1;  // < 0 unknown
+    int64_t memory_used_mib = -1, memory_total_mib = -1;
+  };
+  struct PendingView {
+    int64_t job = 0;
+    double deadline = 0;  // Unix s; 0 none
+    double estimate_s = 0;
+  };
+
+  AlertBook(AlertRules rules, std::function<void(const std::string&)> log);
+  ~AlertBook();
+  AlertBook(const AlertBook&) = delete;
+  AlertBook& operator=(const AlertBook&) = delete;
+
+  // One evaluation at `now` (Unix s).
+  void evaluate(double now, const std::vector<GpuView>& gpus,
+                const std::map<std::string, double>& node_seen,
+                const std::vector<PendingView>& pending);
+  // {"active": [...], "recent": [...]} (recent: the last 100 resolved).
+  nlohmann::json to_json() const;
+  size_t active_count() const { return active_.size(); }
+
+ private:
+  void set(const std::string& key, bool on, const std::string& rule, const std::string& subject,
+           const std::string& message, double now);
+  void deliver(const Alert& a, const char* event);
+  void webhook_loop();
+
+  AlertRules rules_;
+  std::function<void(const std::string&)> log_;
+  std::map<std::string, Alert> active_;
+  std::deque<Alert> resolved_;
+  std::map<std::string, double> low_since_;  // GPU key → when it went below the threshold
+  uint64_t next_id_ = 1;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::string> outbox_;
+  bool stop_ = false;
+  std::thread sender_;
+};
+
+}  // namespace frugal

@@ -1,0 +1,143 @@
+#include "service/config.h"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "io/yaml_util.h"
+
+namespace frugal {
+namespace {
+
+bool is_hex_digest(const std::string& s) {
+  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
+template <class T>
+void get(const YAML::Node& n, const char* key, T& out) {
+  if (n[key] && !n[key].IsNull()) out = n[key].as<T>();
+}
+
+}  // namespace
+
+Result<ServiceConfig> load_service_config(const std::string& path) {
+  Result<std::string> text = yamlio::read_text_file(path);
+  if (!text.ok()) return text.error();
+  ServiceConfig c;
+  std::string key = "(document)";
+  try {
+    const YAML::Node root = YAML::Load(text.value());
+    if (!root.IsMap()) return Error{fmt::format("{}: expected a map of settings", path)};
+    static const char* kKeys[] = {"listen",
+                                  "db",
+                                  "backend",
+                                  "policy",
+                                  "checkpoint_grace_s",
+                                  "term_grace_s",
+                                  "log_dir",
+                                  "checkpoint_dir",
+                                  "max_request_bytes",
+                                  "http_threads",
+                                  "node",
+                                  "cluster",
+                                  "teams",
+                                  "admin",
+                                  "alerts"};
+    for (const auto& kv : root) {
+      const std::string k = kv.first.as<std::string>();
+      if (std::find(std::begin(kKeys), std::end(kKeys), k) == std::end(kKeys))
+        return Error{fmt::format("{}: unknown key '{}'", path, k)};
+    }
+    key = "listen";
+    get(root, "listen", c.listen);
+    key = "db";
+    get(root, "db", c.db);
+    key = "backend";
+    get(root, "backend", c.backend);
+    key = "policy";
+    get(root, "policy", c.policy);
+    key = "checkpoint_grace_s";
+    get(root, "checkpoint_grace_s", c.checkpoint_grace_s);
+    key = "term_grace_s";
+    get(root, "term_grace_s", c.term_grace_s);
+    key = "log_dir";
+    get(root, "log_dir", c.log_dir);
+    key = "checkpoint_dir";
+    get(root, "checkpoint_dir", c.checkpoint_dir);
+    key = "max_request_bytes";
+    get(root, "max_request_bytes", c.max_request_bytes);
+    key = "http_threads";
+    get(root, "http_threads", c.http_threads);
+    if (const YAML::Node n = root["node"]; n) {
+      key = "node";
+      if (!n.IsMap()) return Error{fmt::format("{}: node: expected a map", path)};
+      get(n, "name", c.node_name);
+      get(n, "nvml", c.use_nvml);
+      get(n, "gpu_model", c.gpu_model);
+      key = "node.gpus";
+      get(n, "gpus", c.gpus);
+    }
+    key = "cluster";
+    if (root["cluster"] && !root["cluster"].IsNull()) {
+      const std::filesystem::path p = root["cluster"].as<std::string>();
+      c.cluster_file =
+          p.is_absolute() ? p.string() : (std::filesystem::path(path).parent_path() / p).string();
+    }
+    if (const YAML::Node t = root["teams"]; t) {
+      key = "teams";
+      if (!t.IsMap()) return Error{fmt::format("{}: teams: expected a map of team names", path)};
+      for (const auto& kv : t) {
+        TeamConfig team;
+        team.name = kv.first.as<std::string>();
+        key = "teams." + team.name + ".token_sha256";
+        team.token_sha256 = kv.second["token_sha256"].as<std::string>();
+        if (!is_hex_digest(team.token_sha256))
+          return Error{fmt::format("{}: {}: expected 64 lower-case hex digits", path, key)};
+        c.teams.push_back(team);
+      }
+    }
+    if (const YAML::Node a = root["admin"]; a) {
+      key = "admin.token_sha256";
+      c.admin_token_sha256 = a["token_sha256"].as<std::string>();
+      if (!is_hex_digest(c.admin_token_sha256))
+        return Error{fmt::format("{}: {}: expected 64 lower-case hex digits", path, key)};
+    }
+    if (const YAML::Node a = root["alerts"]; a) {
+      key = "alerts";
+      if (const YAML::Node lu = a["low_utilization"]; lu) {
+        key = "alerts.low_utilization";
+        get(lu, "below", c.alerts.low_utilization_below);
+        get(lu, "minutes", c.alerts.low_utilization_minutes);
+      }
+      key = "alerts.gpu_memory_above";
+      get(a, "gpu_memory_above", c.alerts.gpu_memory_above);
+      key = "alerts.node_silent_s";
+      get(a, "node_silent_s", c.alerts.node_silent_s);
+      key = "alerts.deadline_risk";
+      get(a, "deadline_risk", c.alerts.deadline_risk);
+      key = "alerts.webhook";
+      get(a, "webhook", c.alerts.webhook);
+    }
+  } catch (const YAML::Exception& e) {
+    return Error{fmt::format("{}: {}: {}", path, key, e.what())};
+  }
+  if (c.backend != "local" && c.backend != "dry-run")
+    return Error{fmt::format("{}: backend: '{}' is not local or dry-run", path, c.backend)};
+  if (!(c.checkpoint_grace_s >= 0) || !(c.term_grace_s >= 0))
+    return Error{fmt::format("{}: grace periods must be >= 0", path)};
+  if (c.gpus < 0 || c.gpus > 64) return Error{fmt::format("{}: node.gpus: 0..64", path)};
+  if (c.http_threads < 1 || c.http_threads > 256)
+    return Error{fmt::format("{}: http_threads: 1..256", path)};
+  if (c.max_request_bytes < 1024) return Error{fmt::format("{}: max_request_bytes: >= 1024", path)};
+  if (c.teams.empty() && c.admin_token_sha256.empty())
+    return Error{fmt::format("{}: no teams and no admin: nobody could use the API", path)};
+  if (!c.alerts.webhook.empty() && c.alerts.webhook.rfind("http://", 0) != 0)
+    return Error{fmt::format("{}: alerts.webhook: only http:// URLs are supported", path)};
+  return c;
+}
+
+}  // namespace frugal

@@ -1,0 +1,54 @@
+#pragma once
+// The `frugal serve` configuration file (YAML; examples/local.yaml documents every key).
+// Token secrets never appear in it: teams and the admin are given SHA-256 digests
+// (`frugal hash-token TOKEN` prints one). Command-line flags override listen/db/backend.
+
+#include <string>
+#include <vector>
+
+#include "model/result.h"
+
+namespace frugal {
+
+struct AlertRules {
+  double low_utilization_below = 0.70;  // allocated GPU busy less than this ...
+  double low_utilization_minutes = 10;  // ... for this long (0: rule off)
+  double gpu_memory_above = 0.95;       // memory used share (>= 1: rule off)
+  double node_silent_s = 120;           // node telemetry older than this (0: rule off)
+  bool deadline_risk = true;            // a pending job can no longer meet its deadline
+  std::string webhook;                  // http://host:port/path to POST alerts to ("": none)
+};
+
+struct TeamConfig {
+  std::string name;
+  std::string token_sha256;
+};
+
+struct ServiceConfig {
+  std::string listen = "127.0.0.1:8080";
+  std::string db = "frugal.db";
+  std::string backend = "local";   // local | dry-run
+  std::string policy = "tiers";    // an engine profile (src/policy/profile.h)
+  double checkpoint_grace_s = 60;  // engine: a signalled job keeps its GPUs this long
+  double term_grace_s = 10;        // driver: SIGTERM → SIGKILL
+  std::string log_dir = "frugal-logs";  // relative: beside the database file
+  std::string checkpoint_dir = "frugal-checkpoints";
+  size_t max_request_bytes = 1 << 20;
+  int http_threads = 16;
+  // This host (local backend).
+  std::string node_name = "localhost";
+  bool use_nvml = true;
+  std::string gpu_model;  // GPUs declared for when NVML finds none
+  int gpus = 0;
+  // A cluster spec file (docs/CLUSTER_SPEC.md) replacing the host inventory: a synthetic
+  // cluster for the dry-run backend. Relative to the config file's directory.
+  std::string cluster_file;
+  std::vector<TeamConfig> teams;
+  std::string admin_token_sha256;
+  AlertRules alerts;
+};
+
+// Reads and validates `path`. Errors name the file and the key at fault.
+Result<ServiceConfig> load_service_config(const std::string& path);
+
+}  // namespace frugal

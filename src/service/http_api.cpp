@@ -1,0 +1,207 @@
+#include "service/http_api.h"
+
+#include <fmt/format.h>
+#include <httplib.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+
+namespace frugal {
+namespace {
+
+void send(httplib::Response& res, const ApiReply& r) {
+  res.status = r.status;
+  if (!r.text.empty() || r.content_type != "application/json")
+    res.set_content(r.text, r.content_type.c_str());
+  else
+    res.set_content(r.body.dump(), "application/json");
+}
+
+ApiReply wait(std::future<ApiReply> f) {
+  if (f.wait_for(std::chrono::seconds(30)) != std::future_status::ready)
+    return error_reply(503, "the decision loop did not answer within 30 s");
+  return f.get();
+}
+
+std::optional<int64_t> parse_id(const std::string& s) {
+  if (s.empty() || s.size() > 18) return std::nullopt;
+  for (char c : s)
+    if (c < '0' || c > '9') return std::nullopt;
+  return std::stoll(s);
+}
+
+}  // namespace
+
+Result<std::pair<std::string, int>> parse_listen(const std::string& listen) {
+  const size_t colon = listen.rfind(':');
+  if (colon == std::string::npos || colon == 0)
+    return Error{fmt::format("listen: '{}' is not host:port", listen)};
+  const std::string host = listen.substr(0, colon), port = listen.substr(colon + 1);
+  if (port.empty() || port.size() > 5 ||
+      port.find_first_not_of("0123456789") != std::string::npos || std::stoi(port) > 65535)
+    return Error{fmt::format("listen: bad port in '{}'", listen)};
+  return std::make_pair(host, std::stoi(port));
+}
+
+HttpApi::HttpApi(Scheduler& scheduler, const Authenticator& auth, const GpuCatalog& catalog,
+                 RequestLimits limits, HttpOptions options)
+    : scheduler_(scheduler),
+      auth_(auth),
+      catalog_(catalog),
+      limits_(limits),
+      options_(options),
+      server_(std::make_unique<httplib::Server>()) {
+  const int threads = options_.threads;
+  server_->new_task_queue = [threads] {
+    return new httplib::ThreadPool(static_cast<size_t>(threads));
+  };
+  server_->set_payload_max_length(options_.max_request_bytes);
+  server_->set_keep_alive_max_count(10000);
+  server_->set_read_timeout(10);
+  server_->set_write_timeout(10);
+  routes();
+}
+
+HttpApi::~HttpApi() {
+  stop();
+}
+
+Status HttpApi::bind(const std::string& host, int port) {
+  if (port == 0) {
+    port_ = server_->bind_to_any_port(host);
+    if (port_ <= 0) return Error{fmt::format("cannot listen on {}:any", host)};
+  } else {
+    if (!server_->bind_to_port(host, port))
+      return Error{fmt::format("cannot listen on {}:{}", host, port)};
+    port_ = port;
+  }
+  return Status::Ok();
+}
+
+bool HttpApi::serve() {
+  return server_->listen_after_bind();
+}
+
+void HttpApi::stop() {
+  if (server_) server_->stop();
+}
+
+void HttpApi::routes() {
+  httplib::Server& s = *server_;
+  // Authenticates or answers 401; returns the principal.
+  auto principal = [this](const httplib::Request& req,
+                          httplib::Response& res) -> std::optional<Principal> {
+    auto p = auth_.authenticate(req.get_header_value("Authorization"));
+    if (!p) {
+      res.set_header("WWW-Authenticate", "Bearer");
+      send(res, error_reply(401, "missing or unknown bearer token", "Authorization"));
+    }
+    return p;
+  };
+  auto body_json = [](const httplib::Request& req,
+                      httplib::Response& res) -> std::optional<nlohmann::json> {
+    auto j = nlohmann::json::parse(req.body, nullptr, false);
+    if (j.is_discarded()) {
+      send(res, error_reply(400, "the body is not valid JSON", "body"));
+      return std::nullopt;
+    }
+    return j;
+  };
+
+  s.Get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
+    send(res, wait(scheduler_.health()));
+  });
+  s.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+    send(res, wait(scheduler_.metrics()));
+  });
+  s.Post("/v1/jobs", [=, this](const httplib::Request& req, httplib::Response& res) {
+    const auto who = principal(req, res);
+    if (!who) return;
+    const auto body = body_json(req, res);
+    if (!body) return;
+    auto parsed = parse_job_request(*body, catalog_, limits_);
+    if (auto* e = std::get_if<FieldError>(&parsed)) {
+      send(res, error_reply(400, e->message, e->field));
+      return;
+    }
+    send(res, wait(scheduler_.submit(*who, std::move(std::get<JobRequest>(parsed)))));
+  });
+  s.Get("/v1/jobs", [=, this](const httplib::Request& req, httplib::Response& res) {
+    const auto who = principal(req, res);
+    if (!who) return;
+    std::optional<JobStatus> state;
+    if (req.has_param("state")) {
+      state = parse_job_status(req.get_param_value("state"));
+      if (!state) return send(res, error_reply(400, "unknown state", "state"));
+    }
+    size_t limit = 1000;
+    if (req.has_param("limit")) {
+      const auto n = parse_id(req.get_param_value("limit"));
+      if (!n || *n < 1 || *n > 100000)
+        return send(res, error_reply(400, "limit must be in [1, 100000]", "limit"));
+      limit = static_cast<size_t>(*n);
+    }
+    send(res, wait(scheduler_.list_jobs(*who, state, limit)));
+  });
+  s.Get(R"(/v1/jobs/([^/]+))", [=, this](const httplib::Request& req, httplib::Response& res) {
+    const auto who = principal(req, res);
+    if (!who) return;
+    const auto id = parse_id(req.matches[1]);
+    if (!id) return send(res, error_reply(404, "no such job", "id"));
+    send(res, wait(scheduler_.get_job(*who, *id)));
+  });
+  auto action = [=, this](Scheduler::Action a) {
+    return [=, this](const httplib::Request& req, httplib::Response& res) {
+      const auto who = principal(req, res);
+      if (!who) return;
+      const auto id = parse_id(req.matches[1]);
+      if (!id) return send(res, error_reply(404, "no such job", "id"));
+      send(res, wait(scheduler_.act(*who, *id, a)));
+    };
+  };
+  s.Post(R"(/v1/jobs/([^/]+)/cancel)", action(Scheduler::Action::kCancel));
+  s.Delete(R"(/v1/jobs/([^/]+))", action(Scheduler::Action::kCancel));
+  s.Post(R"(/v1/jobs/([^/]+)/hold)", action(Scheduler::Action::kHold));
+  s.Post(R"(/v1/jobs/([^/]+)/release)", action(Scheduler::Action::kRelease));
+  s.Post(R"(/v1/jobs/([^/]+)/priority)", [=, this](const httplib::Request& req,
+                                                   httplib::Response& res) {
+    const auto who = principal(req, res);
+    if (!who) return;
+    const auto id = parse_id(req.matches[1]);
+    if (!id) return send(res, error_reply(404, "no such job", "id"));
+    const auto body = body_json(req, res);
+    if (!body) return;
+    if (!body->is_object() || !body->contains("tier") || !(*body)["tier"].is_string())
+      return send(res, error_reply(400, "expected {\"tier\": \"core|important|general\"}", "tier"));
+    const auto tier = parse_tier((*body)["tier"].get<std::string>());
+    if (!tier)
+      return send(res, error_reply(400, "unknown tier (core, important, general)", "tier"));
+    send(res, wait(scheduler_.set_tier(*who, *id, *tier)));
+  });
+  s.Get("/v1/nodes", [=, this](const httplib::Request& req, httplib::Response& res) {
+    if (!principal(req, res)) return;
+    send(res, wait(scheduler_.nodes()));
+  });
+  s.Get("/v1/ledger", [=, this](const httplib::Request& req, httplib::Response& res) {
+    const auto who = principal(req, res);
+    if (!who) return;
+    send(res, wait(scheduler_.ledger(*who)));
+  });
+  s.Get("/v1/alerts", [=, this](const httplib::Request& req, httplib::Response& res) {
+    if (!principal(req, res)) return;
+    send(res, wait(scheduler_.alerts()));
+  });
+  s.set_error_handler([](const httplib::Request&, httplib::Response& res) {
+    if (!res.body.empty()) return;
+    const char* what = res.status == 404   ? "no such endpoint"
+                       : res.status == 413 ? "request body too large"
+                       : res.status == 405 ? "method not allowed"
+                                           : "bad request";
+    send(res, error_reply(res.status, what));
+  });
+  s.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+    send(res, error_reply(500, "internal error"));
+  });
+}
+
+}  // namespace frugal

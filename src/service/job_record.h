@@ -1,0 +1,50 @@
+#pragma once
+// A job as the service keeps it: the request, its owner and where it stands. What the
+// store persists (one row per job) and what GET /v1/jobs/{id} shows.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "service/job_request.h"
+
+namespace frugal {
+
+// The API's job states. queued/deferred/preempted wait for GPUs (preempted: stopped for
+// other work or a lost run, will restart); completed/failed/cancelled are final.
+enum class JobStatus : uint8_t {
+  kQueued,
+  kDeferred,
+  kRunning,
+  kPreempted,
+  kCompleted,
+  kFailed,
+  kCancelled
+};
+
+std::string_view to_string(JobStatus s);
+std::optional<JobStatus> parse_job_status(std::string_view s);
+inline bool is_final(JobStatus s) {
+  return s == JobStatus::kCompleted || s == JobStatus::kFailed || s == JobStatus::kCancelled;
+}
+
+struct JobRecord {
+  int64_t id = 0;  // assigned at acceptance, never reused
+  std::string team;
+  JobRequest request;
+  JobStatus state = JobStatus::kQueued;
+  bool held = false;             // withdrawn from the queue until released
+  double submitted_at = 0;       // Unix seconds
+  double started_at = -1;        // first start; < 0 never started
+  double segment_start = -1;     // start of the current run segment while running
+  double finished_at = -1;       // when it reached a final state
+  double deferred_until = 0;     // kDeferred: when the wait ends
+  int restart_count = 0;         // run segments ended by preemption or loss
+  std::optional<int> exit_code;  // final: the process's exit status when known
+  std::string reason;            // why it is in its state (free text)
+  std::string handle;            // the driver's handle while running ("" unknown)
+  std::string placement;         // JSON of the current placement while running
+};
+
+}  // namespace frugal

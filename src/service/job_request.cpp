@@ -1,0 +1,216 @@
+#include "service/job_request.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <csignal>
+#include <nlohmann/json.hpp>
+
+namespace frugal {
+namespace {
+
+using nlohmann::json;
+
+struct Bad {
+  FieldError e;
+};
+
+[[noreturn]] void bad(const std::string& field, const std::string& why) {
+  throw Bad{FieldError{field, why}};
+}
+
+int get_int(const json& body, const char* field, int lo, int hi, int def) {
+  const auto it = body.find(field);
+  if (it == body.end() || it->is_null()) return def;
+  if (!it->is_number_integer() &&
+      !(it->is_number_float() && it->get<double>() == std::floor(it->get<double>())))
+    bad(field, "must be an integer");
+  const double v = it->get<double>();
+  if (v < lo || v > hi) bad(field, fmt::format("must be in [{}, {}]", lo, hi));
+  return static_cast<int>(v);
+}
+
+double get_number(const json& body, const char* field, double lo, double hi, double def) {
+  const auto it = body.find(field);
+  if (it == body.end() || it->is_null()) return def;
+  if (!it->is_number()) bad(field, "must be a number");
+  const double v = it->get<double>();
+  if (!(v >= lo && v <= hi)) bad(field, fmt::format("must be in [{}, {}]", lo, hi));
+  return v;
+}
+
+std::string get_string(const json& body, const char* field, size_t max_bytes) {
+  const auto it = body.find(field);
+  if (it == body.end() || it->is_null()) return {};
+  if (!it->is_string()) bad(field, "must be a string");
+  std::string s = it->get<std::string>();
+  if (s.size() > max_bytes) bad(field, fmt::format("longer than {} bytes", max_bytes));
+  if (s.find('\0') != std::string::npos) bad(field, "contains a NUL byte");
+  return s;
+}
+
+bool env_name_ok(const std::string& n) {
+  if (n.empty() || std::isdigit(static_cast<unsigned char>(n[0]))) return false;
+  return std::all_of(n.begin(), n.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+const std::vector<std::string>& known_fields() {
+  static const std::vector<std::string> k = {
+      "name",     "command",           "workdir",    "env",
+      "gpus",     "gpu_milli",         "gpu_model",  "class",
+      "tier",     "deadline",          "deferrable", "min_gpus",
+      "max_gpus", "checkpoint_signal", "grace_s",    "estimate_s"};
+  return k;
+}
+
+JobRequest parse(const json& body, const GpuCatalog& catalog, const RequestLimits& limits) {
+  if (!body.is_object()) bad("body", "must be a JSON object");
+  for (const auto& [k, v] : body.items())
+    if (std::find(known_fields().begin(), known_fields().end(), k) == known_fields().end())
+      bad(k, "unknown field");
+  JobRequest r;
+  r.name = get_string(body, "name", 256);
+  if (!body.contains("command")) bad("command", "required");
+  r.command = get_string(body, "command", limits.max_command_bytes);
+  if (r.command.empty()) bad("command", "must not be empty");
+  r.workdir = get_string(body, "workdir", 4096);
+  if (!r.workdir.empty() && r.workdir[0] != '/') bad("workdir", "must be an absolute path");
+  if (const auto it = body.find("env"); it != body.end() && !it->is_null()) {
+    if (!it->is_object()) bad("env", "must be an object of strings");
+    if (it->size() > limits.max_env_vars)
+      bad("env", fmt::format("more than {} variables", limits.max_env_vars));
+    for (const auto& [k, v] : it->items()) {
+      if (!env_name_ok(k)) bad("env", fmt::format("invalid variable name '{}'", k));
+      if (!v.is_string()) bad("env", fmt::format("value of {} must be a string", k));
+      const std::string s = v.get<std::string>();
+      if (s.find('\0') != std::string::npos) bad("env", fmt::format("{} contains NUL", k));
+      r.env.emplace_back(k, s);
+    }
+    std::sort(r.env.begin(), r.env.end());
+  }
+  r.gpus = get_int(body, "gpus", 0, limits.max_gpus, 1);
+  r.gpu_milli = get_int(body, "gpu_milli", 1, 1000, 1000);
+  if (r.gpu_milli < 1000 && r.gpus != 1) bad("gpu_milli", "a GPU fraction needs gpus = 1");
+  r.gpu_model = get_string(body, "gpu_model", 128);
+  if (!r.gpu_model.empty()) {
+    const auto m = catalog.find(r.gpu_model);
+    if (!m) bad("gpu_model", fmt::format("unknown GPU model '{}'", r.gpu_model));
+    r.gpu_model = catalog.at(*m).name;
+  }
+  if (const std::string c = get_string(body, "class", 32); !c.empty()) {
+    const auto jc = parse_job_class(c);
+    if (!jc) bad("class", fmt::format("unknown class '{}'", c));
+    r.job_class = *jc;
+  }
+  if (const std::string t = get_string(body, "tier", 32); !t.empty()) {
+    const auto tier = parse_tier(t);
+    if (!tier) bad("tier", fmt::format("unknown tier '{}' (core, important, general)", t));
+    r.tier = *tier;
+  }
+  r.deadline = get_number(body, "deadline", 0, 1e11, 0);
+  if (const auto it = body.find("deferrable"); it != body.end() && !it->is_null()) {
+    if (!it->is_boolean()) bad("deferrable", "must be true or false");
+    r.deferrable = it->get<bool>();
+  }
+  r.min_gpus = get_int(body, "min_gpus", 0, limits.max_gpus, 0);
+  r.max_gpus = get_int(body, "max_gpus", 0, limits.max_gpus, 0);
+  if (r.min_gpus > 0 && r.min_gpus > r.gpus) bad("min_gpus", "must not exceed gpus");
+  if (r.max_gpus > 0 && r.max_gpus < r.gpus) bad("max_gpus", "must be at least gpus");
+  if (const auto it = body.find("checkpoint_signal"); it != body.end() && !it->is_null()) {
+    if (it->is_number_integer()) {
+      r.checkpoint_signal = it->get<int>() >= 0 && it->get<int>() <= 64 ? it->get<int>() : -1;
+      if (r.checkpoint_signal < 0) bad("checkpoint_signal", "must be a signal number 0..64");
+    } else if (it->is_string()) {
+      r.checkpoint_signal = parse_signal(it->get<std::string>());
+      if (r.checkpoint_signal == 0) bad("checkpoint_signal", "unknown signal name");
+    } else {
+      bad("checkpoint_signal", "must be a signal name or number");
+    }
+    if (r.checkpoint_signal == SIGKILL || r.checkpoint_signal == SIGSTOP)
+      bad("checkpoint_signal", "SIGKILL and SIGSTOP cannot be caught");
+  }
+  r.grace_s = get_number(body, "grace_s", 0, limits.max_grace_s, -1);
+  r.estimate_s = get_number(body, "estimate_s", 1, 365.0 * 86400, 3600);
+  return r;
+}
+
+}  // namespace
+
+int parse_signal(const std::string& s) {
+  static const std::pair<const char*, int> kNames[] = {
+      {"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"TERM", SIGTERM}, {"INT", SIGINT},
+      {"HUP", SIGHUP},   {"QUIT", SIGQUIT}, {"CONT", SIGCONT}, {"WINCH", SIGWINCH},
+      {"ALRM", SIGALRM}, {"URG", SIGURG}};
+  if (!s.empty() && std::all_of(s.begin(), s.end(), ::isdigit) && s.size() <= 2) {
+    const int n = std::stoi(s);
+    return n >= 1 && n <= 64 ? n : 0;
+  }
+  std::string name = s.rfind("SIG", 0) == 0 ? s.substr(3) : s;
+  for (const auto& [n, v] : kNames)
+    if (name == n) return v;
+  return 0;
+}
+
+std::variant<JobRequest, FieldError> parse_job_request(const nlohmann::json& body,
+                                                       const GpuCatalog& catalog,
+                                                       const RequestLimits& limits) {
+  try {
+    return parse(body, catalog, limits);
+  } catch (const Bad& b) {
+    return b.e;
+  } catch (const nlohmann::json::exception& e) {
+    return FieldError{"body", e.what()};
+  }
+}
+
+nlohmann::json to_json(const JobRequest& r) {
+  json env = json::object();
+  for (const auto& [k, v] : r.env) env[k] = v;
+  json j = {{"name", r.name},
+            {"command", r.command},
+            {"workdir", r.workdir},
+            {"env", env},
+            {"gpus", r.gpus},
+            {"gpu_milli", r.gpu_milli},
+            {"gpu_model", r.gpu_model},
+            {"class", std::string(to_string(r.job_class))},
+            {"tier", std::string(to_string(r.tier))},
+            {"deadline", r.deadline},
+            {"deferrable", r.deferrable},
+            {"min_gpus", r.min_gpus},
+            {"max_gpus", r.max_gpus},
+            {"checkpoint_signal", r.checkpoint_signal},
+            {"grace_s", r.grace_s},
+            {"estimate_s", r.estimate_s}};
+  return j;
+}
+
+Result<JobRequest> job_request_from_stored(const nlohmann::json& j) {
+  try {
+    JobRequest r;
+    r.name = j.value("name", "");
+    r.command = j.at("command").get<std::string>();
+    r.workdir = j.value("workdir", "");
+    if (j.contains("env"))
+      for (const auto& [k, v] : j.at("env").items()) r.env.emplace_back(k, v.get<std::string>());
+    r.gpus = j.value("gpus", 1);
+    r.gpu_milli = j.value("gpu_milli", 1000);
+    r.gpu_model = j.value("gpu_model", "");
+    r.job_class = parse_job_class(j.value("class", "pretrain")).value_or(JobClass::kPretrain);
+    r.tier = parse_tier(j.value("tier", "general")).value_or(Tier::kGeneral);
+    r.deadline = j.value("deadline", 0.0);
+    r.deferrable = j.value("deferrable", false);
+    r.min_gpus = j.value("min_gpus", 0);
+    r.max_gpus = j.value("max_gpus", 0);
+    r.checkpoint_signal = j.value("checkpoint_signal", 10);
+    r.grace_s = j.value("grace_s", -1.0);
+    r.estimate_s = j.value("estimate_s", 3600.0);
+    return r;
+  } catch (const nlohmann::json::exception& e) {
+    return Error{fmt::format("stored job request: {}", e.what())};
+  }
+}
+
+}  // namespace frugal

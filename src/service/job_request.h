@@ -1,0 +1,63 @@
+#pragma once
+// A job as submitted to the API (POST /v1/jobs) and its validation. Only `command` is
+// required; every other field has a default. Validation names the first field at fault, so
+// the API can answer 400 with {"error", "field"}.
+
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/gpu_catalog.h"
+#include "model/job_class.h"
+#include "model/result.h"
+
+namespace frugal {
+
+struct JobRequest {
+  std::string name;
+  std::string command;
+  std::string workdir;                                   // "" = the service's log directory
+  std::vector<std::pair<std::string, std::string>> env;  // sorted by name
+  int gpus = 1;
+  int gpu_milli = 1000;
+  std::string gpu_model;  // "" = any; else a catalog name or alias (canonical after parse)
+  JobClass job_class = JobClass::kPretrain;
+  Tier tier = Tier::kGeneral;
+  double deadline = 0;  // Unix seconds; 0 = none
+  bool deferrable = false;
+  int min_gpus = 0;
+  int max_gpus = 0;
+  int checkpoint_signal = 10;  // SIGUSR1
+  double grace_s = -1;         // < 0: the service's checkpoint grace
+  double estimate_s = 3600;    // runtime estimate the engine plans with
+};
+
+// Limits the service imposes (from its config).
+struct RequestLimits {
+  int max_gpus = 64;        // per job
+  double max_grace_s = 60;  // the engine's checkpoint grace: no job may ask more
+  size_t max_command_bytes = 16384;
+  size_t max_env_vars = 256;
+};
+
+struct FieldError {
+  std::string field;
+  std::string message;
+};
+
+// Parses and validates a request body. Error: the field at fault and why. `catalog`
+// resolves gpu_model. Thread-safe (reads only its arguments).
+std::variant<JobRequest, FieldError> parse_job_request(const nlohmann::json& body,
+                                                       const GpuCatalog& catalog,
+                                                       const RequestLimits& limits);
+
+// The request as stored and returned by the API (all fields, canonical).
+nlohmann::json to_json(const JobRequest& r);
+// Inverse of to_json for stored requests (trusted input: unknown fields are ignored).
+Result<JobRequest> job_request_from_stored(const nlohmann::json& j);
+
+// Signal name ("SIGUSR1", "USR1", or a number 1..64) → number; 0 when invalid.
+int parse_signal(const std::string& s);
+
+}  // namespace frugal

@@ -1,0 +1,430 @@
+#include "service/scheduler.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+
+#include "policy/profile.h"
+
+namespace frugal {
+
+ApiReply error_reply(int status, const std::string& message, const std::string& field) {
+  ApiReply r;
+  r.status = status;
+  r.body = {{"error", message}};
+  if (!field.empty()) r.body["field"] = field;
+  return r;
+}
+
+Result<std::unique_ptr<Scheduler>> Scheduler::create(Parts parts) {
+  Profile profile;
+  if (parts.config.policy == "tiers") {
+    TierOptions o;
+    o.checkpoint_grace_s = parts.config.checkpoint_grace_s;
+    profile = make_tiers_profile(o);
+  } else {
+    Result<Profile> p = make_profile(parts.config.policy);
+    if (!p.ok()) return Error{fmt::format("policy: {}", p.error().message)};
+    profile = std::move(p).value();
+  }
+  if (profile.consolidate || profile.elastic)
+    return Error{"policy: +consolidate and +elastic move running jobs; `serve` cannot (yet)"};
+  return std::unique_ptr<Scheduler>(new Scheduler(std::move(parts), std::move(profile)));
+}
+
+namespace {
+EngineOptions engine_options() {
+  EngineOptions o;
+  o.static_capacity = true;  // the live cluster: no autoscaling of on-demand pools
+  return o;
+}
+}  // namespace
+
+Scheduler::Scheduler(Parts parts, Profile profile)
+    : config_(std::move(parts.config)),
+      catalog_(std::move(parts.catalog)),
+      cluster_(std::move(parts.cluster)),
+      driver_(std::move(parts.driver)),
+      store_(std::move(parts.store)),
+      log_(std::move(parts.log)),
+      engine_(cluster_, catalog_, std::move(profile), engine_options()),
+      alerts_(config_.alerts, log_) {
+  limits_.max_grace_s = config_.checkpoint_grace_s;
+  int biggest = 0;
+  for (const NodeSpec& n : cluster_.nodes) biggest = std::max(biggest, n.gpus);
+  limits_.max_gpus = kMaxGpusPerNode * std::max<int>(1, static_cast<int>(cluster_.nodes.size()));
+  (void)biggest;
+}
+
+Scheduler::~Scheduler() {
+  stop();
+}
+
+double Scheduler::wall_now() {
+  const double t =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  last_now_ = std::max(last_now_, t);
+  return last_now_;
+}
+
+void Scheduler::start() {
+  started_at_ = wall_now();
+  thread_ = std::thread([this] { loop(); });
+}
+
+void Scheduler::stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_ && !thread_.joinable()) return;
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+std::future<ApiReply> Scheduler::enqueue(std::function<ApiReply()> fn) {
+  Command c{std::move(fn), {}};
+  std::future<ApiReply> f = c.done.get_future();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_) {
+      c.done.set_value(error_reply(503, "the service is shutting down"));
+      return f;
+    }
+    queue_.push_back(std::move(c));
+  }
+  cv_.notify_one();
+  return f;
+}
+
+void Scheduler::fatal(const std::string& what) {
+  log_(fmt::format("fatal: {}; stopping (the database is the truth: restart to recover)", what));
+  std::_Exit(70);
+}
+
+void Scheduler::loop() {
+  constexpr double kPollS = 0.05;
+  while (true) {
+    std::deque<Command> batch;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      const double wake = engine_.next_wakeup();
+      double wait_s = kPollS;
+      if (wake != kNever) wait_s = std::clamp(unix_time(wake) - wall_now(), 0.0, kPollS);
+      cv_.wait_for(lock, std::chrono::duration<double>(wait_s),
+                   [&] { return stopping_ || !queue_.empty(); });
+      if (stopping_ && queue_.empty()) break;
+      batch.swap(queue_);
+    }
+    const double now = wall_now();
+    std::vector<ApiReply> replies;
+    replies.reserve(batch.size());
+    if (!batch.empty()) {
+      const auto t0 = std::chrono::steady_clock::now();
+      if (Status st = store_->begin(); !st.ok()) fatal("begin: " + st.error().message);
+      for (Command& c : batch) replies.push_back(c.fn());
+      if (Status st = flush(); !st.ok()) fatal("write: " + st.error().message);
+      if (Status st = store_->commit(); !st.ok()) fatal("commit: " + st.error().message);
+      ++commits_;
+      commit_latency_.record(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      for (size_t i = 0; i < batch.size(); ++i) batch[i].done.set_value(std::move(replies[i]));
+    }
+    (void)now;
+    turn();
+  }
+}
+
+Status Scheduler::flush() {
+  for (int64_t id : dirty_) {
+    const auto it = jobs_.find(id);
+    if (it == jobs_.end()) continue;
+    if (Status st = store_->put_job(it->second.rec); !st.ok()) return st;
+  }
+  dirty_.clear();
+  for (const SegmentRow& s : segments_out_)
+    if (Status st = store_->add_segment(s); !st.ok()) return st;
+  segments_out_.clear();
+  return Status::Ok();
+}
+
+// One pass of the loop after the commands: driver events, an engine cycle if needed,
+// decisions persisted then carried out.
+void Scheduler::turn() {
+  double now = wall_now();
+  for (const DriverEvent& e : driver_->poll()) handle_event(e, now);
+  if (now - last_telemetry_ >= 5) sample_telemetry(now);
+  const Seconds t = engine_time(now);
+  if (!engine_dirty_ && engine_.next_wakeup() > t) {
+    if (!dirty_.empty() || !segments_out_.empty()) {
+      if (Status st = store_->begin(); !st.ok()) fatal("begin: " + st.error().message);
+      if (Status st = flush(); !st.ok()) fatal("write: " + st.error().message);
+      if (Status st = store_->commit(); !st.ok()) fatal("commit: " + st.error().message);
+    }
+    return;
+  }
+  engine_dirty_ = false;
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::vector<Decision>& ds = engine_.schedule(t);
+  std::vector<int64_t> starts;
+  for (const Decision& d : ds) apply(d, now, starts);
+  ++cycles_;
+  decisions_ += ds.size();
+  decision_latency_.record(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  // Durable intent: jobs are recorded as running (placement, no handle yet) before their
+  // processes start; a crash in between is resolved at recovery (adopted or requeued).
+  if (!dirty_.empty() || !segments_out_.empty()) {
+    if (Status st = store_->begin(); !st.ok()) fatal("begin: " + st.error().message);
+    if (Status st = flush(); !st.ok()) fatal("write: " + st.error().message);
+    if (Status st = store_->commit(); !st.ok()) fatal("commit: " + st.error().message);
+  }
+  if (starts.empty()) return;
+  for (int64_t id : starts) launch(jobs_.at(id), now);
+  if (Status st = store_->begin(); !st.ok()) fatal("begin: " + st.error().message);
+  if (Status st = flush(); !st.ok()) fatal("write: " + st.error().message);
+  if (Status st = store_->commit(); !st.ok()) fatal("commit: " + st.error().message);
+}
+
+void Scheduler::enter_engine(Live& l, double now) {
+  const JobIdx idx = next_idx_++;
+  by_idx_.push_back(l.rec.id);
+  l.idx = idx;
+  l.draining = false;
+  l.exited = false;
+  engine_.submit(idx, l.spec.get(), engine_time(now));
+  engine_dirty_ = true;
+}
+
+void Scheduler::close_segment(Live& l, double now) {
+  if (l.rec.segment_start < 0) return;
+  const double t0 = l.rec.segment_start;
+  const double t1 = std::max(now, t0);
+  // checkpoint_interval 0: jobs checkpoint when stopped, so a segment's work is kept.
+  segments_out_.push_back(SegmentRow{l.rec.id, t0, t1, t1 - t0, l.rec.placement});
+  l.rec.segment_start = -1;
+}
+
+StopPlan Scheduler::stop_plan(const Live& l, bool checkpoint_first) const {
+  StopPlan p;
+  p.checkpoint_signal = l.rec.request.checkpoint_signal;
+  p.grace_s = l.rec.request.grace_s >= 0 ? l.rec.request.grace_s : config_.checkpoint_grace_s;
+  if (!checkpoint_first) p.grace_s = std::min(p.grace_s, config_.term_grace_s);
+  p.term_grace_s = config_.term_grace_s;
+  return p;
+}
+
+void Scheduler::launch(Live& l, double now) {
+  LaunchSpec s;
+  s.job_id = std::to_string(l.rec.id);
+  s.team = l.rec.team;
+  s.name = l.rec.request.name;
+  s.command = l.rec.request.command;
+  s.workdir = l.rec.request.workdir;
+  s.env = l.rec.request.env;
+  for (const Slot& slot : l.placement.slots)
+    s.slots.push_back(SlotAssignment{cluster_.nodes[slot.node].name, slot.gpu, slot.milli});
+  if (l.spec->fractional() && l.placement.model != kNoGpuModel)
+    s.gpu_memory_limit_mib = catalog_.at(l.placement.model).memory_mib * l.spec->gpu_milli / 1000;
+  s.checkpoint_signal = l.rec.request.checkpoint_signal;
+  s.restart_count = l.rec.restart_count;
+  s.checkpoint_dir = fmt::format("{}/{}", config_.checkpoint_dir, l.rec.id);
+  s.log_dir = config_.log_dir;
+  Result<std::string> h = driver_->start(s);
+  if (h.ok()) {
+    l.rec.handle = h.value();
+    log_(fmt::format("job {} started ({}) on {}", l.rec.id, l.rec.handle,
+                     s.slots.empty() ? "?" : s.slots[0].node));
+  } else {
+    log_(fmt::format("job {} failed to start: {}", l.rec.id, h.error().message));
+    close_segment(l, now);
+    engine_.finish(l.idx, engine_time(now));
+    engine_dirty_ = true;
+    l.rec.state = JobStatus::kFailed;
+    l.rec.reason = "failed to start: " + h.error().message;
+    l.rec.finished_at = now;
+    l.rec.placement.clear();
+  }
+  mark(l);
+}
+
+void Scheduler::apply(const Decision& d, double now, std::vector<int64_t>& starts) {
+  if (d.kind == Decision::Kind::kProvision || d.kind == Decision::Kind::kRelease) return;
+  if (d.job >= by_idx_.size()) return;
+  const auto it = jobs_.find(by_idx_[d.job]);
+  if (it == jobs_.end()) return;
+  Live& l = it->second;
+  if (l.idx != d.job) return;  // a decision about a superseded engine entry
+  switch (d.kind) {
+    case Decision::Kind::kStart:
+      l.placement = d.placement;
+      l.rec.state = JobStatus::kRunning;
+      l.rec.segment_start = now;
+      if (l.rec.started_at < 0) l.rec.started_at = now;
+      l.rec.placement = placement_json(d.placement);
+      l.rec.handle.clear();
+      l.rec.reason.clear();
+      submit_to_start_.record(std::max(0.0, now - l.rec.submitted_at));
+      starts.push_back(l.rec.id);
+      break;
+    case Decision::Kind::kSignal:
+      l.draining = true;
+      l.rec.reason = d.reason;
+      if (!l.rec.handle.empty() && !l.exited) (void)driver_->stop(l.rec.handle, stop_plan(l, true));
+      log_(fmt::format("job {}: checkpoint signal ({})", l.rec.id, d.reason));
+      break;
+    case Decision::Kind::kPreempt: {
+      if (!l.draining && !l.rec.handle.empty() && !l.exited)
+        (void)driver_->stop(l.rec.handle, stop_plan(l, false));
+      close_segment(l, now);
+      l.draining = false;
+      l.placement = Placement{};
+      l.rec.placement.clear();
+      l.rec.state = JobStatus::kPreempted;
+      ++l.rec.restart_count;
+      l.rec.reason = "preempted: " + d.reason;
+      if (l.cancel_requested) {
+        // A cancelled job's preemption ends it: take it off the queue.
+        engine_.withdraw(l.idx, engine_time(now));
+        l.rec.state = JobStatus::kCancelled;
+        l.rec.finished_at = now;
+        l.rec.reason = "cancelled";
+      }
+      log_(fmt::format("job {}: preempted ({})", l.rec.id, d.reason));
+      break;
+    }
+    case Decision::Kind::kReject:
+      l.rec.state = JobStatus::kFailed;
+      l.rec.reason = "rejected: " + d.reason;
+      l.rec.finished_at = now;
+      break;
+    case Decision::Kind::kDefer:
+      l.rec.state = JobStatus::kDeferred;
+      l.rec.deferred_until = unix_time(d.until);
+      l.rec.reason = d.reason;
+      break;
+    case Decision::Kind::kMigrate:
+    case Decision::Kind::kResize:
+    case Decision::Kind::kProvision:
+    case Decision::Kind::kRelease:
+      break;  // excluded by create()
+  }
+  mark(l);
+}
+
+void Scheduler::handle_event(const DriverEvent& e, double now) {
+  if (e.kind == DriverEvent::Kind::kNodeUp || e.kind == DriverEvent::Kind::kNodeDown) {
+    for (NodeId n = 0; n < cluster_.nodes.size(); ++n)
+      if (cluster_.nodes[n].name == e.node) {
+        if (e.kind == DriverEvent::Kind::kNodeUp)
+          engine_.node_up(n, engine_time(now));
+        else
+          engine_.node_down(n, engine_time(now));
+        engine_dirty_ = true;
+      }
+    return;
+  }
+  int64_t id = 0;
+  try {
+    id = std::stoll(e.job_id);
+  } catch (...) {
+    return;
+  }
+  const auto it = jobs_.find(id);
+  if (it == jobs_.end()) return;
+  Live& l = it->second;
+  if (l.rec.handle != e.handle) return;  // an earlier run's late report
+  l.rec.handle.clear();
+  mark(l);
+  log_(fmt::format("job {}: {}", id, e.message));
+  if (l.rec.state != JobStatus::kRunning) return;  // already preempted or cancelled
+  if (l.draining && !l.cancel_requested) {
+    // It stopped while writing its checkpoint: the engine requeues it at the grace's end.
+    l.exited = true;
+    return;
+  }
+  close_segment(l, now);
+  engine_.finish(l.idx, engine_time(now));
+  engine_dirty_ = true;
+  l.placement = Placement{};
+  l.rec.placement.clear();
+  l.rec.finished_at = now;
+  if (l.cancel_requested) {
+    l.rec.state = JobStatus::kCancelled;
+    l.rec.reason = "cancelled";
+  } else if (e.kind == DriverEvent::Kind::kExited && e.exit_code == 0) {
+    l.rec.state = JobStatus::kCompleted;
+    l.rec.exit_code = 0;
+    l.rec.reason.clear();
+  } else {
+    l.rec.state = JobStatus::kFailed;
+    if (e.kind == DriverEvent::Kind::kExited && e.exit_code >= 0) l.rec.exit_code = e.exit_code;
+    l.rec.reason = e.message;
+  }
+}
+
+std::string Scheduler::placement_json(const Placement& p) const {
+  nlohmann::json slots = nlohmann::json::array();
+  for (const Slot& s : p.slots) slots.push_back({s.node, s.gpu, s.milli});
+  return nlohmann::json{{"model", p.model == kNoGpuModel ? "" : catalog_.at(p.model).name},
+                        {"slots", slots}}
+      .dump();
+}
+
+std::optional<Placement> Scheduler::parse_placement(const std::string& text) const {
+  const auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return std::nullopt;
+  try {
+    Placement p;
+    const std::string model = j.at("model").get<std::string>();
+    if (!model.empty()) {
+      const auto m = catalog_.find(model);
+      if (!m) return std::nullopt;
+      p.model = *m;
+    }
+    for (const auto& s : j.at("slots")) {
+      Slot slot;
+      slot.node = s.at(0).get<NodeId>();
+      slot.gpu = s.at(1).get<int16_t>();
+      slot.milli = s.at(2).get<Milli>();
+      if (slot.node >= cluster_.nodes.size()) return std::nullopt;
+      p.slots.push_back(slot);
+    }
+    return p;
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
+}
+
+void Scheduler::sample_telemetry(double now) {
+  last_telemetry_ = now;
+  telemetry_ = driver_->telemetry();
+  // The local backend's node answers when the loop runs; other backends report per node.
+  for (const NodeSpec& n : cluster_.nodes)
+    if (cluster_.nodes.size() <= 16) node_seen_[n.name] = now;
+  for (const GpuTelemetry& g : telemetry_) node_seen_[g.node] = now;
+  std::vector<AlertBook::GpuView> gpus;
+  std::map<std::pair<std::string, int>, bool> allocated;
+  const ClusterState& st = engine_.cluster();
+  for (const GpuTelemetry& g : telemetry_) {
+    AlertBook::GpuView v;
+    v.node = g.node;
+    v.gpu = g.gpu;
+    v.utilization = g.utilization;
+    v.memory_used_mib = g.memory_used_mib;
+    v.memory_total_mib = g.memory_total_mib;
+    for (NodeId n = 0; n < cluster_.nodes.size(); ++n)
+      if (cluster_.nodes[n].name == g.node && g.gpu < st.gpus(n))
+        v.allocated = st.free_milli(n, g.gpu) < kMilliPerGpu;
+    gpus.push_back(v);
+  }
+  std::vector<AlertBook::PendingView> pending;
+  for (const auto& [id, l] : jobs_)
+    if (!is_final(l.rec.state) && l.rec.state != JobStatus::kRunning && !l.rec.held &&
+        l.rec.request.deadline > 0)
+      pending.push_back({id, l.rec.request.deadline, l.rec.request.estimate_s});
+  alerts_.evaluate(now, gpus, node_seen_, pending);
+}
+
+}  // namespace frugal

@@ -1,0 +1,169 @@
+#pragma once
+// The live scheduler: the engine on the wall clock behind ONE decision-loop thread.
+//
+// Every API operation is a command queued to the loop; the caller gets a future of its
+// reply. The loop takes all queued commands at once, runs them inside one SQLite
+// transaction and commits before fulfilling any reply (group commit: an accepted
+// submission is durable before its 201). Then it polls the driver (exits), runs an engine
+// cycle when something changed or the engine asked to be woken, persists the decisions
+// (a job is recorded as running before its process is started, so a crash in between
+// finds it on restart) and carries them out through the driver. HTTP handler threads never
+// touch scheduler state.
+//
+// Engine time is Unix time minus the cluster's epoch (ClusterSpec::epoch_unix_s), never
+// decreasing. Thread-safety: every public method may be called from any thread once
+// start() has run; create/recover/start/stop from one thread.
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "drivers/driver.h"
+#include "engine/engine.h"
+#include "model/cluster_spec.h"
+#include "model/gpu_catalog.h"
+#include "service/alerts.h"
+#include "service/auth.h"
+#include "service/config.h"
+#include "service/job_record.h"
+#include "service/metrics.h"
+#include "service/store.h"
+
+namespace frugal {
+
+struct ApiReply {
+  int status = 200;
+  nlohmann::json body;  // sent when `text` is empty
+  std::string text;     // a non-JSON body (Prometheus text)
+  std::string content_type = "application/json";
+};
+
+// Builds an error reply {"error": message, "field": field (when not empty)}.
+ApiReply error_reply(int status, const std::string& message, const std::string& field = "");
+
+class Scheduler {
+ public:
+  struct Parts {
+    ServiceConfig config;
+    GpuCatalog catalog;
+    ClusterSpec cluster;  // nodes as the engine sees them (from the driver's inventory)
+    std::unique_ptr<Driver> driver;
+    std::unique_ptr<Store> store;
+    std::function<void(const std::string&)> log;  // one line per call; thread-safe
+  };
+  // Builds the engine for `parts.config.policy`. Error for unknown or unsupported policies
+  // (profiles that migrate or resize running jobs: the local driver cannot).
+  static Result<std::unique_ptr<Scheduler>> create(Parts parts);
+  ~Scheduler();  // stops the loop if running; running jobs keep running (adopted later)
+
+  // Loads the store: queued jobs re-enter the engine, running ones are adopted through the
+  // driver or, when gone, recorded as such and requeued. Call once, before start().
+  Status recover();
+  void start();  // launches the loop thread
+  void stop();   // finishes the current turn and joins the loop thread
+
+  std::future<ApiReply> submit(const Principal& who, JobRequest request);
+  std::future<ApiReply> get_job(const Principal& who, int64_t id);
+  std::future<ApiReply> list_jobs(const Principal& who, std::optional<JobStatus> state,
+                                  size_t limit);
+  enum class Action { kCancel, kHold, kRelease };
+  std::future<ApiReply> act(const Principal& who, int64_t id, Action action);
+  std::future<ApiReply> set_tier(const Principal& who, int64_t id, Tier tier);
+  std::future<ApiReply> nodes();
+  std::future<ApiReply> ledger(const Principal& who);
+  std::future<ApiReply> alerts();
+  std::future<ApiReply> metrics();
+  std::future<ApiReply> health();
+
+ private:
+  struct Live {
+    JobRecord rec;
+    std::unique_ptr<JobSpec> spec;  // stable: the engine keeps a pointer
+    static constexpr JobIdx kNone = ~JobIdx{0};
+    JobIdx idx = kNone;     // current engine index (a new one per re-entry)
+    Placement placement;    // while running
+    bool draining = false;  // signalled; the engine holds its GPUs until the grace ends
+    bool cancel_requested = false;
+    bool exited = false;  // process ended while the engine still counts it running
+  };
+  struct Command {
+    std::function<ApiReply()> fn;
+    std::promise<ApiReply> done;
+  };
+
+  explicit Scheduler(Parts parts, Profile profile);
+  std::future<ApiReply> enqueue(std::function<ApiReply()> fn);
+  void loop();
+  void turn();
+  double wall_now();
+  Seconds engine_time(double unix) const {
+    return unix - static_cast<double>(cluster_.epoch_unix_s);
+  }
+  double unix_time(Seconds t) const { return t + static_cast<double>(cluster_.epoch_unix_s); }
+
+  // Loop-thread helpers.
+  Live* find(const Principal& who, int64_t id);
+  void enter_engine(Live& l, double now);  // (re)submits the job under a new index
+  void mark(Live& l) { dirty_.push_back(l.rec.id); }
+  Status flush();  // put_job for every dirty record (inside a transaction)
+  void close_segment(Live& l, double now);
+  void handle_event(const DriverEvent& e, double now);
+  void apply(const Decision& d, double now, std::vector<int64_t>& starts);
+  void launch(Live& l, double now);
+  StopPlan stop_plan(const Live& l, bool checkpoint_first) const;
+  std::string placement_json(const Placement& p) const;
+  std::optional<Placement> parse_placement(const std::string& json) const;
+  nlohmann::json job_json(const Live& l, double now) const;
+  ApiReply ledger_reply(const Principal& who, double now);
+  std::string metrics_text(double now);
+  void sample_telemetry(double now);
+  void fatal(const std::string& what);
+
+  ServiceConfig config_;
+  GpuCatalog catalog_;
+  ClusterSpec cluster_;
+  std::unique_ptr<Driver> driver_;
+  std::unique_ptr<Store> store_;
+  std::function<void(const std::string&)> log_;
+  Engine engine_;
+  AlertBook alerts_;
+  RequestLimits limits_;
+
+  // Loop state (loop thread only, or before start()).
+  std::map<int64_t, Live> jobs_;
+  std::vector<int64_t> by_idx_;  // engine index → job id
+  JobIdx next_idx_ = 0;
+  int64_t next_id_ = 1;
+  std::vector<int64_t> dirty_;
+  std::vector<SegmentRow> segments_out_;  // ended segments to persist with the next flush
+  bool engine_dirty_ = true;
+  double last_now_ = 0;
+  double started_at_ = 0;
+  double last_telemetry_ = -1e18;
+  std::vector<GpuTelemetry> telemetry_;
+  std::map<std::string, double> node_seen_;  // node → last telemetry/heartbeat (Unix s)
+  // Metrics.
+  LatencyHistogram decision_latency_;  // one engine cycle (schedule + applying it)
+  LatencyHistogram submit_to_start_;   // acceptance → start decision
+  LatencyHistogram commit_latency_;    // one group commit
+  uint64_t decisions_ = 0, cycles_ = 0, accepted_ = 0, commits_ = 0;
+  std::deque<std::pair<double, uint64_t>> decision_marks_;  // (time, decisions_) for rate
+
+  // The command queue (any thread).
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Command> queue_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace frugal

@@ -1,0 +1,281 @@
+// Scheduler: the API's commands and recovery (each runs on the decision loop).
+#include <fmt/format.h>
+
+#include "service/scheduler.h"
+
+namespace frugal {
+namespace {
+
+std::unique_ptr<JobSpec> make_spec(const JobRecord& r, const GpuCatalog& catalog, double epoch) {
+  auto s = std::make_unique<JobSpec>();
+  const JobRequest& q = r.request;
+  s->id = std::to_string(r.id);
+  s->team = r.team;
+  s->name = q.name;
+  s->job_class = q.job_class;
+  s->tier = q.tier;
+  s->submit = r.submitted_at - epoch;
+  s->gpus = q.gpus;
+  s->gpu_milli = q.gpus == 0 ? kMilliPerGpu : q.gpu_milli;
+  if (!q.gpu_model.empty())
+    if (const auto m = catalog.find(q.gpu_model)) s->allowed_models = {*m};
+  s->duration = q.estimate_s;
+  s->min_gpus = q.min_gpus;
+  s->max_gpus = q.max_gpus;
+  s->deadline = q.deadline > 0 ? q.deadline - epoch : kNever;
+  s->deferrable = q.deferrable;
+  s->checkpoint_interval = 0;
+  return s;
+}
+
+bool pending_state(JobStatus s) {
+  return s == JobStatus::kQueued || s == JobStatus::kDeferred || s == JobStatus::kPreempted;
+}
+
+}  // namespace
+
+Scheduler::Live* Scheduler::find(const Principal& who, int64_t id) {
+  const auto it = jobs_.find(id);
+  if (it == jobs_.end() || !who.may_access(it->second.rec.team)) return nullptr;
+  return &it->second;
+}
+
+std::future<ApiReply> Scheduler::submit(const Principal& who, JobRequest request) {
+  return enqueue([this, team = who.admin ? std::string("admin") : who.team,
+                  request = std::move(request)]() mutable {
+    const double now = wall_now();
+    Live l;
+    l.rec.id = next_id_++;
+    l.rec.team = team;
+    l.rec.request = std::move(request);
+    l.rec.submitted_at = now;
+    l.spec = make_spec(l.rec, catalog_, static_cast<double>(cluster_.epoch_unix_s));
+    const int64_t id = l.rec.id;
+    Live& live = jobs_.emplace(id, std::move(l)).first->second;
+    enter_engine(live, now);
+    const JobRuntime& r = engine_.job(live.idx);
+    if (r.state == JobState::kRejected) {
+      // It can never run here: refuse it (the engine's queued kReject is then ignored).
+      const JobRequest& q = live.rec.request;
+      const std::string field = !q.gpu_model.empty() ? "gpu_model" : "gpus";
+      jobs_.erase(id);
+      return error_reply(
+          400,
+          fmt::format("the job can never run on this cluster ({} gpus x "
+                      "{} milli{})",
+                      q.gpus, q.gpu_milli, q.gpu_model.empty() ? "" : " of " + q.gpu_model),
+          field);
+    }
+    ++accepted_;
+    mark(live);
+    ApiReply reply;
+    reply.status = 201;
+    reply.body = {{"id", id}, {"state", std::string(to_string(live.rec.state))}};
+    return reply;
+  });
+}
+
+std::future<ApiReply> Scheduler::get_job(const Principal& who, int64_t id) {
+  return enqueue([this, who, id] {
+    const Live* l = find(who, id);
+    if (!l) return error_reply(404, fmt::format("no job {}", id), "id");
+    ApiReply r;
+    r.body = job_json(*l, wall_now());
+    return r;
+  });
+}
+
+std::future<ApiReply> Scheduler::list_jobs(const Principal& who, std::optional<JobStatus> state,
+                                           size_t limit) {
+  return enqueue([this, who, state, limit] {
+    const double now = wall_now();
+    nlohmann::json out = nlohmann::json::array();
+    for (auto it = jobs_.rbegin(); it != jobs_.rend() && out.size() < limit; ++it) {
+      const Live& l = it->second;
+      if (!who.may_access(l.rec.team)) continue;
+      if (state && l.rec.state != *state) continue;
+      out.push_back(job_json(l, now));
+    }
+    ApiReply r;
+    r.body = {{"jobs", out}};
+    return r;
+  });
+}
+
+std::future<ApiReply> Scheduler::act(const Principal& who, int64_t id, Action action) {
+  return enqueue([this, who, id, action] {
+    const double now = wall_now();
+    Live* l = find(who, id);
+    if (!l) return error_reply(404, fmt::format("no job {}", id), "id");
+    JobRecord& rec = l->rec;
+    const std::string state(to_string(rec.state));
+    switch (action) {
+      case Action::kCancel:
+        if (is_final(rec.state)) return error_reply(409, "the job already ended: " + state);
+        if (rec.state == JobStatus::kRunning) {
+          l->cancel_requested = true;
+          if (!rec.handle.empty() && !l->exited) {
+            StopPlan p = stop_plan(*l, false);
+            p.checkpoint_signal = 0;  // a cancel needs no checkpoint: SIGTERM, then SIGKILL
+            (void)driver_->stop(rec.handle, p);
+          }
+          rec.reason = "cancel requested";
+        } else {
+          if (!rec.held) engine_.withdraw(l->idx, engine_time(now));
+          rec.state = JobStatus::kCancelled;
+          rec.held = false;
+          rec.finished_at = now;
+          rec.reason = "cancelled";
+          engine_dirty_ = true;
+        }
+        break;
+      case Action::kHold:
+        if (rec.held) break;
+        if (!pending_state(rec.state))
+          return error_reply(409, "only a waiting job can be held; it is " + state);
+        engine_.withdraw(l->idx, engine_time(now));
+        engine_dirty_ = true;
+        rec.held = true;
+        rec.reason = "held";
+        break;
+      case Action::kRelease:
+        if (!rec.held) return error_reply(409, "the job is not held");
+        rec.held = false;
+        rec.state = JobStatus::kQueued;
+        rec.reason.clear();
+        enter_engine(*l, now);
+        break;
+    }
+    mark(*l);
+    ApiReply r;
+    r.body = job_json(*l, now);
+    return r;
+  });
+}
+
+std::future<ApiReply> Scheduler::set_tier(const Principal& who, int64_t id, Tier tier) {
+  return enqueue([this, who, id, tier] {
+    const double now = wall_now();
+    Live* l = find(who, id);
+    if (!l) return error_reply(404, fmt::format("no job {}", id), "id");
+    JobRecord& rec = l->rec;
+    if (!pending_state(rec.state))
+      return error_reply(
+          409, fmt::format("the priority of a {} job cannot change", to_string(rec.state)), "tier");
+    rec.request.tier = tier;
+    if (rec.held) {
+      l->spec->tier = tier;  // not in the engine
+    } else {
+      // Re-enter the queue under the new tier (the engine keys its queue by tier).
+      engine_.withdraw(l->idx, engine_time(now));
+      l->spec = make_spec(rec, catalog_, static_cast<double>(cluster_.epoch_unix_s));
+      rec.state = JobStatus::kQueued;
+      enter_engine(*l, now);
+    }
+    mark(*l);
+    ApiReply r;
+    r.body = job_json(*l, now);
+    return r;
+  });
+}
+
+std::future<ApiReply> Scheduler::ledger(const Principal& who) {
+  return enqueue([this, who] { return ledger_reply(who, wall_now()); });
+}
+
+std::future<ApiReply> Scheduler::alerts() {
+  return enqueue([this] {
+    ApiReply r;
+    r.body = alerts_.to_json();
+    return r;
+  });
+}
+
+std::future<ApiReply> Scheduler::metrics() {
+  return enqueue([this] {
+    ApiReply r;
+    r.text = metrics_text(wall_now());
+    r.content_type = "text/plain; version=0.0.4";
+    return r;
+  });
+}
+
+std::future<ApiReply> Scheduler::health() {
+  return enqueue([this] {
+    ApiReply r;
+    r.body = {{"status", "ok"},
+              {"backend", driver_->name()},
+              {"nodes", cluster_.nodes.size()},
+              {"gpus", engine_.cluster().up_gpus()},
+              {"jobs", jobs_.size()},
+              {"schema_version", store_->schema_version()},
+              {"uptime_s", wall_now() - started_at_}};
+    return r;
+  });
+}
+
+Status Scheduler::recover() {
+  Result<std::vector<JobRecord>> stored = store_->load_jobs();
+  if (!stored.ok()) return stored.error();
+  const double now = wall_now();
+  size_t adopted = 0, requeued = 0, queued = 0;
+  if (Status st = store_->begin(); !st.ok()) return st;
+  for (JobRecord& rec : stored.value()) {
+    next_id_ = std::max(next_id_, rec.id + 1);
+    Live l;
+    l.rec = std::move(rec);
+    l.spec = make_spec(l.rec, catalog_, static_cast<double>(cluster_.epoch_unix_s));
+    const int64_t id = l.rec.id;
+    Live& live = jobs_.emplace(id, std::move(l)).first->second;
+    JobRecord& r = live.rec;
+    if (is_final(r.state) || r.held) continue;
+    if (r.state == JobStatus::kRunning) {
+      bool found = false;
+      if (!r.handle.empty()) {
+        Result<bool> a = driver_->adopt(std::to_string(id), r.handle);
+        found = a.ok() && a.value();
+        if (!a.ok()) log_(fmt::format("job {}: {}", id, a.error().message));
+      }
+      const auto placement = found ? parse_placement(r.placement) : std::nullopt;
+      if (found && placement) {
+        const JobIdx idx = next_idx_++;
+        by_idx_.push_back(id);
+        live.idx = idx;
+        Status st = engine_.adopt(idx, live.spec.get(), *placement, engine_time(r.segment_start),
+                                  engine_time(now));
+        if (st.ok()) {
+          live.placement = *placement;
+          ++adopted;
+          continue;
+        }
+        log_(fmt::format("job {}: its placement no longer fits ({}); stopping it", id,
+                         st.error().message));
+        (void)driver_->stop(r.handle, stop_plan(live, false));
+      }
+      // Gone while the service was down (or never started): its run ends now, it restarts.
+      close_segment(live, now);
+      r.handle.clear();
+      r.placement.clear();
+      r.state = JobStatus::kPreempted;
+      ++r.restart_count;
+      r.reason = "its run was lost while the service was down; requeued";
+      ++requeued;
+    } else {
+      ++queued;
+    }
+    enter_engine(live, now);
+    mark(live);
+  }
+  if (Status st = flush(); !st.ok()) {
+    store_->rollback();
+    return st;
+  }
+  if (Status st = store_->commit(); !st.ok()) return st;
+  log_(
+      fmt::format("recovered {} job(s): {} running adopted, {} requeued after a lost run, {} "
+                  "waiting",
+                  jobs_.size(), adopted, requeued, queued));
+  return Status::Ok();
+}
+
+}  // namespace frugal

@@ -1,0 +1,244 @@
+#include "service/serve.h"
+
+#include <fmt/format.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+
+#include "drivers/dry_run_driver.h"
+#include "drivers/local_driver.h"
+#include "io/catalog_yaml.h"
+#include "io/cluster_yaml.h"
+#include "service/http_api.h"
+#include "service/scheduler.h"
+#include "service/store.h"
+
+namespace frugal {
+
+std::optional<GpuModelId> match_gpu_model(const std::string& product, const GpuCatalog& catalog) {
+  if (auto m = catalog.find(product)) return m;
+  std::string s = product;
+  if (s.rfind("NVIDIA ", 0) == 0) s = s.substr(7);
+  if (s.rfind("Tesla ", 0) == 0) s = s.substr(6);
+  // "H100 80GB HBM3" → try "H100-80GB-HBM3", "H100-80GB", "H100".
+  std::vector<std::string> words;
+  for (size_t i = 0; i < s.size();) {
+    const size_t j = s.find_first_of(" -", i);
+    words.push_back(s.substr(i, j == std::string::npos ? std::string::npos : j - i));
+    if (j == std::string::npos) break;
+    i = j + 1;
+  }
+  for (size_t n = words.size(); n >= 1; --n) {
+    std::string name = words[0];
+    for (size_t k = 1; k < n; ++k) name += "-" + words[k];
+    if (auto m = catalog.find(name)) return m;
+  }
+  return std::nullopt;
+}
+
+Result<ClusterSpec> cluster_from_inventory(const Inventory& inv, const ServiceConfig& config,
+                                           const GpuCatalog& catalog) {
+  ClusterSpec c;
+  Region r;
+  r.name = "local";
+  c.regions.push_back(r);
+  Pool p;
+  p.name = "local";
+  p.capacity = Capacity::kOwned;
+  c.pools.push_back(p);
+  c.storage_tiers = default_storage_tiers();
+  for (const NodeInventory& n : inv.nodes) {
+    NodeSpec node;
+    node.name = n.name;
+    node.gpus = static_cast<int>(n.gpus.size());
+    if (node.gpus > kMaxGpusPerNode)
+      return Error{
+          fmt::format("node {}: {} GPUs (at most {})", n.name, node.gpus, kMaxGpusPerNode)};
+    if (node.gpus > 0) {
+      auto m = match_gpu_model(n.gpus[0].model, catalog);
+      if (!m && !config.gpu_model.empty()) m = catalog.find(config.gpu_model);
+      if (!m)
+        return Error{fmt::format("node {}: GPU '{}' is not in the catalog; set node.gpu_model",
+                                 n.name, n.gpus[0].model)};
+      node.model = *m;
+    }
+    c.nodes.push_back(node);
+  }
+  return c;
+}
+
+namespace {
+
+std::function<void(const std::string&)> make_logger() {
+  auto mu = std::make_shared<std::mutex>();
+  return [mu](const std::string& line) {
+    const auto now = std::chrono::system_clock::now();
+    const std::time_t t = std::chrono::system_clock::to_time_t(now);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    std::lock_guard<std::mutex> lock(*mu);
+    fmt::print(stderr, "{} frugal: {}\n", stamp, line);
+    std::fflush(stderr);
+  };
+}
+
+}  // namespace
+
+int run_serve(const ServeOptions& o) {
+  // Block the stop signals (and SIGPIPE) before any thread starts: every thread inherits the
+  // mask and the signalfd below is the only place they are read.
+  sigset_t mask;
+  sigemptyset(&mask);
+  sigaddset(&mask, SIGINT);
+  sigaddset(&mask, SIGTERM);
+  sigaddset(&mask, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &mask, nullptr);
+  const auto log = make_logger();
+
+  Result<ServiceConfig> cfg = load_service_config(o.config);
+  if (!cfg.ok()) {
+    log(cfg.error().message);
+    return 1;
+  }
+  ServiceConfig config = std::move(cfg).value();
+  if (!o.listen.empty()) config.listen = o.listen;
+  if (!o.db.empty()) config.db = o.db;
+  if (!o.backend.empty()) config.backend = o.backend;
+  if (config.backend != "local" && config.backend != "dry-run") {
+    log(fmt::format("--backend: '{}' is not local or dry-run", config.backend));
+    return 1;
+  }
+  const auto listen = parse_listen(config.listen);
+  if (!listen.ok()) {
+    log(listen.error().message);
+    return 1;
+  }
+  Result<GpuCatalog> catalog = load_builtin_catalog();
+  if (!catalog.ok()) {
+    log(catalog.error().message);
+    return 1;
+  }
+  // Relative log and checkpoint directories live beside the database.
+  std::error_code ec;
+  const std::filesystem::path db_dir = std::filesystem::absolute(config.db, ec).parent_path();
+  for (std::string* dir : {&config.log_dir, &config.checkpoint_dir})
+    if (!std::filesystem::path(*dir).is_absolute()) *dir = (db_dir / *dir).string();
+  std::filesystem::create_directories(config.log_dir, ec);
+
+  // The cluster: a spec file (synthetic inventories) or this host's inventory.
+  ClusterSpec cluster;
+  std::unique_ptr<Driver> driver;
+  if (!config.cluster_file.empty()) {
+    Result<ClusterSpec> c = load_cluster_file(config.cluster_file, catalog.value());
+    if (!c.ok()) {
+      log(c.error().message);
+      return 1;
+    }
+    cluster = std::move(c).value();
+  }
+  if (config.backend == "dry-run") {
+    std::vector<NodeInventory> nodes;
+    for (const NodeSpec& n : cluster.nodes) {
+      NodeInventory ni{n.name, {}};
+      for (int g = 0; g < n.gpus; ++g)
+        ni.gpus.push_back(
+            GpuInfo{g, n.model == kNoGpuModel ? "" : catalog.value().at(n.model).name, "", 0});
+      nodes.push_back(std::move(ni));
+    }
+    driver = std::make_unique<DryRunDriver>(std::move(nodes));
+  } else {
+    LocalDriverOptions lo;
+    lo.node_name = config.node_name;
+    lo.use_nvml = config.use_nvml;
+    lo.log_dir = config.log_dir;
+    for (int g = 0; g < config.gpus; ++g)
+      lo.configured_gpus.push_back(GpuInfo{g, config.gpu_model, "", 0});
+    driver = std::make_unique<LocalDriver>(lo);
+  }
+  Result<Inventory> inv = driver->inventory();
+  if (!inv.ok()) {
+    log("backend: " + inv.error().message);
+    return 1;
+  }
+  log(fmt::format("backend {}: inventory from {}: {}", driver->name(), inv.value().source,
+                  inv.value().note));
+  if (config.cluster_file.empty()) {
+    Result<ClusterSpec> c = cluster_from_inventory(inv.value(), config, catalog.value());
+    if (!c.ok()) {
+      log(c.error().message);
+      return 1;
+    }
+    cluster = std::move(c).value();
+  }
+  int64_t gpus = 0;
+  for (const NodeSpec& n : cluster.nodes) gpus += n.gpus;
+  log(fmt::format("cluster: {} node(s), {} GPU(s)", cluster.nodes.size(), gpus));
+
+  Result<std::unique_ptr<Store>> store = Store::open(config.db);
+  if (!store.ok()) {
+    log("database: " + store.error().message);
+    return 1;
+  }
+  log(fmt::format("database {} (schema version {})", config.db, store.value()->schema_version()));
+
+  std::map<std::string, std::string> hashes;
+  for (const TeamConfig& t : config.teams) hashes[t.token_sha256] = t.name;
+  const Authenticator auth(hashes, config.admin_token_sha256);
+
+  Scheduler::Parts parts{
+      config, catalog.value(), cluster, std::move(driver), std::move(store).value(), log};
+  Result<std::unique_ptr<Scheduler>> sched = Scheduler::create(std::move(parts));
+  if (!sched.ok()) {
+    log(sched.error().message);
+    return 1;
+  }
+  Scheduler& scheduler = *sched.value();
+  if (Status st = scheduler.recover(); !st.ok()) {
+    log("recovery: " + st.error().message);
+    return 1;
+  }
+  RequestLimits limits;
+  limits.max_grace_s = config.checkpoint_grace_s;
+  HttpApi api(scheduler, auth, catalog.value(), limits,
+              HttpOptions{config.max_request_bytes, config.http_threads});
+  if (Status st = api.bind(listen.value().first, listen.value().second); !st.ok()) {
+    log(st.error().message);
+    return 1;
+  }
+  scheduler.start();
+  log(fmt::format("listening on http://{}:{} (policy {})", listen.value().first, api.port(),
+                  config.policy));
+
+  // Stop signals arrive on a signalfd, read by this thread.
+  sigset_t stop_set;
+  sigemptyset(&stop_set);
+  sigaddset(&stop_set, SIGINT);
+  sigaddset(&stop_set, SIGTERM);
+  const int sfd = signalfd(-1, &stop_set, SFD_CLOEXEC);
+  std::thread waiter([&] {
+    signalfd_siginfo si{};
+    while (read(sfd, &si, sizeof si) < 0 && errno == EINTR) {
+    }
+    log(fmt::format("signal {}: stopping (running jobs keep running)", si.ssi_signo));
+    api.stop();
+  });
+  const bool ok = api.serve();
+  if (!ok) {
+    log("the HTTP server stopped unexpectedly");
+    kill(getpid(), SIGTERM);  // wake the waiter
+  }
+  waiter.join();
+  close(sfd);
+  scheduler.stop();
+  return ok ? 0 : 1;
+}
+
+}  // namespace frugal

@@ -1,0 +1,272 @@
+#include "service/store.h"
+
+#include <fmt/format.h>
+#include <sqlite3.h>
+
+#include <nlohmann/json.hpp>
+
+namespace frugal {
+namespace {
+
+// Migration i brings the schema from version i to i + 1.
+constexpr const char* kMigrations[] = {
+    // 0 → 1: jobs, run segments, key/value metadata.
+    "CREATE TABLE jobs ("
+    "  id INTEGER PRIMARY KEY,"
+    "  team TEXT NOT NULL,"
+    "  request TEXT NOT NULL,"
+    "  state TEXT NOT NULL,"
+    "  held INTEGER NOT NULL DEFAULT 0,"
+    "  submitted_at REAL NOT NULL,"
+    "  started_at REAL NOT NULL DEFAULT -1,"
+    "  segment_start REAL NOT NULL DEFAULT -1,"
+    "  finished_at REAL NOT NULL DEFAULT -1,"
+    "  deferred_until REAL NOT NULL DEFAULT 0,"
+    "  restart_count INTEGER NOT NULL DEFAULT 0,"
+    "  exit_code INTEGER,"
+    "  reason TEXT NOT NULL DEFAULT '',"
+    "  handle TEXT NOT NULL DEFAULT '',"
+    "  placement TEXT NOT NULL DEFAULT '');"
+    "CREATE TABLE segments ("
+    "  job_id INTEGER NOT NULL REFERENCES jobs(id),"
+    "  t0 REAL NOT NULL, t1 REAL NOT NULL, kept_s REAL NOT NULL,"
+    "  placement TEXT NOT NULL,"
+    "  PRIMARY KEY (job_id, t0));"
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);",
+    // 1 → 2: an index for listing a team's jobs.
+    "CREATE INDEX jobs_team ON jobs(team, id);",
+};
+static_assert(std::size(kMigrations) == kSchemaVersion);
+
+std::string column_text(sqlite3_stmt* s, int i) {
+  const unsigned char* t = sqlite3_column_text(s, i);
+  return t ? reinterpret_cast<const char*>(t) : "";
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Store>> Store::open(const std::string& path) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                      nullptr) != SQLITE_OK) {
+    std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
+    sqlite3_close(db);
+    return Error{fmt::format("{}: {}", path, msg)};
+  }
+  std::unique_ptr<Store> s(new Store(db));
+  sqlite3_busy_timeout(db, 5000);
+  for (const char* sql :
+       {"PRAGMA journal_mode=WAL;", "PRAGMA synchronous=FULL;", "PRAGMA foreign_keys=ON;"})
+    if (Status st = s->exec(sql); !st.ok())
+      return Error{fmt::format("{}: {}", path, st.error().message)};
+  if (Status st = s->migrate(); !st.ok())
+    return Error{fmt::format("{}: {}", path, st.error().message)};
+  if (Status st = s->prepare(); !st.ok())
+    return Error{fmt::format("{}: {}", path, st.error().message)};
+  return s;
+}
+
+Store::~Store() {
+  sqlite3_finalize(put_job_);
+  sqlite3_finalize(add_segment_);
+  sqlite3_close(db_);
+}
+
+Status Store::exec(const char* sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err ? err : sqlite3_errmsg(db_);
+    sqlite3_free(err);
+    return Error{msg};
+  }
+  return Status::Ok();
+}
+
+int Store::schema_version() const {
+  sqlite3_stmt* st = nullptr;
+  int v = -1;
+  if (sqlite3_prepare_v2(db_, "PRAGMA user_version;", -1, &st, nullptr) == SQLITE_OK &&
+      sqlite3_step(st) == SQLITE_ROW)
+    v = sqlite3_column_int(st, 0);
+  sqlite3_finalize(st);
+  return v;
+}
+
+Status Store::migrate() {
+  const int v = schema_version();
+  if (v < 0) return Error{"cannot read the schema version"};
+  if (v > kSchemaVersion)
+    return Error{fmt::format("schema version {} is newer than this build's {}", v, kSchemaVersion)};
+  for (int i = v; i < kSchemaVersion; ++i) {
+    if (Status st = exec("BEGIN IMMEDIATE;"); !st.ok()) return st;
+    Status st = exec(kMigrations[i]);
+    if (st.ok()) st = exec(fmt::format("PRAGMA user_version = {};", i + 1).c_str());
+    if (!st.ok()) {
+      rollback();
+      return Error{fmt::format("migration {} → {}: {}", i, i + 1, st.error().message)};
+    }
+    if (Status c = exec("COMMIT;"); !c.ok()) return c;
+  }
+  return Status::Ok();
+}
+
+Status Store::prepare() {
+  const char* put =
+      "INSERT OR REPLACE INTO jobs (id, team, request, state, held, submitted_at, started_at,"
+      " segment_start, finished_at, deferred_until, restart_count, exit_code, reason, handle,"
+      " placement) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?);";
+  const char* seg =
+      "INSERT OR REPLACE INTO segments (job_id, t0, t1, kept_s, placement) VALUES (?,?,?,?,?);";
+  if (sqlite3_prepare_v3(db_, put, -1, SQLITE_PREPARE_PERSISTENT, &put_job_, nullptr) !=
+          SQLITE_OK ||
+      sqlite3_prepare_v3(db_, seg, -1, SQLITE_PREPARE_PERSISTENT, &add_segment_, nullptr) !=
+          SQLITE_OK)
+    return Error{sqlite3_errmsg(db_)};
+  return Status::Ok();
+}
+
+Status Store::begin() {
+  return exec("BEGIN IMMEDIATE;");
+}
+Status Store::commit() {
+  return exec("COMMIT;");
+}
+void Store::rollback() {
+  (void)exec("ROLLBACK;");
+}
+
+Status Store::put_job(const JobRecord& j) {
+  sqlite3_stmt* s = put_job_;
+  sqlite3_reset(s);
+  sqlite3_clear_bindings(s);
+  const std::string request = to_json(j.request).dump();
+  const std::string_view state = to_string(j.state);
+  sqlite3_bind_int64(s, 1, j.id);
+  sqlite3_bind_text(s, 2, j.team.data(), static_cast<int>(j.team.size()), SQLITE_TRANSIENT);
+  sqlite3_bind_text(s, 3, request.data(), static_cast<int>(request.size()), SQLITE_TRANSIENT);
+  sqlite3_bind_text(s, 4, state.data(), static_cast<int>(state.size()), SQLITE_STATIC);
+  sqlite3_bind_int(s, 5, j.held ? 1 : 0);
+  sqlite3_bind_double(s, 6, j.submitted_at);
+  sqlite3_bind_double(s, 7, j.started_at);
+  sqlite3_bind_double(s, 8, j.segment_start);
+  sqlite3_bind_double(s, 9, j.finished_at);
+  sqlite3_bind_double(s, 10, j.deferred_until);
+  sqlite3_bind_int(s, 11, j.restart_count);
+  if (j.exit_code) sqlite3_bind_int(s, 12, *j.exit_code);
+  sqlite3_bind_text(s, 13, j.reason.data(), static_cast<int>(j.reason.size()), SQLITE_TRANSIENT);
+  sqlite3_bind_text(s, 14, j.handle.data(), static_cast<int>(j.handle.size()), SQLITE_TRANSIENT);
+  sqlite3_bind_text(s, 15, j.placement.data(), static_cast<int>(j.placement.size()),
+                    SQLITE_TRANSIENT);
+  if (sqlite3_step(s) != SQLITE_DONE) return Error{sqlite3_errmsg(db_)};
+  return Status::Ok();
+}
+
+Status Store::add_segment(const SegmentRow& g) {
+  sqlite3_stmt* s = add_segment_;
+  sqlite3_reset(s);
+  sqlite3_clear_bindings(s);
+  sqlite3_bind_int64(s, 1, g.job_id);
+  sqlite3_bind_double(s, 2, g.t0);
+  sqlite3_bind_double(s, 3, g.t1);
+  sqlite3_bind_double(s, 4, g.kept_s);
+  sqlite3_bind_text(s, 5, g.placement.data(), static_cast<int>(g.placement.size()),
+                    SQLITE_TRANSIENT);
+  if (sqlite3_step(s) != SQLITE_DONE) return Error{sqlite3_errmsg(db_)};
+  return Status::Ok();
+}
+
+Result<std::vector<JobRecord>> Store::load_jobs() const {
+  sqlite3_stmt* s = nullptr;
+  const char* sql =
+      "SELECT id, team, request, state, held, submitted_at, started_at, segment_start,"
+      " finished_at, deferred_until, restart_count, exit_code, reason, handle, placement"
+      " FROM jobs ORDER BY id;";
+  if (sqlite3_prepare_v2(db_, sql, -1, &s, nullptr) != SQLITE_OK) return Error{sqlite3_errmsg(db_)};
+  std::vector<JobRecord> out;
+  int rc;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+    JobRecord j;
+    j.id = sqlite3_column_int64(s, 0);
+    j.team = column_text(s, 1);
+    const auto req = nlohmann::json::parse(column_text(s, 2), nullptr, false);
+    Result<JobRequest> r =
+        req.is_discarded() ? Result<JobRequest>(Error{"not JSON"}) : job_request_from_stored(req);
+    const auto state = parse_job_status(column_text(s, 3));
+    if (!r.ok() || !state) {
+      sqlite3_finalize(s);
+      return Error{
+          fmt::format("job {}: unreadable row ({})", j.id, r.ok() ? "state" : r.error().message)};
+    }
+    j.request = std::move(r).value();
+    j.state = *state;
+    j.held = sqlite3_column_int(s, 4) != 0;
+    j.submitted_at = sqlite3_column_double(s, 5);
+    j.started_at = sqlite3_column_double(s, 6);
+    j.segment_start = sqlite3_column_double(s, 7);
+    j.finished_at = sqlite3_column_double(s, 8);
+    j.deferred_until = sqlite3_column_double(s, 9);
+    j.restart_count = sqlite3_column_int(s, 10);
+    if (sqlite3_column_type(s, 11) != SQLITE_NULL) j.exit_code = sqlite3_column_int(s, 11);
+    j.reason = column_text(s, 12);
+    j.handle = column_text(s, 13);
+    j.placement = column_text(s, 14);
+    out.push_back(std::move(j));
+  }
+  sqlite3_finalize(s);
+  if (rc != SQLITE_DONE) return Error{sqlite3_errmsg(db_)};
+  return out;
+}
+
+Result<std::vector<SegmentRow>> Store::load_segments() const {
+  sqlite3_stmt* s = nullptr;
+  const char* sql = "SELECT job_id, t0, t1, kept_s, placement FROM segments ORDER BY job_id, t0;";
+  if (sqlite3_prepare_v2(db_, sql, -1, &s, nullptr) != SQLITE_OK) return Error{sqlite3_errmsg(db_)};
+  std::vector<SegmentRow> out;
+  int rc;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+    out.push_back(SegmentRow{sqlite3_column_int64(s, 0), sqlite3_column_double(s, 1),
+                             sqlite3_column_double(s, 2), sqlite3_column_double(s, 3),
+                             column_text(s, 4)});
+  sqlite3_finalize(s);
+  if (rc != SQLITE_DONE) return Error{sqlite3_errmsg(db_)};
+  return out;
+}
+
+std::string Store::check_consistency() const {
+  const char* checks[][2] = {
+      {"PRAGMA integrity_check;", nullptr},
+      {"SELECT count(*) FROM jobs WHERE state IN ('completed','failed','cancelled')"
+       " AND finished_at < 0;",
+       "final jobs without finished_at"},
+      {"SELECT count(*) FROM jobs WHERE state = 'running' AND segment_start < 0;",
+       "running jobs without a segment start"},
+      {"SELECT count(*) FROM segments WHERE t1 < t0 OR kept_s < 0 OR kept_s > t1 - t0 + 1e-6;",
+       "segments with bad times"},
+      {"SELECT count(*) FROM segments WHERE job_id NOT IN (SELECT id FROM jobs);",
+       "segments of unknown jobs"},
+      {"SELECT count(*) FROM jobs WHERE state NOT IN ('queued','deferred','running',"
+       "'preempted','completed','failed','cancelled');",
+       "jobs in unknown states"},
+  };
+  for (const auto& c : checks) {
+    sqlite3_stmt* s = nullptr;
+    if (sqlite3_prepare_v2(db_, c[0], -1, &s, nullptr) != SQLITE_OK) return sqlite3_errmsg(db_);
+    std::string problem;
+    if (sqlite3_step(s) == SQLITE_ROW) {
+      if (c[1] == nullptr) {
+        const std::string r = column_text(s, 0);
+        if (r != "ok") problem = "integrity_check: " + r;
+      } else if (const int64_t n = sqlite3_column_int64(s, 0); n != 0) {
+        problem = fmt::format("{} {}", n, c[1]);
+      }
+    } else {
+      problem = sqlite3_errmsg(db_);
+    }
+    sqlite3_finalize(s);
+    if (!problem.empty()) return problem;
+  }
+  return {};
+}
+
+}  // namespace frugal

@@ -1,0 +1,69 @@
+#pragma once
+// Durable state of the service in SQLite (WAL journal, synchronous=FULL): jobs and the run
+// segments the ledger is rebuilt from. Schema migrations are versioned (PRAGMA user_version;
+// kSchemaVersion is the newest; each migration runs once, in its own transaction).
+//
+// Writes are grouped: begin(), any number of put_job()/add_segment(), commit() — one fsync
+// per group (the decision loop's group commit). Not thread-safe: one thread (the decision
+// loop) owns a Store.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/result.h"
+#include "service/job_record.h"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace frugal {
+
+inline constexpr int kSchemaVersion = 2;
+
+// One ended run segment: job held `placement` (JSON) over [t0, t1) and kept_s seconds of
+// its work survived (the rest is rework).
+struct SegmentRow {
+  int64_t job_id = 0;
+  double t0 = 0, t1 = 0, kept_s = 0;
+  std::string placement;
+};
+
+class Store {
+ public:
+  // Opens (creating if needed) the database at `path` and migrates it to kSchemaVersion.
+  // Error when it cannot be opened, is newer than this build, or a migration fails.
+  static Result<std::unique_ptr<Store>> open(const std::string& path);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  int schema_version() const;
+  // Group writes. commit() makes everything since begin() durable; rollback() drops it.
+  Status begin();
+  Status commit();
+  void rollback();
+  // Inserts or replaces the job's row (by id).
+  Status put_job(const JobRecord& job);
+  Status add_segment(const SegmentRow& s);
+
+  // Everything stored, jobs by id, segments by (job, t0).
+  Result<std::vector<JobRecord>> load_jobs() const;
+  Result<std::vector<SegmentRow>> load_segments() const;
+  // SQLite's integrity check plus the service's invariants (final jobs have finished_at,
+  // running jobs a segment start, segments end after they start and name a known job);
+  // empty when consistent.
+  std::string check_consistency() const;
+
+ private:
+  explicit Store(sqlite3* db) : db_(db) {}
+  Status exec(const char* sql);
+  Status migrate();
+  Status prepare();
+
+  sqlite3* db_;
+  sqlite3_stmt* put_job_ = nullptr;
+  sqlite3_stmt* add_segment_ = nullptr;
+};
+
+}  // namespace frugal

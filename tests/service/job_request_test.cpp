@@ -1,0 +1,92 @@
+// Validation of POST /v1/jobs bodies: every bad field is named.
+
+#include "service/job_request.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "io/catalog_yaml.h"
+
+namespace frugal {
+namespace {
+
+const GpuCatalog& catalog() {
+  static const GpuCatalog c = load_builtin_catalog().value();
+  return c;
+}
+
+std::string field_of(const std::string& body) {
+  const auto j = nlohmann::json::parse(body);
+  const auto r = parse_job_request(j, catalog(), RequestLimits{});
+  if (const auto* e = std::get_if<FieldError>(&r)) return e->field;
+  return "";
+}
+
+TEST(JobRequest, OnlyCommandIsRequired) {
+  const auto r =
+      parse_job_request(nlohmann::json::parse(R"({"command":"true"})"), catalog(), RequestLimits{});
+  ASSERT_TRUE(std::holds_alternative<JobRequest>(r));
+  const JobRequest& q = std::get<JobRequest>(r);
+  EXPECT_EQ(q.gpus, 1);
+  EXPECT_EQ(q.gpu_milli, 1000);
+  EXPECT_EQ(q.tier, Tier::kGeneral);
+  EXPECT_EQ(q.checkpoint_signal, 10);
+}
+
+TEST(JobRequest, FullRequestRoundTrips) {
+  const auto j = nlohmann::json::parse(
+      R"({"name":"n","command":"c","workdir":"/tmp","env":{"B":"2","A":"1"},"gpus":1,
+          "gpu_milli":250,"gpu_model":"a100","class":"finetune","tier":"core",
+          "deadline":1800000000,"deferrable":true,"min_gpus":0,"max_gpus":0,
+          "checkpoint_signal":"SIGUSR2","grace_s":5})");
+  const auto r = parse_job_request(j, catalog(), RequestLimits{});
+  ASSERT_TRUE(std::holds_alternative<JobRequest>(r));
+  const JobRequest& q = std::get<JobRequest>(r);
+  EXPECT_EQ(q.gpu_model, "A100-80GB");  // canonical
+  EXPECT_EQ(q.env.front().first, "A");  // sorted
+  EXPECT_EQ(q.checkpoint_signal, 12);
+  const auto back = job_request_from_stored(to_json(q));
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(to_json(back.value()), to_json(q));
+}
+
+TEST(JobRequest, EveryBadFieldIsNamed) {
+  EXPECT_EQ(field_of(R"([1,2])"), "body");
+  EXPECT_EQ(field_of(R"({})"), "command");
+  EXPECT_EQ(field_of(R"({"command":""})"), "command");
+  EXPECT_EQ(field_of(R"({"command":5})"), "command");
+  EXPECT_EQ(field_of(R"({"command":"x","gpus":-3})"), "gpus");
+  EXPECT_EQ(field_of(R"({"command":"x","gpus":1.5})"), "gpus");
+  EXPECT_EQ(field_of(R"({"command":"x","gpus":"2"})"), "gpus");
+  EXPECT_EQ(field_of(R"({"command":"x","gpus":100000})"), "gpus");
+  EXPECT_EQ(field_of(R"({"command":"x","gpu_milli":0})"), "gpu_milli");
+  EXPECT_EQ(field_of(R"({"command":"x","gpus":2,"gpu_milli":500})"), "gpu_milli");
+  EXPECT_EQ(field_of(R"({"command":"x","gpu_model":"Z9000"})"), "gpu_model");
+  EXPECT_EQ(field_of(R"({"command":"x","class":"party"})"), "class");
+  EXPECT_EQ(field_of(R"({"command":"x","tier":"gold"})"), "tier");
+  EXPECT_EQ(field_of(R"({"command":"x","deadline":-1})"), "deadline");
+  EXPECT_EQ(field_of(R"({"command":"x","deferrable":"yes"})"), "deferrable");
+  EXPECT_EQ(field_of(R"({"command":"x","gpus":2,"min_gpus":3})"), "min_gpus");
+  EXPECT_EQ(field_of(R"({"command":"x","gpus":2,"max_gpus":1})"), "max_gpus");
+  EXPECT_EQ(field_of(R"({"command":"x","checkpoint_signal":"SIGFOO"})"), "checkpoint_signal");
+  EXPECT_EQ(field_of(R"({"command":"x","checkpoint_signal":9})"), "checkpoint_signal");
+  EXPECT_EQ(field_of(R"({"command":"x","grace_s":1000})"), "grace_s");
+  EXPECT_EQ(field_of(R"({"command":"x","workdir":"rel/path"})"), "workdir");
+  EXPECT_EQ(field_of(R"({"command":"x","env":{"1BAD":"v"}})"), "env");
+  EXPECT_EQ(field_of(R"({"command":"x","env":{"A":1}})"), "env");
+  EXPECT_EQ(field_of(R"({"command":"x","env":["A=1"]})"), "env");
+  EXPECT_EQ(field_of(R"({"command":"x","colour":"blue"})"), "colour");
+}
+
+TEST(JobRequest, SignalNames) {
+  EXPECT_EQ(parse_signal("SIGUSR1"), 10);
+  EXPECT_EQ(parse_signal("USR1"), 10);
+  EXPECT_EQ(parse_signal("15"), 15);
+  EXPECT_EQ(parse_signal("0"), 0);
+  EXPECT_EQ(parse_signal("SIG"), 0);
+  EXPECT_EQ(parse_signal("99"), 0);
+}
+
+}  // namespace
+}  // namespace frugal

@@ -1,0 +1,107 @@
+// The SQLite store: migrations, round trips, group commit and rollback, consistency check.
+
+#include "service/store.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+namespace frugal {
+namespace {
+
+struct TempDb {
+  std::filesystem::path dir;
+  TempDb() {
+    char tmpl[] = "/tmp/frugal-store-XXXXXX";
+    dir = mkdtemp(tmpl);
+  }
+  ~TempDb() { std::filesystem::remove_all(dir); }
+  std::string path() const { return (dir / "f.db").string(); }
+};
+
+JobRecord record(int64_t id) {
+  JobRecord r;
+  r.id = id;
+  r.team = "alpha";
+  r.request.command = "echo " + std::to_string(id);
+  r.request.env = {{"A", "1"}};
+  r.submitted_at = 1000 + id;
+  return r;
+}
+
+TEST(Store, MigratesAndRoundTripsJobs) {
+  TempDb t;
+  {
+    auto s = Store::open(t.path());
+    ASSERT_TRUE(s.ok()) << s.error().message;
+    EXPECT_EQ(s.value()->schema_version(), kSchemaVersion);
+    ASSERT_TRUE(s.value()->begin().ok());
+    JobRecord r = record(7);
+    r.state = JobStatus::kRunning;
+    r.segment_start = 1010;
+    r.handle = "123:456";
+    r.placement = R"({"model":"","slots":[[0,-1,0]]})";
+    r.exit_code = 3;
+    ASSERT_TRUE(s.value()->put_job(r).ok());
+    ASSERT_TRUE(s.value()->put_job(record(8)).ok());
+    ASSERT_TRUE(s.value()->add_segment(SegmentRow{8, 1, 2, 1, "{}"}).ok());
+    ASSERT_TRUE(s.value()->commit().ok());
+  }
+  auto s = Store::open(t.path());  // reopen: no migration runs twice
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  auto jobs = s.value()->load_jobs();
+  ASSERT_TRUE(jobs.ok());
+  ASSERT_EQ(jobs.value().size(), 2u);
+  const JobRecord& a = jobs.value()[0];
+  EXPECT_EQ(a.id, 7);
+  EXPECT_EQ(a.state, JobStatus::kRunning);
+  EXPECT_EQ(a.handle, "123:456");
+  EXPECT_EQ(a.request.command, "echo 7");
+  ASSERT_EQ(a.request.env.size(), 1u);
+  EXPECT_EQ(a.exit_code, 3);
+  EXPECT_FALSE(jobs.value()[1].exit_code.has_value());
+  auto segs = s.value()->load_segments();
+  ASSERT_TRUE(segs.ok());
+  ASSERT_EQ(segs.value().size(), 1u);
+  EXPECT_EQ(s.value()->check_consistency(), "");
+}
+
+TEST(Store, RollbackDropsTheGroup) {
+  TempDb t;
+  auto s = Store::open(t.path());
+  ASSERT_TRUE(s.ok());
+  ASSERT_TRUE(s.value()->begin().ok());
+  ASSERT_TRUE(s.value()->put_job(record(1)).ok());
+  s.value()->rollback();
+  EXPECT_TRUE(s.value()->load_jobs().value().empty());
+}
+
+TEST(Store, ConsistencyCheckFindsBrokenRows) {
+  TempDb t;
+  auto s = Store::open(t.path());
+  ASSERT_TRUE(s.ok());
+  ASSERT_TRUE(s.value()->begin().ok());
+  JobRecord r = record(1);
+  r.state = JobStatus::kCompleted;  // final without finished_at
+  ASSERT_TRUE(s.value()->put_job(r).ok());
+  ASSERT_TRUE(s.value()->commit().ok());
+  EXPECT_NE(s.value()->check_consistency().find("finished_at"), std::string::npos);
+}
+
+TEST(Store, RefusesANewerSchema) {
+  TempDb t;
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(t.path().c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "PRAGMA user_version = 99;", nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+  }
+  auto s = Store::open(t.path());
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("newer"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace frugal
