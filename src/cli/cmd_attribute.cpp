@@ -55,8 +55,8 @@ Status run(const AttributeOptions& o) {
   if (!cluster.ok()) return cluster.error();
   auto text = read_all(o.jobcomp);
   if (!text.ok()) return text.error();
-  auto records = parse_jobcomp(text.value(), o.jobcomp,
-                               static_cast<int64_t>(o.utc_offset_h * 3600));
+  auto records =
+      parse_jobcomp(text.value(), o.jobcomp, static_cast<int64_t>(o.utc_offset_h * 3600));
   if (!records.ok()) return records.error();
   GresLog gres;
   if (!o.gres_log.empty()) {
@@ -84,9 +84,10 @@ Status run(const AttributeOptions& o) {
   fmt::print("{} records, {} runs on {} nodes, {:.3f} GPU-hours over {} s\n", r.records, r.runs,
              cluster.value().nodes.size(), r.gpu_hours, r.last_unix - r.first_unix);
   if (r.runs_without_gpus > 0)
-    fmt::print("note: {} runs without GPU information (no gres/gpu in Tres, not in --gres-log): "
-               "counted as CPU-only\n",
-               r.runs_without_gpus);
+    fmt::print(
+        "note: {} runs without GPU information (no gres/gpu in Tres, not in --gres-log): "
+        "counted as CPU-only\n",
+        r.runs_without_gpus);
   for (const auto& w : r.warnings) fmt::print("warning: {}\n", w);
   fmt::print("{}", ledger_table("slurm", r.ledger));
   for (const auto& [team, acc] : r.ledger.by_team)
@@ -100,8 +101,7 @@ void add_attribute_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<AttributeOptions>();
   auto* cmd = app.add_subcommand(
       "attribute", "Cost and waste of an existing Slurm cluster from its jobcomp records");
-  cmd->add_option("--slurm-jobcomp", o->jobcomp, "jobcomp/filetxt file (JobCompLoc)")
-      ->required();
+  cmd->add_option("--slurm-jobcomp", o->jobcomp, "jobcomp/filetxt file (JobCompLoc)")->required();
   cmd->add_option("--cluster", o->cluster,
                   "The cluster's nodes: `sinfo --json` or slurmrestd GET /nodes output")
       ->required();

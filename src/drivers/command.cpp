@@ -25,7 +25,8 @@ std::string joined(const std::vector<std::string>& argv) {
 Result<CommandOutput> run_command(const std::vector<std::string>& argv, double timeout_s) {
   if (argv.empty()) return Error{"run_command: empty command"};
   int out_pipe[2], err_pipe[2];
-  if (pipe2(out_pipe, O_CLOEXEC) != 0) return Error{fmt::format("{}: pipe: {}", argv[0], std::strerror(errno))};
+  if (pipe2(out_pipe, O_CLOEXEC) != 0)
+    return Error{fmt::format("{}: pipe: {}", argv[0], std::strerror(errno))};
   if (pipe2(err_pipe, O_CLOEXEC) != 0) {
     close(out_pipe[0]);
     close(out_pipe[1]);
@@ -49,8 +50,8 @@ Result<CommandOutput> run_command(const std::vector<std::string>& argv, double t
   close(out_pipe[1]);
   close(err_pipe[1]);
   CommandOutput res;
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
   pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
   int open_fds = 2;
   bool timed_out = false;

@@ -37,9 +37,10 @@ std::optional<Placement> place(const Run& r, const ClusterState& st, const JobSp
     }
     const bool shard = g.name == "shard";
     const int want = shard ? 1 : static_cast<int>(g.count);
-    const Milli milli = shard ? std::min<Milli>(kMilliPerGpu, static_cast<Milli>(
-                                                                  g.count * kMilliPerGpu / shards_per_gpu))
-                              : kMilliPerGpu;
+    const Milli milli =
+        shard ? std::min<Milli>(kMilliPerGpu,
+                                static_cast<Milli>(g.count * kMilliPerGpu / shards_per_gpu))
+              : kMilliPerGpu;
     std::vector<int> chosen;
     for (int idx : g.indices)
       if (idx >= 0 && idx < st.gpus(n) && st.free_milli(n, idx) >= milli &&
@@ -82,8 +83,8 @@ Result<SlurmAttribution> attribute_jobcomp(const std::vector<JobcompRecord>& rec
                                  rec.job_id, name)};
       r.nodes.push_back(it->second);
     }
-    if (auto g = gres.find({rec.job_id, rec.start_unix}); g != gres.end() &&
-                                                          g->second.size() == r.nodes.size()) {
+    if (auto g = gres.find({rec.job_id, rec.start_unix});
+        g != gres.end() && g->second.size() == r.nodes.size()) {
       r.gres = g->second;
     } else if (rec.gpus_from_tres > 0) {
       const int per_node = rec.gpus_from_tres / static_cast<int>(r.nodes.size());
@@ -103,8 +104,8 @@ Result<SlurmAttribution> attribute_jobcomp(const std::vector<JobcompRecord>& rec
         s.gpus = 0;
       } else if (g0.name == "shard") {
         s.gpus = 1;
-        s.gpu_milli = std::min<Milli>(kMilliPerGpu, static_cast<Milli>(g0.count * kMilliPerGpu /
-                                                                       config.shards_per_gpu));
+        s.gpu_milli = std::min<Milli>(
+            kMilliPerGpu, static_cast<Milli>(g0.count * kMilliPerGpu / config.shards_per_gpu));
       } else {
         s.gpus = static_cast<int>(g0.count * static_cast<int64_t>(r.nodes.size()));
       }
@@ -152,9 +153,8 @@ Result<SlurmAttribution> attribute_jobcomp(const std::vector<JobcompRecord>& rec
     evs.push_back({runs[i].rec->start_unix, true, i});
     evs.push_back({runs[i].rec->end_unix, false, i});
   }
-  std::sort(evs.begin(), evs.end(), [](const Ev& a, const Ev& b) {
-    return a.t != b.t ? a.t < b.t : a.start < b.start;
-  });
+  std::sort(evs.begin(), evs.end(),
+            [](const Ev& a, const Ev& b) { return a.t != b.t ? a.t < b.t : a.start < b.start; });
   double last_t = 0;
   for (const Ev& e : evs) {
     const double t = static_cast<double>(e.t - t0);
@@ -181,7 +181,8 @@ Result<SlurmAttribution> attribute_jobcomp(const std::vector<JobcompRecord>& rec
       ledger.segment(r.job, js, r.placement, ts, t, t - ts);
       state.release(r.placement, js);
       double held = 0;
-      for (const Slot& s : r.placement.slots) held += s.gpu >= 0 ? s.milli / double(kMilliPerGpu) : 0;
+      for (const Slot& s : r.placement.slots)
+        held += s.gpu >= 0 ? s.milli / double(kMilliPerGpu) : 0;
       out.gpu_hours += held * (t - ts) / 3600.0;
       run_time[r.job] += t - ts;
       if (r.last)

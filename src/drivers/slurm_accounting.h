@@ -18,10 +18,10 @@ namespace frugal {
 
 struct SlurmAttribution {
   LedgerReport ledger;
-  size_t records = 0;          // lines read
-  size_t runs = 0;             // records that ran (nodes and a positive duration)
+  size_t records = 0;            // lines read
+  size_t runs = 0;               // records that ran (nodes and a positive duration)
   size_t runs_without_gpus = 0;  // runs whose GPUs neither the GRES log nor Tres gave (CPU-only)
-  double gpu_hours = 0;        // Σ run duration × GPUs held (shards as fractions of a GPU)
+  double gpu_hours = 0;          // Σ run duration × GPUs held (shards as fractions of a GPU)
   int64_t first_unix = 0, last_unix = 0;  // the span accounted
   std::vector<std::string> warnings;      // runs that could not be placed as recorded, ...
 };

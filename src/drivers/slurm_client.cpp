@@ -23,7 +23,8 @@ int64_t steady_s() {
 // Slurm's answer to a mutation: {"errors": [...]}; error 2042 on a held submit is a notice.
 Status check_errors(const std::string& body, const std::string& what) {
   json doc = json::parse(body, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object()) return Error{fmt::format("{}: answer is not JSON", what)};
+  if (doc.is_discarded() || !doc.is_object())
+    return Error{fmt::format("{}: answer is not JSON", what)};
   auto errs = doc.find("errors");
   if (errs == doc.end() || !errs->is_array()) return Status::Ok();
   for (const auto& e : *errs) {
@@ -79,11 +80,12 @@ Result<std::string> SlurmClient::request(const char* method, const std::string& 
   const std::string what = fmt::format("slurmrestd {} {}", method, path);
   if (Status t = token(); !t.ok()) return Error{what + ": " + t.error().message};
   httplib::Headers headers = {{"X-SLURM-USER-NAME", config_.user}, {"X-SLURM-USER-TOKEN", jwt_}};
-  httplib::Result r = std::string(method) == "GET"    ? http_->client.Get(path, headers)
-                      : std::string(method) == "DELETE" ? http_->client.Delete(path, headers)
-                                                      : http_->client.Post(path, headers, body,
-                                                                           "application/json");
-  if (!r) return Error{fmt::format("{}: {} ({})", what, httplib::to_string(r.error()), config_.rest_url)};
+  httplib::Result r = std::string(method) == "GET" ? http_->client.Get(path, headers)
+                      : std::string(method) == "DELETE"
+                          ? http_->client.Delete(path, headers)
+                          : http_->client.Post(path, headers, body, "application/json");
+  if (!r)
+    return Error{fmt::format("{}: {} ({})", what, httplib::to_string(r.error()), config_.rest_url)};
   if (r->status == 401 || r->status == 403) {
     jwt_expires_ = 0;  // renew next time
     return Error{fmt::format("{}: HTTP {} (token rejected)", what, r->status)};
@@ -122,7 +124,8 @@ Result<SlurmJob> SlurmClient::job(int64_t id) {
   auto jobs = parse_jobs_json(body.value(), "slurmrestd GET " + path);
   if (!jobs.ok()) return jobs.error();
   if (jobs.value().size() != 1)
-    return Error{fmt::format("slurmrestd GET {}: {} jobs in the answer", path, jobs.value().size())};
+    return Error{
+        fmt::format("slurmrestd GET {}: {} jobs in the answer", path, jobs.value().size())};
   return std::move(jobs.value()[0]);
 }
 
@@ -205,9 +208,9 @@ Status SlurmClient::signal(int64_t id, const std::string& sig) {
 }
 
 Status SlurmClient::requeue(int64_t id, bool hold_after) {
-  auto out = run_checked({config_.scontrol, hold_after ? "requeuehold" : "requeue",
-                          std::to_string(id)},
-                         config_.timeout_s);
+  auto out =
+      run_checked({config_.scontrol, hold_after ? "requeuehold" : "requeue", std::to_string(id)},
+                  config_.timeout_s);
   if (!out.ok()) return out.error();
   return Status::Ok();
 }

@@ -36,13 +36,13 @@ struct SlurmSubmit {
 
 // Changes to a pending job. Empty/zero fields are left alone.
 struct SlurmUpdate {
-  std::string nodelist;   // "gpu3" / "gpu[1-2]": where it must run
-  std::string features;   // constraint, e.g. "h100"
-  std::string gres;       // "gpu:h100:2" / "shard:h100:3"; only if the job had no GPU type
-  int64_t begin_unix = 0; // > 0: eligible from then (deferral); see begin_now
-  bool begin_now = false; // make it eligible now (e.g. after a requeue)
-  int64_t priority = 0;   // > 0: explicit priority (not accepted while held)
-  int64_t nice = 0;       // != 0: nice (never on a held job: it releases it)
+  std::string nodelist;    // "gpu3" / "gpu[1-2]": where it must run
+  std::string features;    // constraint, e.g. "h100"
+  std::string gres;        // "gpu:h100:2" / "shard:h100:3"; only if the job had no GPU type
+  int64_t begin_unix = 0;  // > 0: eligible from then (deferral); see begin_now
+  bool begin_now = false;  // make it eligible now (e.g. after a requeue)
+  int64_t priority = 0;    // > 0: explicit priority (not accepted while held)
+  int64_t nice = 0;        // != 0: nice (never on a held job: it releases it)
   std::string comment;
 };
 
@@ -79,8 +79,7 @@ class SlurmClient {
 
  private:
   struct Http;  // the HTTP connection (cpp-httplib), kept out of this header
-  Result<std::string> request(const char* method, const std::string& path,
-                              const std::string& body);
+  Result<std::string> request(const char* method, const std::string& path, const std::string& body);
   Status token();  // makes sure jwt_ is valid for a while
   std::string api(const std::string& tail) const;
 

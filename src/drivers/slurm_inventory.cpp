@@ -27,15 +27,16 @@ Result<ClusterSpec> cluster_from_slurm(const std::vector<SlurmNode>& nodes,
     if (n.gpus > 0) {
       const GresMapping* m = config.by_gres_type(n.gpu_type);
       if (m == nullptr)
-        return Error{fmt::format("Slurm node {}: GPU type '{}' is not in the GPU map (slurm.gpu_map)",
-                                 n.name, n.gpu_type)};
+        return Error{
+            fmt::format("Slurm node {}: GPU type '{}' is not in the GPU map (slurm.gpu_map)",
+                        n.name, n.gpu_type)};
       auto id = catalog.find(m->model);
       if (!id)
         return Error{fmt::format("Slurm node {}: GPU map model '{}' is not in the catalog", n.name,
                                  m->model)};
       if (n.gpus > kMaxGpusPerNode)
-        return Error{fmt::format("Slurm node {}: {} GPUs, more than {}", n.name, n.gpus,
-                                 kMaxGpusPerNode)};
+        return Error{
+            fmt::format("Slurm node {}: {} GPUs, more than {}", n.name, n.gpus, kMaxGpusPerNode)};
       ns.model = *id;
       ns.gpus = n.gpus;
     }

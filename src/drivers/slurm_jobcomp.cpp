@@ -38,8 +38,8 @@ bool parse_time(std::string_view s, int64_t& out) {
       !to_int(s.substr(17, 2), se) || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
       se > 60)
     return false;
-  out = days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d)) * 86400 +
-        h * 3600 + mi * 60 + se;
+  out = days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d)) * 86400 + h * 3600 +
+        mi * 60 + se;
   return true;
 }
 
@@ -54,11 +54,12 @@ std::vector<std::pair<std::string_view, std::string_view>> pairs(std::string_vie
     if (j == std::string_view::npos) j = line.size();
     const std::string_view tok = line.substr(i, j - i);
     const size_t eq = tok.find('=');
-    if (eq != std::string_view::npos) out.emplace_back(tok.substr(0, eq), tok.substr(eq + 1));
+    if (eq != std::string_view::npos)
+      out.emplace_back(tok.substr(0, eq), tok.substr(eq + 1));
     else if (!out.empty() && !tok.empty())  // a value with a space (job name): extend it
-      out.back().second = std::string_view(out.back().second.data(),
-                                           static_cast<size_t>(tok.data() + tok.size() -
-                                                               out.back().second.data()));
+      out.back().second =
+          std::string_view(out.back().second.data(),
+                           static_cast<size_t>(tok.data() + tok.size() - out.back().second.data()));
     i = j;
   }
   return out;
@@ -82,7 +83,9 @@ Result<std::vector<JobcompRecord>> parse_jobcomp(std::string_view text, const st
     JobcompRecord r;
     bool have_id = false;
     for (const auto& [k, v] : pairs(line)) {
-      auto bad = [&, k = k, v = v] { return Error{fmt::format("{}: {}: cannot read '{}'", where, k, v)}; };
+      auto bad = [&, k = k, v = v] {
+        return Error{fmt::format("{}: {}: cannot read '{}'", where, k, v)};
+      };
       if (k == "JobId") {
         if (!to_int(v, r.job_id) || r.job_id <= 0) return bad();
         have_id = true;
@@ -115,8 +118,10 @@ Result<std::vector<JobcompRecord>> parse_jobcomp(std::string_view text, const st
           const size_t eq = one.find('=');
           int64_t n = 0;
           if (eq == std::string_view::npos || !to_int(one.substr(eq + 1), n)) return bad();
-          if (one[8] == ':') r.gpu_type_from_tres = std::string(one.substr(9, eq - 9));
-          else r.gpus_from_tres = static_cast<int>(n);
+          if (one[8] == ':')
+            r.gpu_type_from_tres = std::string(one.substr(9, eq - 9));
+          else
+            r.gpus_from_tres = static_cast<int>(n);
           if (r.gpus_from_tres < 0) r.gpus_from_tres = static_cast<int>(n);
         }
       } else if (k == "ExitCode") {
@@ -168,7 +173,8 @@ Result<GresLog> parse_gres_log(std::string_view text, const std::string& origin)
     }
     if (id <= 0) return Error{where + ": no JobId"};
     if (items.size() != nodes.size())
-      return Error{fmt::format("{}: {} nodes but {} Gres entries", where, nodes.size(), items.size())};
+      return Error{
+          fmt::format("{}: {} nodes but {} Gres entries", where, nodes.size(), items.size())};
     log[{id, start}] = std::move(items);
   }
   return log;
@@ -180,8 +186,9 @@ std::string gres_log_line(const SlurmJob& job) {
     nodes += (i ? "," : "") + job.nodes[i];
     const GresItem g = i < job.gres_alloc.size() ? job.gres_alloc[i] : GresItem{};
     std::string idx;
-    for (size_t k = 0; k < g.indices.size(); ++k) idx += fmt::format("{}{}", k ? "," : "", g.indices[k]);
-    std::string item = g.name.empty() ? "gpu:0"
+    for (size_t k = 0; k < g.indices.size(); ++k)
+      idx += fmt::format("{}{}", k ? "," : "", g.indices[k]);
+    std::string item = g.name.empty()   ? "gpu:0"
                        : g.type.empty() ? fmt::format("{}:{}", g.name, g.count)
                                         : fmt::format("{}:{}:{}", g.name, g.type, g.count);
     if (!idx.empty()) item += "(IDX:" + idx + ")";

@@ -19,7 +19,7 @@ namespace frugal {
 struct JobcompRecord {
   int64_t job_id = 0;
   std::string name;
-  std::string user;   // "root" from "root(0)"
+  std::string user;  // "root" from "root(0)"
   std::string account;
   std::string state;  // COMPLETED, CANCELLED, FAILED, TIMEOUT, NODE_FAIL, PENDING (requeued), ...
   std::string partition;

@@ -12,7 +12,9 @@ namespace {
 
 using nlohmann::json;
 
-bool is_null_text(std::string_view s) { return s.empty() || s == "(null)" || s == "N/A" || s == "None"; }
+bool is_null_text(std::string_view s) {
+  return s.empty() || s == "(null)" || s == "N/A" || s == "None";
+}
 
 // Splits on `sep` outside brackets/parentheses.
 std::vector<std::string_view> split_top(std::string_view s, char sep) {
@@ -110,11 +112,10 @@ Result<json> document(std::string_view text, const std::string& origin, const ch
 }  // namespace
 
 bool SlurmNode::usable() const {
-  if (state == "down" || state == "unknown" || state == "future" || state == "error")
-    return false;
+  if (state == "down" || state == "unknown" || state == "future" || state == "error") return false;
   for (const auto& f : flags)
-    if (f == "DRAIN" || f == "DRAINING" || f == "DRAINED" || f == "NOT_RESPONDING" ||
-        f == "FAIL" || f == "MAINTENANCE" || f == "POWERED_DOWN" || f == "POWER_DOWN")
+    if (f == "DRAIN" || f == "DRAINING" || f == "DRAINED" || f == "NOT_RESPONDING" || f == "FAIL" ||
+        f == "MAINTENANCE" || f == "POWERED_DOWN" || f == "POWER_DOWN")
       return false;
   return true;
 }
@@ -165,8 +166,10 @@ Result<std::vector<GresItem>> parse_gres(std::string_view text) {
     }
     std::vector<std::string_view> parts = split_top(item, ':');
     int64_t count = 1;
-    if (parts.size() >= 2 && parse_int(parts.back(), count)) parts.pop_back();
-    else count = 1;  // "gpu" or "gpu:a100" mean one
+    if (parts.size() >= 2 && parse_int(parts.back(), count))
+      parts.pop_back();
+    else
+      count = 1;  // "gpu" or "gpu:a100" mean one
     if (parts.empty() || parts.size() > 2 || parts[0].empty())
       return Error{fmt::format("GRES '{}': cannot read '{}'", text, item)};
     g.name = std::string(parts[0]);
@@ -199,7 +202,8 @@ Result<std::vector<SlurmNode>> parse_nodes_json(std::string_view text, const std
     n.cpus = num(j, "cpus");
     n.memory_mb = num(j, "real_memory");
     auto gres = parse_gres(str(j, "gres"));
-    if (!gres.ok()) return Error{fmt::format("{}: node {}: {}", origin, n.name, gres.error().message)};
+    if (!gres.ok())
+      return Error{fmt::format("{}: node {}: {}", origin, n.name, gres.error().message)};
     for (const auto& g : gres.value()) {
       if (g.name == "gpu") {
         n.gpu_type = g.type;
@@ -228,7 +232,8 @@ Result<std::vector<SlurmPartition>> parse_partitions_json(std::string_view text,
     p.name = str(j, "name");
     p.state = str(j, "state");
     auto nodes = expand_hostlist(str(j, "nodes"));
-    if (!nodes.ok()) return Error{fmt::format("{}: partition {}: {}", origin, p.name, nodes.error().message)};
+    if (!nodes.ok())
+      return Error{fmt::format("{}: partition {}: {}", origin, p.name, nodes.error().message)};
     p.nodes = std::move(nodes).value();
     for (const auto& f : strings(j, "flags"))
       if (f == "default") p.is_default = true;

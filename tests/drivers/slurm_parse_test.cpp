@@ -112,8 +112,9 @@ TEST(SlurmJson, PartitionsAndErrors) {
   EXPECT_EQ(p.value()[0].name, "gpu");
   EXPECT_TRUE(p.value()[0].is_default);
   EXPECT_EQ(p.value()[0].nodes.size(), 4u);
-  auto e = parse_jobs_json(R"({"errors":[{"error_code":2017,"error":"Invalid job id specified"}],"jobs":[]})",
-                           "GET /job/99");
+  auto e = parse_jobs_json(
+      R"({"errors":[{"error_code":2017,"error":"Invalid job id specified"}],"jobs":[]})",
+      "GET /job/99");
   ASSERT_FALSE(e.ok());
   EXPECT_NE(e.error().message.find("GET /job/99: Slurm error 2017: Invalid job id"),
             std::string::npos);

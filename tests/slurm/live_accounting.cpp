@@ -36,7 +36,8 @@ TEST(SlurmLive, JobcompTotalsMatchLedger) {
   // frugal's GRES log: what each run holds, read while it runs.
   std::string gres_log;
   for (int64_t id : ids) {
-    auto r = live::wait_job(c, id, [](const SlurmJob& j) { return j.running(); }, 15);
+    auto r = live::wait_job(
+        c, id, [](const SlurmJob& j) { return j.running(); }, 15);
     ASSERT_TRUE(r.ok()) << r.error().message;
     gres_log += gres_log_line(r.value()) + "\n";
   }

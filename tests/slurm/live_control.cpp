@@ -28,7 +28,8 @@ TEST(SlurmLive, HeldJobReleasedOntoChosenNodeWithGresType) {
   u.gres = "gpu:h100:2";
   ASSERT_TRUE(c.update(id.value(), u).ok());
   ASSERT_TRUE(c.release(id.value()).ok());
-  auto running = live::wait_job(c, id.value(), [](const SlurmJob& j) { return j.running(); }, 15);
+  auto running = live::wait_job(
+      c, id.value(), [](const SlurmJob& j) { return j.running(); }, 15);
   ASSERT_TRUE(running.ok()) << running.error().message;
   EXPECT_EQ(running.value().nodes, std::vector<std::string>{"gpu3"});
   ASSERT_EQ(running.value().gres_alloc.size(), 1u);
@@ -48,9 +49,8 @@ TEST(SlurmLive, ShardJobsShareOneGpu) {
     SlurmSubmit s;
     s.name = "frugal-shard";
     s.workdir = dir;
-    s.script = live::script(
-        "echo cvd=$CUDA_VISIBLE_DEVICES shards=$SLURM_SHARDS_ON_NODE > " + dir + "/env-" +
-        std::to_string(k) + ".txt\nsleep 3");
+    s.script = live::script("echo cvd=$CUDA_VISIBLE_DEVICES shards=$SLURM_SHARDS_ON_NODE > " + dir +
+                            "/env-" + std::to_string(k) + ".txt\nsleep 3");
     auto id = c.submit(s);
     ASSERT_TRUE(id.ok()) << id.error().message;
     SlurmUpdate u;
@@ -61,15 +61,15 @@ TEST(SlurmLive, ShardJobsShareOneGpu) {
     ids.push_back(id.value());
   }
   for (size_t i = 0; i < ids.size(); ++i) {
-    auto r = live::wait_job(c, ids[i], [](const SlurmJob& j) { return j.running(); }, 15);
+    auto r = live::wait_job(
+        c, ids[i], [](const SlurmJob& j) { return j.running(); }, 15);
     ASSERT_TRUE(r.ok()) << r.error().message;
     ASSERT_EQ(r.value().gres_alloc.size(), 1u);
     EXPECT_EQ(r.value().gres_alloc[0].name, "shard");
     EXPECT_EQ(r.value().gres_alloc[0].count, i == 0 ? 3 : 4);
     EXPECT_EQ(r.value().gres_alloc[0].indices, std::vector<int>{0});  // both on GPU 0
   }
-  EXPECT_TRUE(live::wait_until(
-      [&] { return !live::read_text(dir + "/env-4.txt").empty(); }, 10));
+  EXPECT_TRUE(live::wait_until([&] { return !live::read_text(dir + "/env-4.txt").empty(); }, 10));
   EXPECT_EQ(live::read_text(dir + "/env-3.txt"), "cvd=0 shards=3\n");
   EXPECT_EQ(live::read_text(dir + "/env-4.txt"), "cvd=0 shards=4\n");
 }

@@ -39,8 +39,8 @@ TEST(SlurmLive, InventoryMatchesConfig) {
 TEST(SlurmLive, DrainedNodeIsNotUsable) {
   FRUGAL_REQUIRE_SLURM();
   SlurmClient c(live::config());
-  auto drain = run_checked({"scontrol", "update", "nodename=gpu4", "state=drain",
-                            "reason=frugal-test"});
+  auto drain =
+      run_checked({"scontrol", "update", "nodename=gpu4", "state=drain", "reason=frugal-test"});
   ASSERT_TRUE(drain.ok()) << drain.error().message;
   auto nodes = c.nodes();
   ASSERT_TRUE(nodes.ok()) << nodes.error().message;

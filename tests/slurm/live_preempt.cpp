@@ -12,10 +12,12 @@ TEST(SlurmLive, SignalDeliveredBeforeRequeue) {
   SlurmSubmit s;
   s.name = "frugal-ckpt";
   s.workdir = dir;
-  s.script = live::script(
-      "echo start restart=${SLURM_RESTART_COUNT:-0} >> " + dir + "/log.txt\n"
-      "trap 'echo checkpoint restart=${SLURM_RESTART_COUNT:-0} >> " + dir + "/log.txt' USR1\n"
-      "for i in $(seq 1 60); do sleep 1 & wait $!; done");
+  s.script = live::script("echo start restart=${SLURM_RESTART_COUNT:-0} >> " + dir +
+                          "/log.txt\n"
+                          "trap 'echo checkpoint restart=${SLURM_RESTART_COUNT:-0} >> " +
+                          dir +
+                          "/log.txt' USR1\n"
+                          "for i in $(seq 1 60); do sleep 1 & wait $!; done");
   auto id = c.submit(s);
   ASSERT_TRUE(id.ok()) << id.error().message;
   SlurmUpdate u;
@@ -23,7 +25,9 @@ TEST(SlurmLive, SignalDeliveredBeforeRequeue) {
   u.gres = "gpu:a100:4";
   ASSERT_TRUE(c.update(id.value(), u).ok());
   ASSERT_TRUE(c.release(id.value()).ok());
-  ASSERT_TRUE(live::wait_job(c, id.value(), [](const SlurmJob& j) { return j.running(); }, 15).ok());
+  ASSERT_TRUE(live::wait_job(
+                  c, id.value(), [](const SlurmJob& j) { return j.running(); }, 15)
+                  .ok());
   ASSERT_TRUE(live::wait_until([&] { return !live::read_text(dir + "/log.txt").empty(); }, 10));
 
   ASSERT_TRUE(c.signal(id.value(), "USR1").ok());
@@ -41,9 +45,13 @@ TEST(SlurmLive, SignalDeliveredBeforeRequeue) {
   SlurmUpdate now;
   now.begin_now = true;
   ASSERT_TRUE(c.update(id.value(), now).ok());
-  ASSERT_TRUE(live::wait_job(c, id.value(), [](const SlurmJob& j) { return j.running(); }, 15).ok());
+  ASSERT_TRUE(live::wait_job(
+                  c, id.value(), [](const SlurmJob& j) { return j.running(); }, 15)
+                  .ok());
   ASSERT_TRUE(live::wait_until(
-      [&] { return live::read_text(dir + "/log.txt").find("start restart=1") != std::string::npos; },
+      [&] {
+        return live::read_text(dir + "/log.txt").find("start restart=1") != std::string::npos;
+      },
       10));
   EXPECT_EQ(live::read_text(dir + "/log.txt"),
             "start restart=0\ncheckpoint restart=0\nstart restart=1\n");

@@ -25,11 +25,13 @@ TEST(SlurmLive, CtldRestartLosesNoJob) {
   u.gres = "gpu:a100:1";
   ASSERT_TRUE(c.update(ids[1], u).ok());
   ASSERT_TRUE(c.release(ids[1]).ok());
-  ASSERT_TRUE(live::wait_job(c, ids[1], [](const SlurmJob& j) { return j.running(); }, 15).ok());
+  ASSERT_TRUE(live::wait_job(
+                  c, ids[1], [](const SlurmJob& j) { return j.running(); }, 15)
+                  .ok());
 
-  auto restart = run_command({std::string(FRUGAL_SOURCE_DIR) + "/scripts/slurm-local.sh",
-                              "restart-ctld", "TERM", "2"},
-                             60);
+  auto restart = run_command(
+      {std::string(FRUGAL_SOURCE_DIR) + "/scripts/slurm-local.sh", "restart-ctld", "TERM", "2"},
+      60);
   ASSERT_TRUE(restart.ok()) << restart.error().message;
   ASSERT_EQ(restart.value().exit_code, 0) << restart.value().err;
   ASSERT_TRUE(live::wait_until([&] { return c.ping().ok(); }, 20));

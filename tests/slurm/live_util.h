@@ -34,10 +34,10 @@ inline std::string unavailable_reason() {
   return r;
 }
 
-#define FRUGAL_REQUIRE_SLURM()                                                       \
-  do {                                                                               \
-    const std::string why = ::frugal::live::unavailable_reason();                    \
-    if (!why.empty()) GTEST_SKIP() << "local Slurm unavailable: " << why;            \
+#define FRUGAL_REQUIRE_SLURM()                                            \
+  do {                                                                    \
+    const std::string why = ::frugal::live::unavailable_reason();         \
+    if (!why.empty()) GTEST_SKIP() << "local Slurm unavailable: " << why; \
   } while (0)
 
 inline SlurmConfig config() {
@@ -90,8 +90,12 @@ Result<SlurmJob> wait_job(SlurmClient& c, int64_t id, F pred, double timeout_s) 
                (err.empty() ? "" : " (last error: " + err + ")")};
 }
 
-inline int64_t now_unix() { return static_cast<int64_t>(std::time(nullptr)); }
+inline int64_t now_unix() {
+  return static_cast<int64_t>(std::time(nullptr));
+}
 
-inline std::string script(const std::string& body) { return "#!/bin/bash\n" + body + "\n"; }
+inline std::string script(const std::string& body) {
+  return "#!/bin/bash\n" + body + "\n";
+}
 
 }  // namespace frugal::live
