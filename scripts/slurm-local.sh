@@ -173,6 +173,9 @@ cmd_restart_ctld() {
   sleep "$down"
   start_ctld ""
   log "slurmctld restarted (was pid $pid, now $(cat "$RUN/slurmctld.pid"))"
+  # Nodes read "unknown" until each slurmd registers again; wait so callers find them usable.
+  wait_for 300 nodes_up || { sinfo -N >&2; echo "nodes did not come back" >&2; return 1; }
+  log "4 slurmd registered again"
 }
 
 cmd_ctest_start() {

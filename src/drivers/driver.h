@@ -87,6 +87,9 @@ struct StopPlan {
   int checkpoint_signal = SIGUSR1;
   double grace_s = 0;
   double term_grace_s = 10;
+  // The job will run again (preemption, not cancellation): a backend that can keep it
+  // queued does so (Slurm: requeue it held, same Slurm job id) instead of ending it.
+  bool requeue = false;
 };
 
 struct DriverEvent {

@@ -34,8 +34,11 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(Parts parts) {
 }
 
 namespace {
-EngineOptions engine_options() {
+EngineOptions engine_options(const GpuCatalog& catalog) {
   EngineOptions o;
+  // Speeds relative to the catalog's reference model (as `simulate` defaults), so that
+  // heterogeneity-aware policies (tiers/hetero, frugal-place) see H100 faster than A100.
+  if (auto ref = catalog.find("A100-80GB")) o.reference_model = *ref;
   o.static_capacity = true;  // the live cluster: no autoscaling of on-demand pools
   return o;
 }
@@ -48,7 +51,7 @@ Scheduler::Scheduler(Parts parts, Profile profile)
       driver_(std::move(parts.driver)),
       store_(std::move(parts.store)),
       log_(std::move(parts.log)),
-      engine_(cluster_, catalog_, std::move(profile), engine_options()),
+      engine_(cluster_, catalog_, std::move(profile), engine_options(catalog_)),
       alerts_(config_.alerts, log_) {
   limits_.max_grace_s = config_.checkpoint_grace_s;
   int biggest = 0;
@@ -212,6 +215,7 @@ StopPlan Scheduler::stop_plan(const Live& l, bool checkpoint_first) const {
   p.grace_s = l.rec.request.grace_s >= 0 ? l.rec.request.grace_s : config_.checkpoint_grace_s;
   if (!checkpoint_first) p.grace_s = std::min(p.grace_s, config_.term_grace_s);
   p.term_grace_s = config_.term_grace_s;
+  p.requeue = !l.cancel_requested;  // preempted jobs run again; cancelled ones do not
   return p;
 }
 

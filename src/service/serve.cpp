@@ -13,6 +13,7 @@
 
 #include "drivers/dry_run_driver.h"
 #include "drivers/local_driver.h"
+#include "drivers/slurm_driver.h"
 #include "io/catalog_yaml.h"
 #include "io/cluster_yaml.h"
 #include "service/http_api.h"
@@ -112,8 +113,8 @@ int run_serve(const ServeOptions& o) {
   if (!o.listen.empty()) config.listen = o.listen;
   if (!o.db.empty()) config.db = o.db;
   if (!o.backend.empty()) config.backend = o.backend;
-  if (config.backend != "local" && config.backend != "dry-run") {
-    log(fmt::format("--backend: '{}' is not local or dry-run", config.backend));
+  if (config.backend != "local" && config.backend != "dry-run" && config.backend != "slurm") {
+    log(fmt::format("--backend: '{}' is not local, dry-run or slurm", config.backend));
     return 1;
   }
   const auto listen = parse_listen(config.listen);
@@ -154,6 +155,17 @@ int run_serve(const ServeOptions& o) {
       nodes.push_back(std::move(ni));
     }
     driver = std::make_unique<DryRunDriver>(std::move(nodes));
+  } else if (config.backend == "slurm") {
+    SlurmDriverOptions so;
+    so.slurm = config.slurm;
+    so.poll_interval_s = config.slurm_poll_interval_s;
+    so.stale_after_s = config.slurm_stale_after_s;
+    so.max_backoff_s = config.slurm_max_backoff_s;
+    so.gres_log = config.slurm_gres_log;
+    if (!so.gres_log.empty() && !std::filesystem::path(so.gres_log).is_absolute())
+      so.gres_log = (db_dir / so.gres_log).string();
+    so.log = log;
+    driver = std::make_unique<SlurmDriver>(so);
   } else {
     LocalDriverOptions lo;
     lo.node_name = config.node_name;

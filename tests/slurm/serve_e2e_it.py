@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""End-to-end: `frugal serve --backend slurm` against the local Slurm (CTest label slurm).
+
+  serve_e2e_it.py --frugal BIN --unavailable MARKER placement   core job on H100, preprocess on A100
+  serve_e2e_it.py --frugal BIN --unavailable MARKER preempt     checkpoint signal, then Slurm requeue
+
+Each case starts its own daemon on a free loopback port with a temporary database and checks
+what the service says against what Slurm says (squeue --json). Standard library only.
+"""
+import argparse, json, os, socket, subprocess, sys, tempfile, time, urllib.request
+
+TOKEN = "alpha-dev-token"
+TOKEN_SHA = "96b19de18b9c05f8b1befddab64f030fe3203ba6f76814ce9b690eec08f5f8ce"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Service:
+    def __init__(self, frugal, workdir, policy="tiers/hetero"):
+        self.port = free_port()
+        self.dir = workdir
+        cfg = os.path.join(workdir, "frugal.yaml")
+        with open(cfg, "w") as f:
+            f.write(f"""listen: 127.0.0.1:{self.port}
+db: {workdir}/frugal.db
+backend: slurm
+policy: {policy}
+checkpoint_grace_s: 3
+term_grace_s: 2
+log_dir: {workdir}/logs
+checkpoint_dir: {workdir}/ckpt
+teams:
+  alpha: {{token_sha256: {TOKEN_SHA}}}
+slurm:
+  rest_url: http://127.0.0.1:6820
+  partition: gpu
+  poll_interval_s: 0.5
+  stale_after_s: 5
+  gres_log: slurm-gres.log
+  gpu_map: {{h100: H100, a100: A100-80GB}}
+""")
+        self.log = open(os.path.join(workdir, "serve.log"), "w")
+        self.proc = subprocess.Popen([frugal, "serve", "--config", cfg], stdout=self.log,
+                                     stderr=subprocess.STDOUT)
+        for _ in range(100):
+            try:
+                if self.get("/healthz")[0] == 200:
+                    return
+            except OSError:
+                pass
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.1)
+        self.stop()
+        raise SystemExit("frugal serve did not come up:\n" + open(self.log.name).read())
+
+    def call(self, method, path, body=None):
+        req = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", method=method,
+                                     data=None if body is None else json.dumps(body).encode(),
+                                     headers={"Authorization": f"Bearer {TOKEN}",
+                                              "Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=10) as r:
+                return r.status, json.loads(r.read() or b"null")
+        except urllib.error.HTTPError as e:
+            return e.code, json.loads(e.read() or b"null")
+
+    def get(self, path):
+        return self.call("GET", path)
+
+    def submit(self, **job):
+        status, body = self.call("POST", "/v1/jobs", job)
+        assert status == 201, (status, body)
+        return body["id"]
+
+    def job(self, jid):
+        return self.get(f"/v1/jobs/{jid}")[1]
+
+    def wait(self, jid, pred, timeout=30, what="state"):
+        end = time.time() + timeout
+        j = None
+        while time.time() < end:
+            j = self.job(jid)
+            if pred(j):
+                return j
+            time.sleep(0.2)
+        raise AssertionError(f"job {jid}: {what} not reached in {timeout} s; last {json.dumps(j)}")
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+        self.log.close()
+
+
+def slurm_jobs():
+    out = subprocess.run(["squeue", "--json"], check=True, capture_output=True, text=True).stdout
+    return {j["comment"]: j for j in json.loads(out)["jobs"] if j["comment"].startswith("frugal:")}
+
+
+def slurm_job(jid):
+    return slurm_jobs().get(f"frugal:{jid}")
+
+
+def cancel_all(svc, ids):
+    for i in ids:
+        svc.call("POST", f"/v1/jobs/{i}/cancel")
+
+
+def case_placement(svc):
+    core = svc.submit(name="core-train", command="sleep 60", gpus=4, tier="core", **{"class": "pretrain"})
+    prep = svc.submit(name="prep", command="sleep 60", gpus=1, tier="general", **{"class": "preprocess"})
+    jc = svc.wait(core, lambda j: j["state"] == "running")
+    jp = svc.wait(prep, lambda j: j["state"] == "running")
+    print("service: core ->", json.dumps(jc.get("placement")), "| preprocess ->", json.dumps(jp.get("placement")))
+    assert jc["placement"]["gpu_model"] == "H100", jc
+    assert jp["placement"]["gpu_model"] == "A100-80GB", jp
+    # Slurm runs them where frugal decided, with the GRES type of that model.
+    end = time.time() + 20
+    while time.time() < end:
+        sc, sp = slurm_job(core), slurm_job(prep)
+        if sc and sp and sc["job_state"] == "RUNNING" and sp["job_state"] == "RUNNING":
+            break
+        time.sleep(0.3)
+    print("slurm: core", sc["job_id"], sc["nodes"], sc["tres_per_node"], sc["job_state"],
+          "| preprocess", sp["job_id"], sp["nodes"], sp["tres_per_node"], sp["job_state"])
+    assert sc["job_state"] == "RUNNING" and sp["job_state"] == "RUNNING"
+    assert sc["nodes"] == jc["placement"]["node"] and sc["tres_per_node"] == "gres:gpu:h100:4", sc
+    assert sp["nodes"] == jp["placement"]["node"] and sp["tres_per_node"] == "gres:gpu:a100:1", sp
+    # Completion flows back: a cancelled job ends in Slurm too.
+    cancel_all(svc, [core, prep])
+    svc.wait(core, lambda j: j["state"] == "cancelled")
+    end = time.time() + 20
+    while time.time() < end and slurm_job(core)["job_state"] not in ("CANCELLED", "COMPLETED"):
+        time.sleep(0.3)
+    assert slurm_job(core)["job_state"] == "CANCELLED", slurm_job(core)
+
+
+def case_preempt(svc):
+    marker = os.path.join(svc.dir, "events.txt")
+    gen_cmd = (f"echo start restart=$FRUGAL_RESTART_COUNT slurm=$SLURM_RESTART_COUNT >> {marker}; "
+               f"trap 'echo checkpoint >> {marker}' USR1; "
+               "for i in $(seq 1 120); do sleep 1 & wait $!; done")
+    # Two general jobs fill both H100 nodes; a core job then needs one of them.
+    gens = [svc.submit(name=f"general-{k}", command=gen_cmd if k == 0 else "sleep 120", gpus=4,
+                       gpu_model="H100", tier="general", grace_s=3) for k in range(2)]
+    for g in gens:
+        svc.wait(g, lambda j: j["state"] == "running")
+    end = time.time() + 20
+    while time.time() < end and not os.path.exists(marker):
+        time.sleep(0.2)
+    core = svc.submit(name="core", command="sleep 60", gpus=4, gpu_model="H100", tier="core")
+    jc = svc.wait(core, lambda j: j["state"] == "running", timeout=40, what="core running")
+    states = {g: svc.job(g)["state"] for g in gens}
+    print("service: core placement", json.dumps(jc["placement"]), "general states", states)
+    victim = [g for g in gens if states[g] != "running"]
+    assert len(victim) == 1, states
+    v = victim[0]
+    end = time.time() + 20
+    while time.time() < end and slurm_job(v)["job_state"] != "PENDING":
+        time.sleep(0.3)
+    sv = slurm_job(v)
+    print("slurm: victim", sv["job_id"], sv["job_state"], sv["state_reason"], "restarts", sv["restart_cnt"])
+    # The victim's Slurm job was requeued (same Slurm job, restarted count 1), not cancelled.
+    assert sv["restart_cnt"] == 1 and sv["job_state"] == "PENDING", sv
+    if v == gens[0]:
+        text = open(marker).read()
+        print("job events:", text.replace("\n", " | "))
+        # The checkpoint signal reached the job before Slurm requeued (killed) it.
+        assert text.startswith("start restart=0 slurm=\ncheckpoint\n"), text
+    # The core job runs in Slurm on the victim's node.
+    end = time.time() + 20
+    while time.time() < end and slurm_job(core)["job_state"] != "RUNNING":
+        time.sleep(0.3)
+    sc = slurm_job(core)
+    assert sc["job_state"] == "RUNNING" and sc["tres_per_node"] == "gres:gpu:h100:4", sc
+    cancel_all(svc, gens + [core])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--frugal", required=True)
+    ap.add_argument("--unavailable", required=True)
+    ap.add_argument("case", choices=["placement", "preempt"])
+    a = ap.parse_args()
+    if os.path.exists(a.unavailable) and open(a.unavailable).read().strip():
+        print("[  SKIPPED ] local Slurm unavailable:", open(a.unavailable).read().strip())
+        return 0
+    # Start from a settled cluster: all four nodes usable (a restart test may have just run).
+    end = time.time() + 30
+    while time.time() < end:
+        out = subprocess.run(["sinfo", "-h", "-N", "-o", "%t"], capture_output=True, text=True).stdout
+        if sorted(out.split()) == ["idle"] * 4:
+            break
+        time.sleep(0.3)
+    with tempfile.TemporaryDirectory(prefix="frugal-slurm-e2e-") as d:
+        os.chmod(d, 0o755)
+        # placement: heterogeneity-aware tiers; preempt: plain tiers (explicit H100 requests),
+        # whose checkpoint grace is the config's 3 s.
+        svc = Service(a.frugal, d, "tiers/hetero" if a.case == "placement" else "tiers")
+        try:
+            {"placement": case_placement, "preempt": case_preempt}[a.case](svc)
+        except BaseException:
+            svc.stop()
+            print("---- serve.log ----\n" + open(os.path.join(d, "serve.log")).read())
+            raise
+        svc.stop()
+        print("serve.log:\n" + open(os.path.join(d, "serve.log")).read())
+    print("ok:", a.case)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
