@@ -134,6 +134,9 @@ class Driver {
     (void)job_id;
     return {};
   }
+  // The job will not run again (cancelled while waiting): a backend that kept something
+  // queued for it (Slurm: a requeued job) removes it. Default: nothing to do.
+  virtual void discard(const std::string& job_id) { (void)job_id; }
   // Non-blocking: events since the last call, in the order they were observed.
   virtual std::vector<DriverEvent> poll() = 0;
   // Latest readings of every GPU the backend can see (empty without telemetry).

@@ -24,8 +24,6 @@ std::string signal_name(int sig) {
   return n != nullptr ? std::string(n) : std::to_string(sig);
 }
 
-std::string comment_of(const std::string& job_id) { return "frugal:" + job_id; }
-
 bool finished_state(const std::string& s) {
   return s == "COMPLETED" || s == "FAILED" || s == "CANCELLED" || s == "TIMEOUT" ||
          s == "NODE_FAIL" || s == "OUT_OF_MEMORY" || s == "PREEMPTED" || s == "BOOT_FAIL" ||
@@ -41,8 +39,7 @@ struct Request {
 
 }  // namespace
 
-SlurmDriver::SlurmDriver(SlurmDriverOptions options)
-    : o_(std::move(options)), client_(o_.slurm) {}
+SlurmDriver::SlurmDriver(SlurmDriverOptions options) : o_(std::move(options)), client_(o_.slurm) {}
 
 SlurmDriver::~SlurmDriver() {
   {
@@ -54,8 +51,7 @@ SlurmDriver::~SlurmDriver() {
 }
 
 double SlurmDriver::now_s() const {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 void SlurmDriver::say(const std::string& line) const {
@@ -75,9 +71,8 @@ Result<Inventory> SlurmDriver::inventory() {
   {
     std::lock_guard<std::mutex> g(mu_);
     for (const SlurmNode& n : nodes.value()) {
-      if (!o_.slurm.partition.empty() &&
-          std::find(n.partitions.begin(), n.partitions.end(), o_.slurm.partition) ==
-              n.partitions.end())
+      if (!o_.slurm.partition.empty() && std::find(n.partitions.begin(), n.partitions.end(),
+                                                   o_.slurm.partition) == n.partitions.end())
         continue;
       NodeInventory ni{n.name, {}};
       if (n.gpus > 0) {
@@ -113,10 +108,10 @@ Result<std::string> SlurmDriver::start(const LaunchSpec& spec) {
     if (s.gpu >= 0) ++per_node[s.node];
   for (const auto& [n, c] : per_node)
     if (c != per_node.begin()->second)
-      return Error{fmt::format("job {}: uneven GPUs per node ({} on {}, {} on {}): Slurm asks "
-                               "the same GRES on every node",
-                               spec.job_id, per_node.begin()->second,
-                               per_node.begin()->first, c, n)};
+      return Error{
+          fmt::format("job {}: uneven GPUs per node ({} on {}, {} on {}): Slurm asks "
+                      "the same GRES on every node",
+                      spec.job_id, per_node.begin()->second, per_node.begin()->first, c, n)};
   Run r;
   r.handle = fmt::format("slurm:{}:{}", spec.job_id, spec.restart_count);
   r.job_id = spec.job_id;
@@ -175,6 +170,14 @@ std::string SlurmDriver::adopted_handle(const std::string& job_id) {
   return it == adopted_.end() ? std::string() : it->second;
 }
 
+void SlurmDriver::discard(const std::string& job_id) {
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    discards_.push_back(job_id);
+  }
+  cv_.notify_all();
+}
+
 std::vector<DriverEvent> SlurmDriver::poll() {
   std::lock_guard<std::mutex> g(mu_);
   std::vector<DriverEvent> out;
@@ -182,7 +185,9 @@ std::vector<DriverEvent> SlurmDriver::poll() {
   return out;
 }
 
-void SlurmDriver::emit(DriverEvent e) { events_.push_back(std::move(e)); }
+void SlurmDriver::emit(DriverEvent e) {
+  events_.push_back(std::move(e));
+}
 
 void SlurmDriver::worker() {
   std::unique_lock<std::mutex> g(mu_);
@@ -213,8 +218,7 @@ bool SlurmDriver::refresh() {
                       (jobs.ok() ? nodes.error() : jobs.error()).message, o_.max_backoff_s));
     return false;
   }
-  if (backoff_s_ > 0)
-    say(fmt::format("answering again after {:.1f} s", now_s() - last_ok_));
+  if (backoff_s_ > 0) say(fmt::format("answering again after {:.1f} s", now_s() - last_ok_));
   backoff_s_ = 0;
   jobs_ = std::move(jobs).value();
   nodes_ = std::move(nodes).value();
@@ -229,7 +233,8 @@ Status SlurmDriver::launch(Run& r) {
   int gpus = 0;
   int milli = 1000;
   for (const SlotAssignment& a : s.slots) {
-    if (std::find(q.nodes.begin(), q.nodes.end(), a.node) == q.nodes.end()) q.nodes.push_back(a.node);
+    if (std::find(q.nodes.begin(), q.nodes.end(), a.node) == q.nodes.end())
+      q.nodes.push_back(a.node);
     if (a.gpu >= 0 && a.node == s.slots[0].node) {
       ++gpus;
       milli = a.milli;
@@ -280,8 +285,9 @@ Status SlurmDriver::launch(Run& r) {
     script += fmt::format("export FRUGAL_RESTART_COUNT=$(( {} + ${{SLURM_RESTART_COUNT:-0}} ))\n",
                           s.restart_count);
     if (!s.checkpoint_dir.empty())
-      script += fmt::format("export FRUGAL_CHECKPOINT_DIR={}\nmkdir -p \"$FRUGAL_CHECKPOINT_DIR\"\n",
-                            shell_quote(s.checkpoint_dir));
+      script +=
+          fmt::format("export FRUGAL_CHECKPOINT_DIR={}\nmkdir -p \"$FRUGAL_CHECKPOINT_DIR\"\n",
+                      shell_quote(s.checkpoint_dir));
     for (const auto& [k, v] : s.env) script += fmt::format("export {}={}\n", k, shell_quote(v));
     script += s.command + "\n";
     sub.script = script;
@@ -305,12 +311,25 @@ Status SlurmDriver::launch(Run& r) {
   }
   if (Status st = client_.release(r.slurm_id); !st.ok()) return st;
   say(fmt::format("job {} → Slurm job {} on {} ({}){}", r.job_id, r.slurm_id, nodelist,
-                  q.gres.empty() ? "no GPU" : q.gres, reuse > 0 ? ", requeued job placed again" : ""));
+                  q.gres.empty() ? "no GPU" : q.gres,
+                  reuse > 0 ? ", requeued job placed again" : ""));
   return Status::Ok();
 }
 
 void SlurmDriver::act(double now) {
   const bool fresh = now - last_ok_ <= o_.stale_after_s;
+  std::vector<std::string> keep;
+  for (const std::string& id : discards_) {
+    bool ok = true;
+    for (const SlurmJob& j : jobs_)
+      if (j.comment == comment_of(id) && j.pending()) {
+        const Status st = client_.cancel(j.id);
+        if (st.ok()) say(fmt::format("job {} cancelled: its queued Slurm job {} too", id, j.id));
+        ok = ok && st.ok();
+      }
+    if (!ok) keep.push_back(id);
+  }
+  discards_ = std::move(keep);
   for (auto& [handle, r] : runs_) {
     if (r.ended) continue;
     if (!r.launched && !r.stopping) {
@@ -378,9 +397,9 @@ void SlurmDriver::diff() {
     const bool usable = n.usable();
     if (usable == it->second) continue;
     it->second = usable;
-    emit({usable ? DriverEvent::Kind::kNodeUp : DriverEvent::Kind::kNodeDown, "", "", n.name, -1,
-          0, fmt::format("Slurm node {} {}{}", n.name, n.state,
-                         n.reason.empty() ? "" : " (" + n.reason + ")")});
+    emit({usable ? DriverEvent::Kind::kNodeUp : DriverEvent::Kind::kNodeDown, "", "", n.name, -1, 0,
+          fmt::format("Slurm node {} {}{}", n.name, n.state,
+                      n.reason.empty() ? "" : " (" + n.reason + ")")});
   }
   for (auto& [handle, r] : runs_) {
     if (r.ended || !r.launched || r.launch_gen >= gen_ - 1) continue;
@@ -409,10 +428,17 @@ void SlurmDriver::diff() {
     if (finished_state(j->state)) {
       r.ended = true;
       const int code = j->exit_code > 255 ? j->exit_code >> 8 : j->exit_code;
-      DriverEvent e{DriverEvent::Kind::kExited, r.job_id, r.handle, "", -1, 0,
+      DriverEvent e{DriverEvent::Kind::kExited,
+                    r.job_id,
+                    r.handle,
+                    "",
+                    -1,
+                    0,
                     fmt::format("Slurm job {} {}", r.slurm_id, j->state)};
-      if (j->state == "COMPLETED" || j->state == "FAILED") e.exit_code = code;
-      else e.term_signal = SIGTERM;
+      if (j->state == "COMPLETED" || j->state == "FAILED")
+        e.exit_code = code;
+      else
+        e.term_signal = SIGTERM;
       emit(std::move(e));
     }
   }

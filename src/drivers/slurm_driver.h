@@ -35,6 +35,9 @@ struct SlurmDriverOptions {
   double stale_after_s = 10;   // no start on a snapshot older than this
   double max_backoff_s = 30;   // retry period cap while Slurm does not answer
   std::string gres_log;        // append one line per run seen running (slurm_jobcomp.h); "" = none
+  // Names this service's jobs in Slurm: each job's comment is "<instance>:<job id>", so that
+  // services with different databases never take each other's jobs.
+  std::string instance = "frugal";
   std::function<void(const std::string&)> log;  // one line per call; may be empty
 };
 
@@ -53,11 +56,13 @@ class SlurmDriver final : public Driver {
   Result<std::string> start(const LaunchSpec& spec) override;
   // Queues: signal now, then after the grace requeue-held (plan.requeue) or cancel.
   Status stop(const std::string& handle, const StopPlan& plan) override;
-  // Finds the job's Slurm job (by its comment "frugal:<job_id>") running or about to run.
+  // Finds the job's Slurm job (by its comment "<instance>:<job_id>") running or about to run.
   Result<bool> adopt(const std::string& job_id, const std::string& handle) override;
   std::string adopted_handle(const std::string& job_id) override;
   std::vector<DriverEvent> poll() override;
   std::vector<GpuTelemetry> telemetry() override { return {}; }  // Slurm reports none
+  // Queues: cancel the job's pending (requeued, held) Slurm job, if any.
+  void discard(const std::string& job_id) override;
 
   // Seconds since the last snapshot Slurm answered (huge before the first). Thread-safe.
   double staleness_s() const;
@@ -75,16 +80,17 @@ class SlurmDriver final : public Driver {
     bool signalled = false, ended = false;
     bool end_requested = false;  // requeue or cancel sent
     uint64_t launch_gen = 0;     // snapshot generation when it was released
-    int failures = 0;  // consecutive failed attempts of its pending action
+    int failures = 0;            // consecutive failed attempts of its pending action
   };
   void worker();
-  bool refresh();          // true when Slurm answered
-  void act(double now);    // queued starts/stops that are due
-  void diff();             // snapshot changes → events
-  Status launch(Run& r);   // submit or reuse, place, release
+  bool refresh();         // true when Slurm answered
+  void act(double now);   // queued starts/stops that are due
+  void diff();            // snapshot changes → events
+  Status launch(Run& r);  // submit or reuse, place, release
   void emit(DriverEvent e);
   void say(const std::string& line) const;
   double now_s() const;
+  std::string comment_of(const std::string& job_id) const { return o_.instance + ":" + job_id; }
 
   SlurmDriverOptions o_;
   SlurmClient client_;  // worker thread only (and inventory()/adopt() before it starts)
@@ -92,17 +98,18 @@ class SlurmDriver final : public Driver {
   std::condition_variable cv_;
   bool quit_ = false;
   std::thread thread_;
-  std::map<std::string, Run> runs_;                  // by handle
-  std::map<std::string, std::string> adopted_;       // job_id → handle
-  std::map<std::string, std::string> node_type_;     // node → GRES type
-  std::map<std::string, bool> node_usable_;          // last seen
-  std::vector<SlurmJob> jobs_;                       // last snapshot
+  std::map<std::string, Run> runs_;               // by handle
+  std::map<std::string, std::string> adopted_;    // job_id → handle
+  std::map<std::string, std::string> node_type_;  // node → GRES type
+  std::map<std::string, bool> node_usable_;       // last seen
+  std::vector<SlurmJob> jobs_;                    // last snapshot
   std::vector<SlurmNode> nodes_;
-  double last_ok_ = -1e18;                           // steady s of the last good refresh
+  double last_ok_ = -1e18;  // steady s of the last good refresh
   double backoff_s_ = 0;
   uint64_t gen_ = 0;  // snapshots diffed so far
   std::vector<DriverEvent> events_;
-  std::set<std::pair<int64_t, int64_t>> logged_;     // (slurm id, start) in the GRES log
+  std::vector<std::string> discards_;             // job ids whose pending Slurm jobs are to go
+  std::set<std::pair<int64_t, int64_t>> logged_;  // (slurm id, start) in the GRES log
 };
 
 }  // namespace frugal

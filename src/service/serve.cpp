@@ -165,6 +165,11 @@ int run_serve(const ServeOptions& o) {
     if (!so.gres_log.empty() && !std::filesystem::path(so.gres_log).is_absolute())
       so.gres_log = (db_dir / so.gres_log).string();
     so.log = log;
+    // Slurm job comments name this service by its database: "frugal-<FNV-1a of the path>".
+    uint32_t h = 2166136261u;
+    for (unsigned char ch : std::filesystem::absolute(config.db, ec).string())
+      h = (h ^ ch) * 16777619u;
+    so.instance = fmt::format("frugal-{:08x}", h);
     driver = std::make_unique<SlurmDriver>(so);
   } else {
     LocalDriverOptions lo;

@@ -101,12 +101,19 @@ slurm:
 
 
 def slurm_jobs():
+    """frugal's Slurm jobs by frugal job id (comment "frugal-<instance>:<id>"; one service runs)."""
     out = subprocess.run(["squeue", "--json"], check=True, capture_output=True, text=True).stdout
-    return {j["comment"]: j for j in json.loads(out)["jobs"] if j["comment"].startswith("frugal:")}
+    jobs = {}
+    for j in json.loads(out)["jobs"]:
+        if j["comment"].startswith("frugal-") and ":" in j["comment"]:
+            jobs.setdefault(int(j["comment"].split(":")[1]), []).append(j)
+    return jobs
 
 
 def slurm_job(jid):
-    return slurm_jobs().get(f"frugal:{jid}")
+    """The newest Slurm job of frugal job `jid` (by Slurm id), or None."""
+    js = slurm_jobs().get(jid, [])
+    return max(js, key=lambda j: j["job_id"]) if js else None
 
 
 def cancel_all(svc, ids):
@@ -182,6 +189,11 @@ def case_preempt(svc):
     sc = slurm_job(core)
     assert sc["job_state"] == "RUNNING" and sc["tres_per_node"] == "gres:gpu:h100:4", sc
     cancel_all(svc, gens + [core])
+    # The victim waited in frugal's queue; cancelling it there cancels its held Slurm job.
+    end = time.time() + 20
+    while time.time() < end and slurm_job(v)["job_state"] != "CANCELLED":
+        time.sleep(0.3)
+    assert slurm_job(v)["job_state"] == "CANCELLED", slurm_job(v)
 
 
 def main():
