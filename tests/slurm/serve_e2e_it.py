@@ -3,6 +3,7 @@
 
   serve_e2e_it.py --frugal BIN --unavailable MARKER placement   core job on H100, preprocess on A100
   serve_e2e_it.py --frugal BIN --unavailable MARKER preempt     checkpoint signal, then Slurm requeue
+  serve_e2e_it.py --frugal BIN --unavailable MARKER outage      slurmctld frozen: retry, nothing lost
 
 Each case starts its own daemon on a free loopback port with a temporary database and checks
 what the service says against what Slurm says (squeue --json). Standard library only.
@@ -40,6 +41,8 @@ slurm:
   partition: gpu
   poll_interval_s: 0.5
   stale_after_s: 5
+  timeout_s: 2
+  max_backoff_s: 4
   gres_log: slurm-gres.log
   gpu_map: {{h100: H100, a100: A100-80GB}}
 """)
@@ -196,11 +199,43 @@ def case_preempt(svc):
     assert slurm_job(v)["job_state"] == "CANCELLED", slurm_job(v)
 
 
+def case_outage(svc):
+    """slurmctld unreachable: the job is accepted, nothing is started on stale state, it runs
+    once Slurm answers again, exactly once."""
+    pid = open("/run/frugal-slurm/launch/slurmctld.pid").read().strip()
+    os.kill(int(pid), 19)  # SIGSTOP: frozen, state intact
+    try:
+        t0 = time.time()
+        jid = svc.submit(name="during-outage", command="sleep 30", gpus=2, gpu_model="H100", tier="core")
+        accepted_s = time.time() - t0
+        time.sleep(6)  # longer than stale_after_s: the driver has no fresh state
+        j = svc.job(jid)
+        log = open(svc.log.name).read()
+        print(f"accepted in {accepted_s:.2f} s during the outage; frugal state {j['state']}")
+        assert accepted_s < 2, accepted_s
+        assert "not answering" in log, log
+        assert "→ Slurm job" not in log, log  # nothing submitted while Slurm was away
+    finally:
+        os.kill(int(pid), 18)  # SIGCONT
+    end = time.time() + 30
+    while time.time() < end:
+        sj = slurm_job(jid)
+        if sj and sj["job_state"] == "RUNNING":
+            break
+        time.sleep(0.3)
+    print("after the outage: slurm", sj and (sj["job_id"], sj["nodes"], sj["tres_per_node"], sj["job_state"]))
+    assert sj and sj["job_state"] == "RUNNING" and sj["tres_per_node"] == "gres:gpu:h100:2", sj
+    assert len(slurm_jobs()[jid]) == 1, slurm_jobs()[jid]  # submitted exactly once
+    log = open(svc.log.name).read()
+    assert "answering again" in log, log
+    cancel_all(svc, [jid])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--frugal", required=True)
     ap.add_argument("--unavailable", required=True)
-    ap.add_argument("case", choices=["placement", "preempt"])
+    ap.add_argument("case", choices=["placement", "preempt", "outage"])
     a = ap.parse_args()
     if os.path.exists(a.unavailable) and open(a.unavailable).read().strip():
         print("[  SKIPPED ] local Slurm unavailable:", open(a.unavailable).read().strip())
@@ -217,8 +252,9 @@ def main():
         # placement: heterogeneity-aware tiers; preempt: plain tiers (explicit H100 requests),
         # whose checkpoint grace is the config's 3 s.
         svc = Service(a.frugal, d, "tiers/hetero" if a.case == "placement" else "tiers")
+        svc.log.flush()
         try:
-            {"placement": case_placement, "preempt": case_preempt}[a.case](svc)
+            {"placement": case_placement, "preempt": case_preempt, "outage": case_outage}[a.case](svc)
         except BaseException:
             svc.stop()
             print("---- serve.log ----\n" + open(os.path.join(d, "serve.log")).read())
