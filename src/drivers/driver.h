@@ -134,6 +134,13 @@ class Driver {
     (void)job_id;
     return {};
   }
+  // The engine deferred the job until `until_unix` (kDefer; `spec` has no slots). A backend
+  // that can show the wait does (Slurm: a held job with that begin time, placed and released
+  // by the later start()). Default: nothing to do.
+  virtual void deferred(const LaunchSpec& spec, double until_unix) {
+    (void)spec;
+    (void)until_unix;
+  }
   // The job will not run again (cancelled while waiting): a backend that kept something
   // queued for it (Slurm: a requeued job) removes it. Default: nothing to do.
   virtual void discard(const std::string& job_id) { (void)job_id; }

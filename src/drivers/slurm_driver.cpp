@@ -227,6 +227,38 @@ bool SlurmDriver::refresh() {
   return true;
 }
 
+Result<int64_t> SlurmDriver::submit_held(const LaunchSpec& s, int64_t begin_unix) {
+  SlurmSubmit sub;
+  sub.name = s.name.empty() ? "frugal-" + s.job_id : s.name;
+  sub.comment = comment_of(s.job_id);
+  sub.workdir = !s.workdir.empty() ? s.workdir : !s.log_dir.empty() ? s.log_dir : "/tmp";
+  std::vector<std::string> nodes;
+  for (const SlotAssignment& a : s.slots)
+    if (std::find(nodes.begin(), nodes.end(), a.node) == nodes.end()) nodes.push_back(a.node);
+  sub.nodes = static_cast<int>(std::max<size_t>(1, nodes.size()));
+  sub.begin_unix = begin_unix;
+  if (!s.log_dir.empty()) sub.output = fmt::format("{}/{}.out", s.log_dir, s.job_id);
+  std::string script = "#!/bin/bash\n";
+  script += fmt::format("export FRUGAL_JOB_ID={}\n", shell_quote(s.job_id));
+  script += fmt::format("export FRUGAL_RESTART_COUNT=$(( {} + ${{SLURM_RESTART_COUNT:-0}} ))\n",
+                        s.restart_count);
+  if (!s.checkpoint_dir.empty())
+    script += fmt::format("export FRUGAL_CHECKPOINT_DIR={}\nmkdir -p \"$FRUGAL_CHECKPOINT_DIR\"\n",
+                          shell_quote(s.checkpoint_dir));
+  for (const auto& [k, v] : s.env) script += fmt::format("export {}={}\n", k, shell_quote(v));
+  script += s.command + "\n";
+  sub.script = script;
+  return client_.submit(sub);
+}
+
+void SlurmDriver::deferred(const LaunchSpec& spec, double until_unix) {
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    deferrals_.emplace_back(spec, until_unix);
+  }
+  cv_.notify_all();
+}
+
 Status SlurmDriver::launch(Run& r) {
   const LaunchSpec& s = r.spec;
   Request q;
@@ -260,9 +292,8 @@ Status SlurmDriver::launch(Run& r) {
   for (const SlurmJob& j : jobs_) {
     if (j.comment != comment_of(r.job_id) || !j.pending()) continue;
     const std::string want = q.gres.empty() ? "" : "gres:" + q.gres;
-    if (j.tres_per_node == want && static_cast<int>(j.required_nodes.size()) <= 1 &&
-        q.nodes.size() == 1) {
-      reuse = j.id;
+    if ((j.tres_per_node == want || j.tres_per_node.empty()) && q.nodes.size() == 1) {
+      reuse = j.id;  // same GRES, or none yet (a deferred job): it can take this one
     } else if (Status c = client_.cancel(j.id); !c.ok()) {
       return c;
     }
@@ -271,27 +302,12 @@ Status SlurmDriver::launch(Run& r) {
     SlurmUpdate u;
     u.nodelist = nodelist;
     u.features = q.feature;
+    for (const SlurmJob& j : jobs_)
+      if (j.id == reuse && j.tres_per_node.empty()) u.gres = q.gres;
     if (Status st = client_.update(reuse, u); !st.ok()) return st;
     r.slurm_id = reuse;
   } else {
-    SlurmSubmit sub;
-    sub.name = s.name.empty() ? "frugal-" + s.job_id : s.name;
-    sub.comment = comment_of(s.job_id);
-    sub.workdir = !s.workdir.empty() ? s.workdir : !s.log_dir.empty() ? s.log_dir : "/tmp";
-    sub.nodes = static_cast<int>(std::max<size_t>(1, q.nodes.size()));
-    if (!s.log_dir.empty()) sub.output = fmt::format("{}/{}.out", s.log_dir, s.job_id);
-    std::string script = "#!/bin/bash\n";
-    script += fmt::format("export FRUGAL_JOB_ID={}\n", shell_quote(s.job_id));
-    script += fmt::format("export FRUGAL_RESTART_COUNT=$(( {} + ${{SLURM_RESTART_COUNT:-0}} ))\n",
-                          s.restart_count);
-    if (!s.checkpoint_dir.empty())
-      script +=
-          fmt::format("export FRUGAL_CHECKPOINT_DIR={}\nmkdir -p \"$FRUGAL_CHECKPOINT_DIR\"\n",
-                      shell_quote(s.checkpoint_dir));
-    for (const auto& [k, v] : s.env) script += fmt::format("export {}={}\n", k, shell_quote(v));
-    script += s.command + "\n";
-    sub.script = script;
-    auto id = client_.submit(sub);
+    auto id = submit_held(s, 0);
     if (!id.ok()) return id.error();
     r.slurm_id = id.value();
     SlurmUpdate u;
@@ -330,6 +346,31 @@ void SlurmDriver::act(double now) {
     if (!ok) keep.push_back(id);
   }
   discards_ = std::move(keep);
+  std::vector<std::pair<LaunchSpec, double>> later;
+  for (auto& [spec, until] : deferrals_) {
+    int64_t existing = 0;
+    for (const SlurmJob& j : jobs_)
+      if (j.comment == comment_of(spec.job_id) && j.pending()) existing = j.id;
+    const int64_t begin = static_cast<int64_t>(until);
+    Status st;
+    if (existing > 0) {
+      SlurmUpdate u;
+      u.begin_unix = begin;
+      st = client_.update(existing, u);
+    } else {
+      auto id = submit_held(spec, begin);
+      if (id.ok())
+        existing = id.value();
+      else
+        st = id.error();
+    }
+    if (st.ok())
+      say(fmt::format("job {} deferred: Slurm job {} held with begin time {}", spec.job_id,
+                      existing, begin));
+    else
+      later.emplace_back(std::move(spec), until);
+  }
+  deferrals_ = std::move(later);
   for (auto& [handle, r] : runs_) {
     if (r.ended) continue;
     if (!r.launched && !r.stopping) {

@@ -61,6 +61,9 @@ class SlurmDriver final : public Driver {
   std::string adopted_handle(const std::string& job_id) override;
   std::vector<DriverEvent> poll() override;
   std::vector<GpuTelemetry> telemetry() override { return {}; }  // Slurm reports none
+  // Queues: a held Slurm job with begin time `until_unix` (visible in squeue as its start
+  // time); the job's later start() places and releases that same Slurm job.
+  void deferred(const LaunchSpec& spec, double until_unix) override;
   // Queues: cancel the job's pending (requeued, held) Slurm job, if any.
   void discard(const std::string& job_id) override;
 
@@ -87,6 +90,8 @@ class SlurmDriver final : public Driver {
   void act(double now);   // queued starts/stops that are due
   void diff();            // snapshot changes → events
   Status launch(Run& r);  // submit or reuse, place, release
+  // Submits `s` held (begin time `begin_unix` when > 0) with its batch script; its Slurm id.
+  Result<int64_t> submit_held(const LaunchSpec& s, int64_t begin_unix);
   void emit(DriverEvent e);
   void say(const std::string& line) const;
   double now_s() const;
@@ -108,6 +113,7 @@ class SlurmDriver final : public Driver {
   double backoff_s_ = 0;
   uint64_t gen_ = 0;  // snapshots diffed so far
   std::vector<DriverEvent> events_;
+  std::vector<std::pair<LaunchSpec, double>> deferrals_;  // (spec, until) to submit
   std::vector<std::string> discards_;             // job ids whose pending Slurm jobs are to go
   std::set<std::pair<int64_t, int64_t>> logged_;  // (slurm id, start) in the GRES log
 };

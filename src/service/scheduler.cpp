@@ -219,7 +219,7 @@ StopPlan Scheduler::stop_plan(const Live& l, bool checkpoint_first) const {
   return p;
 }
 
-void Scheduler::launch(Live& l, double now) {
+LaunchSpec Scheduler::launch_spec(const Live& l) const {
   LaunchSpec s;
   s.job_id = std::to_string(l.rec.id);
   s.team = l.rec.team;
@@ -235,6 +235,11 @@ void Scheduler::launch(Live& l, double now) {
   s.restart_count = l.rec.restart_count;
   s.checkpoint_dir = fmt::format("{}/{}", config_.checkpoint_dir, l.rec.id);
   s.log_dir = config_.log_dir;
+  return s;
+}
+
+void Scheduler::launch(Live& l, double now) {
+  const LaunchSpec s = launch_spec(l);
   Result<std::string> h = driver_->start(s);
   if (h.ok()) {
     l.rec.handle = h.value();
@@ -307,6 +312,7 @@ void Scheduler::apply(const Decision& d, double now, std::vector<int64_t>& start
       l.rec.state = JobStatus::kDeferred;
       l.rec.deferred_until = unix_time(d.until);
       l.rec.reason = d.reason;
+      driver_->deferred(launch_spec(l), l.rec.deferred_until);
       break;
     case Decision::Kind::kMigrate:
     case Decision::Kind::kResize:
