@@ -7,13 +7,15 @@
 #   1b. frugal_bench's BM_Ledger*: ITP cluster04 (640-GPU cluster and two-region.yaml) and
 #      the 1M-job trace with SimOptions::ledger off and on, for the ledger-overhead table;
 #   3. a --check-invariants replay of a 100,000-job instance (fifo, backfill) on the same
-#      cluster: engine and cluster state are verified after every cycle.
+#      cluster: engine and cluster state are verified after every cycle;
+#   4. the `frugal serve` load test (bench/serve_load.sh: 10,000 nodes, dry-run backend,
+#      accepted submissions/s and decision latency p50/p99, medians of 5 runs), appended.
 # Targets are printed PASS/FAIL; a FAIL does not fail the script (only errors do).
 #
 # Usage: bench/run.sh            (from anywhere; about 3 minutes on 2 cores)
 # Environment: BUILD_DIR (default build), WORK_DIR (default /tmp/frugal-bench-$UID),
 #   OUT (default bench/RESULTS.md), JOBS (1000000), GPUS (80000), LOAD (0.9), SEED (1),
-#   RUNS (3), CHECK_JOBS (100000), SKIP_MICRO=1, SKIP_LEDGER=1, SKIP_REPLAY=1, SKIP_CHECK=1,
+#   RUNS (3), CHECK_JOBS (100000), SKIP_MICRO=1, SKIP_LEDGER=1, SKIP_REPLAY=1, SKIP_CHECK=1, SKIP_SERVE=1,
 #   BUILD_JOBS (2), LEDGER_FILTER (^BM_Ledger; a regex of ledger benchmarks to run).
 set -euo pipefail
 
@@ -43,7 +45,7 @@ if [ "$build_type" != "Release" ]; then
   log "configuring $BUILD (Release; was '${build_type:-none}')"
   cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
-targets=(frugal)
+targets=(frugal frugal_serve_load)
 if ninja -C "$BUILD" -t targets all 2>/dev/null | grep -q '^frugal_bench:'; then
   targets+=(frugal_bench)
 else
@@ -122,5 +124,16 @@ fi
 
 # --- report ---
 python3 "$ROOT/bench/report.py" "$WORK" >"$OUT"
+if [ "${SKIP_SERVE:-0}" != 1 ]; then
+  log "frugal serve load test (bench/serve_load.sh)"
+  {
+    echo
+    echo "## frugal serve load test (bench/serve_load.sh)"
+    echo
+    echo '```'
+    BUILD_DIR=$BUILD bash "$ROOT/bench/serve_load.sh" | tail -n 5
+    echo '```'
+  } >>"$OUT"
+fi
 cat "$OUT"
 log "written to $OUT (raw files in $WORK)"

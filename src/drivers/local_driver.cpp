@@ -83,11 +83,15 @@ Result<std::string> LocalDriver::start(const LaunchSpec& s) {
   }
   SpawnRequest r;
   const std::string exit_file = fmt::format("{}/{}.exit", s.log_dir, s.job_id);
+  const std::string handle_file = fmt::format("{}/{}.handle", s.log_dir, s.job_id);
   std::filesystem::remove(exit_file, ec);
-  // $1: the job's command, $2: the exit file. The wrapper traps the checkpoint signal (a
-  // trapped signal is reset to default in the job, which may trap it itself).
+  std::filesystem::remove(handle_file, ec);
+  // $1: the job's command, $2: the exit file. The wrapper traps the checkpoint signal and
+  // the polite stop signals, so it outlives the job and records how it ended (trapped
+  // signals are reset to default in the job, which may trap them itself); SIGKILL ends all.
   r.command = "trap : " + std::to_string(s.checkpoint_signal > 0 ? s.checkpoint_signal : SIGUSR1) +
-              "; /bin/sh -c \"$1\"; rc=$?; echo $rc > \"$2.tmp\" && mv \"$2.tmp\" \"$2\"; exit $rc";
+              " TERM INT HUP; /bin/sh -c \"$1\"; rc=$?; echo $rc > \"$2.tmp\" && mv \"$2.tmp\" "
+              "\"$2\"; exit $rc";
   r.args = {"frugal-job", s.command, exit_file};
   r.workdir = s.workdir.empty() ? s.log_dir : s.workdir;
   r.stdout_path = fmt::format("{}/{}.out", s.log_dir, s.job_id);
@@ -105,6 +109,8 @@ Result<std::string> LocalDriver::start(const LaunchSpec& s) {
   p.child = true;
   p.exit_file = exit_file;
   procs_[p.handle] = p;
+  // For adopt() with an empty handle: a crash before the service persisted this one.
+  std::ofstream(handle_file) << p.handle << '\n';
   return p.handle;
 }
 
@@ -139,11 +145,37 @@ void LocalDriver::advance_stop(Proc& p, Clock::time_point now) {
   }
 }
 
-Result<bool> LocalDriver::adopt(const std::string& job_id, const std::string& handle) {
+Result<bool> LocalDriver::adopt(const std::string& job_id, const std::string& persisted) {
+  std::string handle = persisted;
+  if (handle.empty()) {
+    // The service crashed between recording the start and persisting the handle: the job's
+    // handle file names it if start() ran. Only a live process counts then (an .exit file
+    // could be an earlier run's).
+    std::ifstream f(fmt::format("{}/{}.handle", options_.log_dir, job_id));
+    if (!(f >> handle)) return false;
+    const auto h = parse_handle(handle);
+    if (!h) return false;
+    const auto ticks = process_start_ticks(h->first);
+    if (!ticks || *ticks != h->second) return false;
+    handle_found_[job_id] = handle;
+  }
   const auto h = parse_handle(handle);
   if (!h) return Error{fmt::format("adopt: malformed local handle '{}'", handle)};
   const auto ticks = process_start_ticks(h->first);
-  if (!ticks || *ticks != h->second) return false;
+  if (!ticks || *ticks != h->second) {
+    // Gone while the service was down: found if the wrapper recorded its exit status.
+    std::ifstream f(fmt::format("{}/{}.exit", options_.log_dir, job_id));
+    int code = -1;
+    if (!(f >> code) || code < 0) return false;
+    DriverEvent e;
+    e.kind = DriverEvent::Kind::kExited;
+    e.job_id = job_id;
+    e.handle = handle;
+    e.exit_code = code;
+    e.message = fmt::format("exited with code {} while the service was down", code);
+    ended_.push_back(std::move(e));
+    return true;
+  }
   Proc p;
   p.job_id = job_id;
   p.handle = handle;
@@ -158,6 +190,7 @@ Result<bool> LocalDriver::adopt(const std::string& job_id, const std::string& ha
 
 std::vector<DriverEvent> LocalDriver::poll() {
   std::vector<DriverEvent> events;
+  events.swap(ended_);
   const auto now = Clock::now();
   for (auto it = procs_.begin(); it != procs_.end();) {
     Proc& p = it->second;

@@ -3,7 +3,8 @@
 //
 //  - `/bin/sh -c command` in its own process group (under a small sh wrapper that records
 //    the exit status in <log_dir>/<job>.exit, so it survives a service restart; the wrapper
-//    ignores the job's checkpoint signal by trapping it, the job itself sees it), in the job's
+//    traps the checkpoint signal, TERM, INT and HUP so it outlives the job, which sees them
+//    with default dispositions), in the job's
 //    workdir (default: the log directory), stdin from /dev/null, stdout/stderr appended to
 //    <log_dir>/<job>.out/.err;
 //  - environment: the service's, the job's `env`, and
@@ -22,7 +23,8 @@
 //  - handles are "pid:start_ticks"; adopt() finds a process again after a service restart
 //    by both (a recycled pid has another start time). An adopted process is not our
 //    child: its end is seen in /proc and its status read from the .exit file (kLost when
-//    that is missing, e.g. the job was SIGKILLed).
+//    that is missing, e.g. the job was SIGKILLed). A job that ended while the service was
+//    down is adopted when its .exit file exists, and its kExited comes with the next poll.
 //  - inventory: NVML when it loads, else the configured GPUs (the note says which).
 //
 // Not thread-safe: the service's decision loop calls it.
@@ -58,6 +60,10 @@ class LocalDriver final : public Driver {
   Result<std::string> start(const LaunchSpec& spec) override;
   Status stop(const std::string& handle, const StopPlan& plan) override;
   Result<bool> adopt(const std::string& job_id, const std::string& handle) override;
+  std::string adopted_handle(const std::string& job_id) override {
+    const auto it = handle_found_.find(job_id);
+    return it == handle_found_.end() ? std::string() : it->second;
+  }
   std::vector<DriverEvent> poll() override;
   std::vector<GpuTelemetry> telemetry() override;
 
@@ -80,7 +86,9 @@ class LocalDriver final : public Driver {
 
   LocalDriverOptions options_;
   std::unique_ptr<Nvml> nvml_;
-  std::map<std::string, Proc> procs_;  // by handle
+  std::map<std::string, Proc> procs_;                // by handle
+  std::vector<DriverEvent> ended_;                   // adopted jobs found already ended (next poll)
+  std::map<std::string, std::string> handle_found_;  // job → handle adopt() read from disk
 };
 
 }  // namespace frugal

@@ -22,6 +22,7 @@ ApiClient::ApiClient(const std::string& server, std::string token)
       token_(std::move(token)),
       server_(server) {
   client_->set_connection_timeout(5);
+  client_->set_tcp_nodelay(true);
   client_->set_read_timeout(60);
   if (!token_.empty()) client_->set_bearer_token_auth(token_);
 }

@@ -14,7 +14,8 @@ void send(httplib::Response& res, const ApiReply& r) {
   if (!r.text.empty() || r.content_type != "application/json")
     res.set_content(r.text, r.content_type.c_str());
   else
-    res.set_content(r.body.dump(), "application/json");
+    res.set_content(r.body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                    "application/json");
 }
 
 ApiReply wait(std::future<ApiReply> f) {
@@ -57,6 +58,7 @@ HttpApi::HttpApi(Scheduler& scheduler, const Authenticator& auth, const GpuCatal
   };
   server_->set_payload_max_length(options_.max_request_bytes);
   server_->set_keep_alive_max_count(10000);
+  server_->set_tcp_nodelay(true);  // small JSON answers: no Nagle / delayed-ACK stalls
   server_->set_read_timeout(10);
   server_->set_write_timeout(10);
   routes();

@@ -52,13 +52,7 @@ Scheduler::Scheduler(Parts parts, Profile profile)
       store_(std::move(parts.store)),
       log_(std::move(parts.log)),
       engine_(cluster_, catalog_, std::move(profile), engine_options(catalog_)),
-      alerts_(config_.alerts, log_) {
-  limits_.max_grace_s = config_.checkpoint_grace_s;
-  int biggest = 0;
-  for (const NodeSpec& n : cluster_.nodes) biggest = std::max(biggest, n.gpus);
-  limits_.max_gpus = kMaxGpusPerNode * std::max<int>(1, static_cast<int>(cluster_.nodes.size()));
-  (void)biggest;
-}
+      alerts_(config_.alerts, log_) {}
 
 Scheduler::~Scheduler() {
   stop();
@@ -115,28 +109,25 @@ void Scheduler::loop() {
       const double wake = engine_.next_wakeup();
       double wait_s = kPollS;
       if (wake != kNever) wait_s = std::clamp(unix_time(wake) - wall_now(), 0.0, kPollS);
+      if (!dirty_.empty()) wait_s = 0;  // handles of just-started jobs: persist them now
       cv_.wait_for(lock, std::chrono::duration<double>(wait_s),
                    [&] { return stopping_ || !queue_.empty(); });
       if (stopping_ && queue_.empty()) break;
       batch.swap(queue_);
     }
-    const double now = wall_now();
-    std::vector<ApiReply> replies;
-    replies.reserve(batch.size());
-    if (!batch.empty()) {
-      const auto t0 = std::chrono::steady_clock::now();
-      if (Status st = store_->begin(); !st.ok()) fatal("begin: " + st.error().message);
-      for (Command& c : batch) replies.push_back(c.fn());
-      if (Status st = flush(); !st.ok()) fatal("write: " + st.error().message);
-      if (Status st = store_->commit(); !st.ok()) fatal("commit: " + st.error().message);
-      ++commits_;
-      commit_latency_.record(
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-      for (size_t i = 0; i < batch.size(); ++i) batch[i].done.set_value(std::move(replies[i]));
-    }
-    (void)now;
-    turn();
+    turn(batch);
   }
+  if (!dirty_.empty() || !segments_out_.empty()) commit_group();
+}
+
+void Scheduler::commit_group() {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (Status st = store_->begin(); !st.ok()) fatal("begin: " + st.error().message);
+  if (Status st = flush(); !st.ok()) fatal("write: " + st.error().message);
+  if (Status st = store_->commit(); !st.ok()) fatal("commit: " + st.error().message);
+  ++commits_;
+  commit_latency_.record(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 }
 
 Status Scheduler::flush() {
@@ -152,42 +143,39 @@ Status Scheduler::flush() {
   return Status::Ok();
 }
 
-// One pass of the loop after the commands: driver events, an engine cycle if needed,
-// decisions persisted then carried out.
-void Scheduler::turn() {
-  double now = wall_now();
+// One turn: the batch of commands, driver events, an engine cycle when something changed
+// or the engine asked to be woken; then ONE group commit of everything (the commands'
+// effects and the decisions: a job is durably "running" before its process starts); then
+// the replies; then the starts. Handles of started jobs are persisted by the next turn,
+// which comes at once (and a crash in between is covered by Driver::adopt with an empty
+// handle).
+void Scheduler::turn(std::deque<Command>& batch) {
+  std::vector<ApiReply> replies;
+  replies.reserve(batch.size());
+  for (Command& c : batch) replies.push_back(c.fn());
+  const double now = wall_now();  // after the commands' own (engine times never decrease)
   for (const DriverEvent& e : driver_->poll()) handle_event(e, now);
   if (now - last_telemetry_ >= 5) sample_telemetry(now);
-  const Seconds t = engine_time(now);
-  if (!engine_dirty_ && engine_.next_wakeup() > t) {
-    if (!dirty_.empty() || !segments_out_.empty()) {
-      if (Status st = store_->begin(); !st.ok()) fatal("begin: " + st.error().message);
-      if (Status st = flush(); !st.ok()) fatal("write: " + st.error().message);
-      if (Status st = store_->commit(); !st.ok()) fatal("commit: " + st.error().message);
-    }
-    return;
-  }
-  engine_dirty_ = false;
-  const auto t0 = std::chrono::steady_clock::now();
-  const std::vector<Decision>& ds = engine_.schedule(t);
   std::vector<int64_t> starts;
-  for (const Decision& d : ds) apply(d, now, starts);
-  ++cycles_;
-  decisions_ += ds.size();
-  decision_latency_.record(
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  // Durable intent: jobs are recorded as running (placement, no handle yet) before their
-  // processes start; a crash in between is resolved at recovery (adopted or requeued).
-  if (!dirty_.empty() || !segments_out_.empty()) {
-    if (Status st = store_->begin(); !st.ok()) fatal("begin: " + st.error().message);
-    if (Status st = flush(); !st.ok()) fatal("write: " + st.error().message);
-    if (Status st = store_->commit(); !st.ok()) fatal("commit: " + st.error().message);
+  const Seconds t = engine_time(now);
+  if (engine_dirty_ || engine_.next_wakeup() <= t) {
+    engine_dirty_ = false;
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::vector<Decision>& ds = engine_.schedule(t);
+    for (const Decision& d : ds) apply(d, now, starts);
+    ++cycles_;
+    decisions_ += ds.size();
+    decision_latency_.record(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
-  if (starts.empty()) return;
+  for (ApiReply& r : replies)
+    if (r.after_cycle) {
+      r.after_cycle(r);
+      r.after_cycle = nullptr;
+    }
+  if (!batch.empty() || !dirty_.empty() || !segments_out_.empty()) commit_group();
+  for (size_t i = 0; i < batch.size(); ++i) batch[i].done.set_value(std::move(replies[i]));
   for (int64_t id : starts) launch(jobs_.at(id), now);
-  if (Status st = store_->begin(); !st.ok()) fatal("begin: " + st.error().message);
-  if (Status st = flush(); !st.ok()) fatal("write: " + st.error().message);
-  if (Status st = store_->commit(); !st.ok()) fatal("commit: " + st.error().message);
 }
 
 void Scheduler::enter_engine(Live& l, double now) {
@@ -268,6 +256,8 @@ void Scheduler::apply(const Decision& d, double now, std::vector<int64_t>& start
   switch (d.kind) {
     case Decision::Kind::kStart:
       l.placement = d.placement;
+      l.draining = false;
+      l.exited = false;
       l.rec.state = JobStatus::kRunning;
       l.rec.segment_start = now;
       if (l.rec.started_at < 0) l.rec.started_at = now;

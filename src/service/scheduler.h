@@ -2,13 +2,12 @@
 // The live scheduler: the engine on the wall clock behind ONE decision-loop thread.
 //
 // Every API operation is a command queued to the loop; the caller gets a future of its
-// reply. The loop takes all queued commands at once, runs them inside one SQLite
-// transaction and commits before fulfilling any reply (group commit: an accepted
-// submission is durable before its 201). Then it polls the driver (exits), runs an engine
-// cycle when something changed or the engine asked to be woken, persists the decisions
-// (a job is recorded as running before its process is started, so a crash in between
-// finds it on restart) and carries them out through the driver. HTTP handler threads never
-// touch scheduler state.
+// reply. Each turn the loop takes all queued commands at once, runs them, polls the driver
+// (exits), runs an engine cycle when something changed or the engine asked to be woken,
+// and commits all of it in ONE SQLite transaction before fulfilling any reply (group
+// commit: an accepted submission is durable before its 201, and a job is recorded as
+// running before its process is started). Then it carries out the starts through the
+// driver. HTTP handler threads never touch scheduler state.
 //
 // Engine time is Unix time minus the cluster's epoch (ClusterSpec::epoch_unix_s), never
 // decreasing. Thread-safety: every public method may be called from any thread once
@@ -45,6 +44,9 @@ struct ApiReply {
   nlohmann::json body;  // sent when `text` is empty
   std::string text;     // a non-JSON body (Prometheus text)
   std::string content_type = "application/json";
+  // Run on the loop after the turn's engine cycle, before the commit (e.g. a submission's
+  // answer shows the state the cycle gave it: queued, deferred or running).
+  std::function<void(ApiReply&)> after_cycle;
 };
 
 // Builds an error reply {"error": message, "field": field (when not empty)}.
@@ -103,7 +105,8 @@ class Scheduler {
   explicit Scheduler(Parts parts, Profile profile);
   std::future<ApiReply> enqueue(std::function<ApiReply()> fn);
   void loop();
-  void turn();
+  void turn(std::deque<Command>& batch);
+  void commit_group();  // flush() inside one transaction; fatal on failure
   double wall_now();
   Seconds engine_time(double unix) const {
     return unix - static_cast<double>(cluster_.epoch_unix_s);
@@ -137,7 +140,6 @@ class Scheduler {
   std::function<void(const std::string&)> log_;
   Engine engine_;
   AlertBook alerts_;
-  RequestLimits limits_;
 
   // Loop state (loop thread only, or before start()).
   std::map<int64_t, Live> jobs_;

@@ -71,6 +71,10 @@ std::future<ApiReply> Scheduler::submit(const Principal& who, JobRequest request
     ApiReply reply;
     reply.status = 201;
     reply.body = {{"id", id}, {"state", std::string(to_string(live.rec.state))}};
+    reply.after_cycle = [this, id](ApiReply& out) {
+      if (const auto it = jobs_.find(id); it != jobs_.end())
+        out.body["state"] = std::string(to_string(it->second.rec.state));
+    };
     return reply;
   });
 }
@@ -231,11 +235,12 @@ Status Scheduler::recover() {
     JobRecord& r = live.rec;
     if (is_final(r.state) || r.held) continue;
     if (r.state == JobStatus::kRunning) {
-      bool found = false;
-      if (!r.handle.empty()) {
-        Result<bool> a = driver_->adopt(std::to_string(id), r.handle);
-        found = a.ok() && a.value();
-        if (!a.ok()) log_(fmt::format("job {}: {}", id, a.error().message));
+      Result<bool> a = driver_->adopt(std::to_string(id), r.handle);
+      bool found = a.ok() && a.value();
+      if (!a.ok()) log_(fmt::format("job {}: {}", id, a.error().message));
+      if (found && r.handle.empty()) {
+        r.handle = driver_->adopted_handle(std::to_string(id));
+        found = !r.handle.empty();
       }
       const auto placement = found ? parse_placement(r.placement) : std::nullopt;
       if (found && placement) {
@@ -247,6 +252,7 @@ Status Scheduler::recover() {
         if (st.ok()) {
           live.placement = *placement;
           ++adopted;
+          mark(live);
           continue;
         }
         log_(fmt::format("job {}: its placement no longer fits ({}); stopping it", id,

@@ -1,7 +1,13 @@
 #include "service/store.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sqlite3.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <nlohmann/json.hpp>
 
@@ -46,15 +52,22 @@ std::string column_text(sqlite3_stmt* s, int i) {
 }  // namespace
 
 Result<std::unique_ptr<Store>> Store::open(const std::string& path) {
+  const int lock_fd = ::open((path + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_fd < 0) return Error{fmt::format("{}.lock: {}", path, std::strerror(errno))};
+  if (flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
+    ::close(lock_fd);
+    return Error{fmt::format("{}: in use by another frugal serve (locked)", path)};
+  }
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(path.c_str(), &db,
                       SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                       nullptr) != SQLITE_OK) {
     std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
     sqlite3_close(db);
+    ::close(lock_fd);
     return Error{fmt::format("{}: {}", path, msg)};
   }
-  std::unique_ptr<Store> s(new Store(db));
+  std::unique_ptr<Store> s(new Store(db, lock_fd));
   sqlite3_busy_timeout(db, 5000);
   for (const char* sql :
        {"PRAGMA journal_mode=WAL;", "PRAGMA synchronous=FULL;", "PRAGMA foreign_keys=ON;"})
@@ -71,6 +84,7 @@ Store::~Store() {
   sqlite3_finalize(put_job_);
   sqlite3_finalize(add_segment_);
   sqlite3_close(db_);
+  ::close(lock_fd_);  // releases the lock
 }
 
 Status Store::exec(const char* sql) {

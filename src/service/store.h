@@ -32,7 +32,10 @@ struct SegmentRow {
 class Store {
  public:
   // Opens (creating if needed) the database at `path` and migrates it to kSchemaVersion.
-  // Error when it cannot be opened, is newer than this build, or a migration fails.
+  // Holds an exclusive lock on `path`.lock while open, so a second service cannot use the
+  // same database (the kernel drops the lock when the process dies, kill -9 included).
+  // Error when it is locked, cannot be opened, is newer than this build, or a migration
+  // fails.
   static Result<std::unique_ptr<Store>> open(const std::string& path);
   ~Store();
   Store(const Store&) = delete;
@@ -56,12 +59,13 @@ class Store {
   std::string check_consistency() const;
 
  private:
-  explicit Store(sqlite3* db) : db_(db) {}
+  Store(sqlite3* db, int lock_fd) : db_(db), lock_fd_(lock_fd) {}
   Status exec(const char* sql);
   Status migrate();
   Status prepare();
 
   sqlite3* db_;
+  int lock_fd_;
   sqlite3_stmt* put_job_ = nullptr;
   sqlite3_stmt* add_segment_ = nullptr;
 };

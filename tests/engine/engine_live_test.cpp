@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "../common/test_util.h"
+#include "../cost/cost_test_util.h"
 #include "engine/engine.h"
 
 namespace frugal {
@@ -41,20 +42,24 @@ TEST(EngineLive, WithdrawTakesAQueuedJobOffTheQueue) {
 }
 
 TEST(EngineLive, WithdrawADeferredJob) {
-  Engine e(make_homogeneous_cluster(8, kA100, 8), test_gpus(),
-           testing::profile("timeshift:max_delay_s=86400:min_saving=0"), EngineOptions{kA100});
-  JobSpec d = job("d", 0, 1, 3600);
+  // Energy is cheapest in hour 4 (tests/cost/timeshift_test.cpp): a deferrable job waits.
+  ClusterSpec c = testing::hand_cluster(Capacity::kReserved, {testing::gpu_node("n", kA100, 1)});
+  c.regions[0].electricity_usd_per_mwh = HourlySeries(testing::kEpoch, {100, 80, 20, 50, 10, 90});
+  c.regions[0].offpeak = HourlySeries();
+  c.regions[0].pue = 1.0;
+  Engine e(c, testing::priced_gpus(), testing::profile("timeshift"), EngineOptions{kA100});
+  JobSpec d = job("d", 0, 1, 1800);
   d.deferrable = true;
-  d.deadline = 86400;
+  d.deadline = 6 * 3600;
   e.submit(0, &d, 0);
-  const auto& ds = e.schedule(0);
   bool deferred = false;
-  for (const Decision& x : ds) deferred |= x.kind == Decision::Kind::kDefer;
-  if (!deferred) GTEST_SKIP() << "prices made starting now the cheapest";
+  for (const Decision& x : e.schedule(0)) deferred |= x.kind == Decision::Kind::kDefer;
+  ASSERT_TRUE(deferred);
   EXPECT_EQ(e.pending_count(), 1u);
   EXPECT_TRUE(e.withdraw(0, 1));
   EXPECT_EQ(e.pending_count(), 0u);
   EXPECT_EQ(e.next_wakeup(), kNever);
+  EXPECT_TRUE(e.schedule(4 * 3600).empty());  // it does not come back at hour 4
   EXPECT_EQ(e.check_invariants(), "");
 }
 

@@ -90,6 +90,17 @@ TEST(Store, ConsistencyCheckFindsBrokenRows) {
   EXPECT_NE(s.value()->check_consistency().find("finished_at"), std::string::npos);
 }
 
+TEST(Store, OneServicePerDatabase) {
+  TempDb t;
+  auto first = Store::open(t.path());
+  ASSERT_TRUE(first.ok());
+  auto second = Store::open(t.path());
+  ASSERT_FALSE(second.ok());
+  EXPECT_NE(second.error().message.find("in use"), std::string::npos);
+  first.value().reset();
+  EXPECT_TRUE(Store::open(t.path()).ok());
+}
+
 TEST(Store, RefusesANewerSchema) {
   TempDb t;
   {

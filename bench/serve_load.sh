@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Load test of `frugal serve` (issue 6 target: >= 2,000 accepted submissions/s and p99
+# decision latency < 5 ms with 10,000 registered nodes, on this 2-core machine).
+#
+# A synthetic inventory of NODES 8-GPU nodes (cluster YAML), the dry-run backend (jobs are
+# planned and "run" without processes), SQLite in WAL with synchronous=FULL in a temporary
+# directory. RUNS fresh daemons; each gets JOBS submissions from THREADS client threads
+# (frugal_serve_load). Prints each run's JSON line and the medians.
+#
+# Usage: bench/serve_load.sh   Environment: BUILD_DIR (default build), NODES (10000),
+#   JOBS (20000), THREADS (16), RUNS (5).
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD_DIR:-$ROOT/build}
+NODES=${NODES:-10000}
+JOBS=${JOBS:-20000}
+THREADS=${THREADS:-16}
+RUNS=${RUNS:-5}
+FRUGAL=$BUILD/frugal
+LOAD=$BUILD/frugal_serve_load
+[[ -x $FRUGAL && -x $LOAD ]] || { echo "build frugal and frugal_serve_load in $BUILD first" >&2; exit 1; }
+work=$(mktemp -d)
+pid=
+trap '[[ -n $pid ]] && kill $pid 2>/dev/null; rm -rf "$work"' EXIT
+cat >"$work/cluster.yaml" <<YAML
+regions:
+  - name: default
+    pools:
+      - name: synthetic
+        node_groups:
+          - {name: n, count: $NODES, gpu_model: A100-80GB, gpus_per_node: 8}
+YAML
+token=bench-token
+hash=$("$FRUGAL" hash-token "$token")
+results=()
+for run in $(seq "$RUNS"); do
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  cat >"$work/serve.yaml" <<YAML
+listen: 127.0.0.1:$port
+backend: dry-run
+cluster: cluster.yaml
+policy: tiers
+teams:
+  bench: {token_sha256: $hash}
+YAML
+  rm -f "$work"/f.db*
+  "$FRUGAL" serve --config "$work/serve.yaml" --db "$work/f.db" >"$work/serve.log" 2>&1 &
+  pid=$!
+  up=0
+  for _ in $(seq 200); do
+    curl -fs "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && { up=1; break; }
+    sleep 0.1
+  done
+  if [[ $up != 1 ]]; then
+    echo "run $run: serve did not come up:" >&2; tail -n 5 "$work/serve.log" >&2; exit 1
+  fi
+  if line=$("$LOAD" --url "http://127.0.0.1:$port" --token "$token" --threads "$THREADS" --jobs "$JOBS"); then
+    echo "run $run: $line"
+    results+=("$line")
+  else
+    echo "run $run: refused submissions: $line" >&2; tail -n 5 "$work/serve.log" >&2; exit 1
+  fi
+  kill "$pid"; wait "$pid" 2>/dev/null || true; pid=
+done
+printf '%s\n' "${results[@]}" | python3 -c '
+import json, statistics, sys
+rows = [json.loads(l) for l in sys.stdin if l.strip()]
+def med(k): return statistics.median(r[k] for r in rows)
+r0 = rows[0]
+print("median of %d runs (%d client threads, %d jobs each, %d nodes):" % (len(rows), r0["threads"], r0["jobs"], int(sys.argv[1])))
+print("  accepted submissions/s   %8.0f   (target >= 2000)" % med("submissions_per_s"))
+print("  decision latency p50     %8.3f ms" % med("decision_latency_p50_ms"))
+print("  decision latency p99     %8.3f ms   (target < 5 ms)" % med("decision_latency_p99_ms"))
+print("  submit latency p50/p99   %8.2f / %.2f ms (client side)" % (med("submit_latency_p50_ms"), med("submit_latency_p99_ms")))
+' "$NODES"

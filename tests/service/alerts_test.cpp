@@ -1,0 +1,70 @@
+// Alert rules on synthetic observations: fire once when a condition has held long enough,
+// resolve when it ends.
+
+#include "service/alerts.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace frugal {
+namespace {
+
+struct Book {
+  std::vector<std::string> lines;
+  AlertBook book;
+  explicit Book(AlertRules r)
+      : book(std::move(r), [this](const std::string& l) { lines.push_back(l); }) {}
+};
+
+AlertBook::GpuView gpu(bool allocated, double util, int64_t used = 1000, int64_t total = 80000) {
+  return AlertBook::GpuView{"n1", 0, allocated, util, used, total};
+}
+
+TEST(Alerts, LowUtilizationOnAnAllocatedGpuAfterTheWindow) {
+  AlertRules r;
+  r.low_utilization_minutes = 10;
+  Book b(r);
+  b.book.evaluate(0, {gpu(true, 0.5)}, {}, {});
+  EXPECT_EQ(b.book.active_count(), 0u);
+  b.book.evaluate(599, {gpu(true, 0.5)}, {}, {});
+  EXPECT_EQ(b.book.active_count(), 0u);
+  b.book.evaluate(600, {gpu(true, 0.5)}, {}, {});
+  EXPECT_EQ(b.book.active_count(), 1u);
+  b.book.evaluate(700, {gpu(true, 0.4)}, {}, {});  // fires once
+  EXPECT_EQ(b.lines.size(), 1u);
+  b.book.evaluate(800, {gpu(true, 0.9)}, {}, {});
+  EXPECT_EQ(b.book.active_count(), 0u);
+  EXPECT_EQ(b.lines.size(), 2u);
+  EXPECT_NE(b.lines.back().find("resolved"), std::string::npos);
+  // Unallocated or unknown utilisation never counts; a dip restarts the window.
+  b.book.evaluate(900, {gpu(false, 0.0)}, {}, {});
+  b.book.evaluate(2000, {gpu(false, 0.0)}, {}, {});
+  b.book.evaluate(2100, {gpu(true, -1)}, {}, {});
+  EXPECT_EQ(b.book.active_count(), 0u);
+  const auto j = b.book.to_json();
+  EXPECT_EQ(j["recent"].size(), 1u);
+  EXPECT_EQ(j["recent"][0]["rule"], "low_utilization");
+}
+
+TEST(Alerts, MemoryNodeSilenceAndDeadlineRisk) {
+  AlertRules r;
+  r.low_utilization_minutes = 0;  // off
+  r.gpu_memory_above = 0.95;
+  r.node_silent_s = 60;
+  Book b(r);
+  b.book.evaluate(100, {gpu(true, 1.0, 79000, 80000)}, {{"n1", 90}, {"n2", 10}},
+                  {{7, 1000, 3600}, {8, 1e9, 3600}, {9, 0, 3600}});
+  const auto j = b.book.to_json();
+  std::vector<std::string> rules;
+  for (const auto& a : j["active"]) rules.push_back(a["rule"].get<std::string>());
+  std::sort(rules.begin(), rules.end());
+  // n2 silent for 90 s; job 7 cannot finish 3600 s of work by t = 1000; job 8 can; job 9
+  // has no deadline.
+  EXPECT_EQ(rules, (std::vector<std::string>{"deadline_risk", "gpu_memory_high", "node_silent"}));
+  b.book.evaluate(110, {gpu(true, 1.0, 1000, 80000)}, {{"n1", 110}, {"n2", 110}}, {});
+  EXPECT_EQ(b.book.active_count(), 0u);
+}
+
+}  // namespace
+}  // namespace frugal

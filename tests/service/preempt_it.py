@@ -1,0 +1,53 @@
+"""`frugal serve`: a core-tier job preempts a general-tier one. The victim gets its
+checkpoint signal (SIGUSR1) before any kill, is requeued and restarts with
+FRUGAL_RESTART_COUNT=1 and the same FRUGAL_CHECKPOINT_DIR. A victim that ignores the
+signal is terminated after the grace."""
+import os
+
+from harness import ALPHA, BETA, Daemon, args, check
+
+a = args()
+d = Daemon(a.frugal, gpus=1, grace_s=2, term_grace_s=1)
+try:
+    d.start()
+    script = r'''
+ck="$FRUGAL_CHECKPOINT_DIR"
+echo "start restart=$FRUGAL_RESTART_COUNT"
+if [ "$FRUGAL_RESTART_COUNT" -gt 0 ]; then
+  echo "resumed from $(cat "$ck/state")"; exit 0
+fi
+trap 'echo signalled > "$ck/state"; echo "got USR1"; exit 0' USR1
+trap 'echo "got TERM (too late)"; exit 1' TERM
+i=0; while [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
+echo "never signalled"; exit 2
+'''
+    victim = d.submit({"name": "victim", "command": script, "tier": "general"})
+    d.wait_state(victim, ["running"])
+    import time
+    time.sleep(0.5)  # let the script install its traps
+    vip = d.submit({"name": "vip", "command": "echo vip-ran", "tier": "core"}, token=BETA)
+    d.wait_state(vip, ["completed"], timeout_s=30, token=BETA)
+    j = d.wait_state(victim, ["completed", "failed"], timeout_s=30)
+    out = d.read_log(victim)
+    check("got USR1" in out, f"victim never saw its checkpoint signal: {out!r}")
+    check("too late" not in out and "never signalled" not in out, f"victim's log: {out!r}")
+    check("start restart=1" in out and "resumed from signalled" in out,
+          f"victim did not resume from its checkpoint: {out!r}")
+    check(j["state"] == "completed" and j["restart_count"] == 1, f"victim: {j}")
+    check(d.job(vip, BETA)["started_at"] >= d.job(victim)["submitted_at"], "order")
+
+    # A victim that ignores the checkpoint signal is terminated after the grace.
+    stubborn = d.submit({"name": "stubborn", "tier": "general", "command":
+                         "trap '' USR1; [ \"$FRUGAL_RESTART_COUNT\" -gt 0 ] && exit 0; "
+                         "sleep 60"})
+    d.wait_state(stubborn, ["running"])
+    time.sleep(0.3)
+    vip2 = d.submit({"name": "vip2", "command": "true", "tier": "core"})
+    d.wait_state(vip2, ["completed"], timeout_s=30)
+    j = d.wait_state(stubborn, ["completed"], timeout_s=30)
+    check(j["restart_count"] == 1, f"stubborn: {j}")
+    d.stop()
+    d.db_check()
+    print("ok: preemption with checkpoint signal before the kill")
+finally:
+    d.cleanup(a.keep)
