@@ -37,7 +37,7 @@ TEST(SlurmLive, JobcompTotalsMatchLedger) {
   std::string gres_log;
   for (int64_t id : ids) {
     auto r = live::wait_job(
-        c, id, [](const SlurmJob& j) { return j.running(); }, 15);
+        c, id, [](const SlurmJob& j) { return j.running(); }, 30);
     ASSERT_TRUE(r.ok()) << r.error().message;
     gres_log += gres_log_line(r.value()) + "\n";
   }

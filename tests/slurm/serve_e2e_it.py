@@ -46,6 +46,11 @@ slurm:
   gres_log: slurm-gres.log
   gpu_map: {{h100: H100, a100: A100-80GB}}
 """)
+        # The service's Slurm jobs carry the comment "frugal-<FNV-1a of the db path>:<id>".
+        h = 2166136261
+        for ch in os.path.abspath(os.path.join(workdir, "frugal.db")).encode():
+            h = ((h ^ ch) * 16777619) & 0xFFFFFFFF
+        self.instance = f"frugal-{h:08x}"
         self.log = open(os.path.join(workdir, "serve.log"), "w")
         self.proc = subprocess.Popen([frugal, "serve", "--config", cfg], stdout=self.log,
                                      stderr=subprocess.STDOUT)
@@ -103,14 +108,25 @@ slurm:
         self.log.close()
 
 
+INSTANCE = None  # the running Service's instance name
+
+
 def slurm_jobs():
-    """frugal's Slurm jobs by frugal job id (comment "frugal-<instance>:<id>"; one service runs)."""
+    """This service's Slurm jobs (comment "<instance>:<id>") by frugal job id."""
     out = subprocess.run(["squeue", "--json"], check=True, capture_output=True, text=True).stdout
     jobs = {}
     for j in json.loads(out)["jobs"]:
-        if j["comment"].startswith("frugal-") and ":" in j["comment"]:
+        if j["comment"].startswith(INSTANCE + ":"):
             jobs.setdefault(int(j["comment"].split(":")[1]), []).append(j)
     return jobs
+
+
+def cancel_instance_jobs():
+    """Leaves nothing of this test in Slurm, whatever happened."""
+    ids = [str(j["job_id"]) for js in slurm_jobs().values() for j in js
+           if j["job_state"] in ("PENDING", "RUNNING", "CONFIGURING")]
+    if ids:
+        subprocess.run(["scancel"] + ids, check=False)
 
 
 def slurm_job(jid):
@@ -253,13 +269,17 @@ def main():
         # whose checkpoint grace is the config's 3 s.
         svc = Service(a.frugal, d, "tiers/hetero" if a.case == "placement" else "tiers")
         svc.log.flush()
+        global INSTANCE
+        INSTANCE = svc.instance
         try:
             {"placement": case_placement, "preempt": case_preempt, "outage": case_outage}[a.case](svc)
         except BaseException:
             svc.stop()
+            cancel_instance_jobs()
             print("---- serve.log ----\n" + open(os.path.join(d, "serve.log")).read())
             raise
         svc.stop()
+        cancel_instance_jobs()
         print("serve.log:\n" + open(os.path.join(d, "serve.log")).read())
     print("ok:", a.case)
     return 0
