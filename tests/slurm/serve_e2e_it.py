@@ -4,6 +4,7 @@
   serve_e2e_it.py --frugal BIN --unavailable MARKER placement   core job on H100, preprocess on A100
   serve_e2e_it.py --frugal BIN --unavailable MARKER preempt     checkpoint signal, then Slurm requeue
   serve_e2e_it.py --frugal BIN --unavailable MARKER outage      slurmctld frozen: retry, nothing lost
+  serve_e2e_it.py --frugal BIN --unavailable MARKER compare     same workload as `frugal simulate`
 
 Each case starts its own daemon on a free loopback port with a temporary database and checks
 what the service says against what Slurm says (squeue --json). Standard library only.
@@ -23,6 +24,7 @@ def free_port():
 class Service:
     def __init__(self, frugal, workdir, policy="tiers/hetero"):
         self.port = free_port()
+        self.frugal = frugal
         self.dir = workdir
         cfg = os.path.join(workdir, "frugal.yaml")
         with open(cfg, "w") as f:
@@ -247,11 +249,80 @@ def case_outage(svc):
     cancel_all(svc, [jid])
 
 
+WORKLOAD = [  # id, gpus, model, duration on the reference model (A100-80GB), seconds
+    ("j1", 8, "A100-80GB", 30), ("j2", 8, "A100-80GB", 15), ("j3", 8, "A100-80GB", 15),
+    ("j4", 4, "H100", 37.5), ("j5", 4, "H100", 37.5), ("j6", 4, "H100", 75)]
+NODE_MODEL = {"gpu1": "A100-80GB", "gpu2": "A100-80GB", "gpu3": "H100", "gpu4": "H100"}
+
+
+def case_compare(svc):
+    """The same workload through the Slurm backend and through `frugal simulate`: start
+    order, GPU models and makespan (within 10%)."""
+    d = svc.dir
+    with open(os.path.join(d, "trace.csv"), "w") as f:
+        f.write("id,submit,gpus,allowed_models,duration,estimate,class\n")
+        for jid, g, m, dur in WORKLOAD:
+            f.write(f"{jid},0,{g},{m},{dur},{dur},pretrain\n")
+    with open(os.path.join(d, "cluster.yaml"), "w") as f:
+        f.write("regions:\n  - name: default\n    pools:\n      - name: slurm\n        node_groups:\n"
+                "          - {name: a100, count: 2, gpu_model: A100-80GB, gpus_per_node: 8}\n"
+                "          - {name: h100, count: 2, gpu_model: H100, gpus_per_node: 4}\n")
+    sim = subprocess.run([svc.frugal, "simulate", "--trace", f"{d}/trace.csv", "--cluster",
+                          f"{d}/cluster.yaml", "--policy", "backfill", "--reference-model",
+                          "A100-80GB", "--jobs-out", f"{d}/sim.csv", "--format", "json"],
+                         check=True, capture_output=True, text=True)
+    sim_makespan = json.loads(sim.stdout)["makespan_s"]
+    simj = {}
+    for line in open(f"{d}/sim.csv").read().split("\n")[1:]:
+        if line:
+            jid, _, start, finish, model = line.split(",")
+            simj[jid] = (float(start), float(finish), model)
+    # The live run: each job sleeps its duration at the speed of the model it was given
+    # (the catalog's pretrain speed relative to A100-80GB, from `frugal catalog`).
+    speed = {}
+    for line in subprocess.run([svc.frugal, "catalog"], check=True, capture_output=True,
+                               text=True).stdout.split("\n")[1:]:
+        parts = line.split()
+        if len(parts) >= 3:
+            speed[parts[0]] = float(parts[2])
+    ids = {}
+    t0 = time.time()
+    for jid, g, m, dur in WORKLOAD:
+        secs = dur / (speed[m] / speed["A100-80GB"])
+        ids[jid] = svc.submit(name=jid, command=f"sleep {secs:g}", gpus=g, gpu_model=m,
+                              estimate_s=dur, **{"class": "pretrain"})
+    for jid in ids:
+        svc.wait(ids[jid], lambda j: j["state"] == "completed", timeout=120, what="completed")
+    live = {}
+    for jid, fid in ids.items():
+        sj = slurm_job(fid)
+        live[jid] = (sj["start_time"] - t0, sj["end_time"] - t0, NODE_MODEL[sj["nodes"]], sj["nodes"])
+    live_makespan = max(v[1] for v in live.values())
+    print(f"{'job':4} {'sim start':>9} {'sim end':>8} {'sim model':>10} | {'slurm start':>11} "
+          f"{'slurm end':>9} {'slurm model':>11} node")
+    for jid, *_ in WORKLOAD:
+        a, b = simj[jid], live[jid]
+        print(f"{jid:4} {a[0]:9.1f} {a[1]:8.1f} {a[2]:>10} | {b[0]:11.1f} {b[1]:9.1f} {b[2]:>11} {b[3]}")
+    print(f"makespan: simulate {sim_makespan:.1f} s, slurm {live_makespan:.1f} s "
+          f"({100 * (live_makespan - sim_makespan) / sim_makespan:+.1f}%)")
+    for jid, *_ in WORKLOAD:
+        assert simj[jid][2] == live[jid][2], (jid, simj[jid], live[jid])  # same GPU model
+    # Start order: whenever the simulation starts a before b, Slurm does not start b first
+    # (starts within 3 s count as together: Slurm's clock is whole seconds, plus polling).
+    for a, *_ in WORKLOAD:
+        for b, *_ in WORKLOAD:
+            if simj[a][0] < simj[b][0]:
+                assert live[a][0] <= live[b][0] + 3, (a, b, live[a], live[b])
+            if simj[a][0] == simj[b][0]:
+                assert abs(live[a][0] - live[b][0]) <= 3, (a, b, live[a], live[b])
+    assert abs(live_makespan - sim_makespan) <= 0.10 * sim_makespan, (live_makespan, sim_makespan)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--frugal", required=True)
     ap.add_argument("--unavailable", required=True)
-    ap.add_argument("case", choices=["placement", "preempt", "outage"])
+    ap.add_argument("case", choices=["placement", "preempt", "outage", "compare"])
     a = ap.parse_args()
     if os.path.exists(a.unavailable) and open(a.unavailable).read().strip():
         print("[  SKIPPED ] local Slurm unavailable:", open(a.unavailable).read().strip())
@@ -267,12 +338,14 @@ def main():
         os.chmod(d, 0o755)
         # placement: heterogeneity-aware tiers; preempt: plain tiers (explicit H100 requests),
         # whose checkpoint grace is the config's 3 s.
-        svc = Service(a.frugal, d, "tiers/hetero" if a.case == "placement" else "tiers")
+        policy = {"placement": "tiers/hetero", "compare": "backfill"}.get(a.case, "tiers")
+        svc = Service(a.frugal, d, policy)
         svc.log.flush()
         global INSTANCE
         INSTANCE = svc.instance
         try:
-            {"placement": case_placement, "preempt": case_preempt, "outage": case_outage}[a.case](svc)
+            {"placement": case_placement, "preempt": case_preempt, "outage": case_outage,
+             "compare": case_compare}[a.case](svc)
         except BaseException:
             svc.stop()
             cancel_instance_jobs()
