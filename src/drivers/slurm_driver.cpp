@@ -306,6 +306,14 @@ Status SlurmDriver::launch(Run& r) {
       if (j.id == reuse && j.tres_per_node.empty()) u.gres = q.gres;
     if (Status st = client_.update(reuse, u); !st.ok()) return st;
     r.slurm_id = reuse;
+    // An earlier run of this job on the same Slurm job is over: it must not act on (signal,
+    // requeue) the new run. Its one kExited is reported now if it was not yet.
+    for (auto& [h, old] : runs_)
+      if (&old != &r && old.slurm_id == reuse && !old.ended) {
+        old.ended = true;
+        emit({DriverEvent::Kind::kExited, old.job_id, old.handle, "", -1, SIGTERM,
+              fmt::format("Slurm job {} requeued; it runs again as {}", reuse, r.handle)});
+      }
   } else {
     auto id = submit_held(s, 0);
     if (!id.ok()) return id.error();
@@ -455,13 +463,24 @@ void SlurmDriver::diff() {
     }
     if (j->running()) {
       r.seen_running = true;
+      if (!j->nodes.empty()) r.nodes = j->nodes;
       if (!o_.gres_log.empty() && logged_.insert({j->id, j->start_time}).second)
         std::ofstream(o_.gres_log, std::ios::app) << gres_log_line(*j) << "\n";
       continue;
     }
     if (j->pending()) {
       if (!r.seen_running) continue;  // waiting to start
-      r.ended = true;                 // requeued: by frugal's stop, or by Slurm (node failure)
+      if (!r.stopping) {
+        // Slurm requeued it itself. On a node that went down the engine preempts and
+        // requeues the job (node-down event, then stop()): leave the report to that stop.
+        bool node_lost = false;
+        for (const auto& n : r.nodes) {
+          auto it = node_usable_.find(n);
+          node_lost = node_lost || (it != node_usable_.end() && !it->second);
+        }
+        if (node_lost) continue;
+      }
+      r.ended = true;  // requeued: by frugal's stop, or by Slurm (node failure)
       emit({DriverEvent::Kind::kExited, r.job_id, r.handle, "", -1, SIGTERM,
             fmt::format("Slurm job {} requeued ({})", r.slurm_id, j->reason)});
       continue;

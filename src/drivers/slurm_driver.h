@@ -81,9 +81,10 @@ class SlurmDriver final : public Driver {
     StopPlan plan;
     double signal_at = -1, end_at = -1;  // steady seconds: when to signal / requeue or cancel
     bool signalled = false, ended = false;
-    bool end_requested = false;  // requeue or cancel sent
-    uint64_t launch_gen = 0;     // snapshot generation when it was released
-    int failures = 0;            // consecutive failed attempts of its pending action
+    bool end_requested = false;      // requeue or cancel sent
+    std::vector<std::string> nodes;  // where it was seen running
+    uint64_t launch_gen = 0;         // snapshot generation when it was released
+    int failures = 0;                // consecutive failed attempts of its pending action
   };
   void worker();
   bool refresh();         // true when Slurm answered

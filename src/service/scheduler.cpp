@@ -315,6 +315,8 @@ void Scheduler::apply(const Decision& d, double now, std::vector<int64_t>& start
 
 void Scheduler::handle_event(const DriverEvent& e, double now) {
   if (e.kind == DriverEvent::Kind::kNodeUp || e.kind == DriverEvent::Kind::kNodeDown) {
+    log_(fmt::format("node {} {}: {}", e.node, e.kind == DriverEvent::Kind::kNodeUp ? "up" : "down",
+                     e.message));
     for (NodeId n = 0; n < cluster_.nodes.size(); ++n)
       if (cluster_.nodes[n].name == e.node) {
         if (e.kind == DriverEvent::Kind::kNodeUp)

@@ -5,6 +5,7 @@
   serve_e2e_it.py --frugal BIN --unavailable MARKER preempt     checkpoint signal, then Slurm requeue
   serve_e2e_it.py --frugal BIN --unavailable MARKER outage      slurmctld frozen: retry, nothing lost
   serve_e2e_it.py --frugal BIN --unavailable MARKER compare     same workload as `frugal simulate`
+  serve_e2e_it.py --frugal BIN --unavailable MARKER nodedown    node down: job requeued elsewhere
 
 Each case starts its own daemon on a free loopback port with a temporary database and checks
 what the service says against what Slurm says (squeue --json). Standard library only.
@@ -249,6 +250,47 @@ def case_outage(svc):
     cancel_all(svc, [jid])
 
 
+def case_nodedown(svc):
+    """A node goes down under a running job: frugal requeues it and places it on another
+    node of its model; in Slurm the same job runs again there."""
+    jid = svc.submit(name="on-a-failing-node", command="sleep 60", gpus=4, gpu_model="H100",
+                     tier="general")
+    j = svc.wait(jid, lambda x: x["state"] == "running")
+    first = j["placement"]["node"]
+    end = time.time() + 20
+    while time.time() < end and (slurm_job(jid) or {}).get("job_state") != "RUNNING":
+        time.sleep(0.3)
+    other = "gpu4" if first == "gpu3" else "gpu3"
+    # The node fails: its slurmd hangs (SIGSTOP) and it is marked down (as a health check or
+    # SlurmdTimeout would); with slurmd answering, ReturnToService would bring it back at once.
+    slurmd = int(open(f"/run/frugal-slurm/launch/slurmd-{first}.pid").read())
+    os.kill(slurmd, 19)
+    subprocess.run(["scontrol", "update", f"nodename={first}", "state=down", "reason=frugal-e2e"],
+                   check=True)
+    try:
+        j2 = svc.wait(jid, lambda x: x["state"] == "running" and x["placement"]["node"] == other,
+                      timeout=40, what=f"running again on {other}")
+        end = time.time() + 30
+        while time.time() < end:
+            sj = slurm_job(jid)
+            if sj["job_state"] == "RUNNING" and sj["nodes"] == other:
+                break
+            time.sleep(0.3)
+        print(f"frugal: {first} down -> job {jid} restart_count {j2['restart_count']} on "
+              f"{j2['placement']['node']}; slurm: job {sj['job_id']} {sj['job_state']} on {sj['nodes']} "
+              f"restarts {sj['restart_cnt']}; slurm jobs of it: {len(slurm_jobs()[jid])}")
+        assert sj["job_state"] == "RUNNING" and sj["nodes"] == other, sj
+        assert j2["restart_count"] == 1, j2
+    finally:
+        os.kill(slurmd, 18)
+        subprocess.run(["scontrol", "update", f"nodename={first}", "state=resume"], check=False)
+        end = time.time() + 30
+        while time.time() < end and "down" in subprocess.run(
+                ["sinfo", "-h", "-n", first, "-o", "%t"], capture_output=True, text=True).stdout:
+            time.sleep(0.3)
+    cancel_all(svc, [jid])
+
+
 WORKLOAD = [  # id, gpus, model, duration on the reference model (A100-80GB), seconds
     ("j1", 8, "A100-80GB", 30), ("j2", 8, "A100-80GB", 15), ("j3", 8, "A100-80GB", 15),
     ("j4", 4, "H100", 37.5), ("j5", 4, "H100", 37.5), ("j6", 4, "H100", 75)]
@@ -322,7 +364,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--frugal", required=True)
     ap.add_argument("--unavailable", required=True)
-    ap.add_argument("case", choices=["placement", "preempt", "outage", "compare"])
+    ap.add_argument("case", choices=["placement", "preempt", "outage", "compare", "nodedown"])
     a = ap.parse_args()
     if os.path.exists(a.unavailable) and open(a.unavailable).read().strip():
         print("[  SKIPPED ] local Slurm unavailable:", open(a.unavailable).read().strip())
@@ -345,7 +387,7 @@ def main():
         INSTANCE = svc.instance
         try:
             {"placement": case_placement, "preempt": case_preempt, "outage": case_outage,
-             "compare": case_compare}[a.case](svc)
+             "compare": case_compare, "nodedown": case_nodedown}[a.case](svc)
         except BaseException:
             svc.stop()
             cancel_instance_jobs()
