@@ -131,7 +131,7 @@ if [ "${SKIP_SERVE:-0}" != 1 ]; then
     echo "## frugal serve load test (bench/serve_load.sh)"
     echo
     echo '```'
-    BUILD_DIR=$BUILD bash "$ROOT/bench/serve_load.sh" | tail -n 5
+    BUILD_DIR=$BUILD bash "$ROOT/bench/serve_load.sh" | tail -n 6
     echo '```'
   } >>"$OUT"
 fi

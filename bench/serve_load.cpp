@@ -78,10 +78,13 @@ int main(int argc, char** argv) {
         const auto s = std::chrono::steady_clock::now();
         const auto r = c.Post("/v1/jobs", body.dump(), "application/json");
         mine.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - s).count());
-        if (r && r->status == 201)
+        if (r && r->status == 201) {
           ++accepted;
-        else
-          ++refused;
+        } else if (refused++ == 0) {
+          std::fprintf(stderr, "first refused submission: %s\n",
+                       r ? (std::to_string(r->status) + " " + r->body).c_str()
+                         : httplib::to_string(r.error()).c_str());
+        }
       }
       std::lock_guard<std::mutex> lock(mu);
       latencies.insert(latencies.end(), mine.begin(), mine.end());

@@ -47,6 +47,7 @@ Result<ServiceConfig> load_service_config(const std::string& path) {
                                   "teams",
                                   "admin",
                                   "alerts",
+                                  "telemetry_period_s",
                                   "slurm"};
     for (const auto& kv : root) {
       const std::string k = kv.first.as<std::string>();
@@ -73,6 +74,8 @@ Result<ServiceConfig> load_service_config(const std::string& path) {
     get(root, "max_request_bytes", c.max_request_bytes);
     key = "http_threads";
     get(root, "http_threads", c.http_threads);
+    key = "telemetry_period_s";
+    get(root, "telemetry_period_s", c.telemetry_period_s);
     if (const YAML::Node n = root["node"]; n) {
       key = "node";
       if (!n.IsMap()) return Error{fmt::format("{}: node: expected a map", path)};
@@ -189,6 +192,8 @@ Result<ServiceConfig> load_service_config(const std::string& path) {
   if (!(c.checkpoint_grace_s >= 0) || !(c.term_grace_s >= 0))
     return Error{fmt::format("{}: grace periods must be >= 0", path)};
   if (c.gpus < 0 || c.gpus > 64) return Error{fmt::format("{}: node.gpus: 0..64", path)};
+  if (!(c.telemetry_period_s >= 0.01) || c.telemetry_period_s > 3600)
+    return Error{fmt::format("{}: telemetry_period_s: 0.01..3600", path)};
   if (c.http_threads < 1 || c.http_threads > 256)
     return Error{fmt::format("{}: http_threads: 1..256", path)};
   if (c.max_request_bytes < 1024) return Error{fmt::format("{}: max_request_bytes: >= 1024", path)};

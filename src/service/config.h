@@ -35,7 +35,8 @@ struct ServiceConfig {
   std::string log_dir = "frugal-logs";  // relative: beside the database file
   std::string checkpoint_dir = "frugal-checkpoints";
   size_t max_request_bytes = 1 << 20;
-  int http_threads = 16;
+  int http_threads = 32;          // handler threads; a keep-alive connection holds one while open
+  double telemetry_period_s = 5;  // how often the loop samples telemetry and checks alerts
   // This host (local backend).
   std::string node_name = "localhost";
   bool use_nvml = true;

@@ -45,6 +45,8 @@ struct JobRecord {
   std::string reason;            // why it is in its state (free text)
   std::string handle;            // the driver's handle while running ("" unknown)
   std::string placement;         // JSON of the current placement while running
+  double utilization = -1;       // mean GPU utilisation over telemetry samples; < 0 unknown
+  int64_t utilization_samples = 0;
 };
 
 }  // namespace frugal

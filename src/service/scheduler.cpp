@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -131,6 +132,8 @@ void Scheduler::commit_group() {
 }
 
 Status Scheduler::flush() {
+  std::sort(dirty_.begin(), dirty_.end());
+  dirty_.erase(std::unique(dirty_.begin(), dirty_.end()), dirty_.end());
   for (int64_t id : dirty_) {
     const auto it = jobs_.find(id);
     if (it == jobs_.end()) continue;
@@ -155,7 +158,7 @@ void Scheduler::turn(std::deque<Command>& batch) {
   for (Command& c : batch) replies.push_back(c.fn());
   const double now = wall_now();  // after the commands' own (engine times never decrease)
   for (const DriverEvent& e : driver_->poll()) handle_event(e, now);
-  if (now - last_telemetry_ >= 5) sample_telemetry(now);
+  if (now - last_telemetry_ >= config_.telemetry_period_s) sample_telemetry(now);
   std::vector<int64_t> starts;
   const Seconds t = engine_time(now);
   if (engine_dirty_ || engine_.next_wakeup() <= t) {
@@ -421,6 +424,30 @@ void Scheduler::sample_telemetry(double now) {
         v.allocated = st.free_milli(n, g.gpu) < kMilliPerGpu;
     gpus.push_back(v);
   }
+  // Each running job's utilisation: the mean over its GPUs of this sample, folded into its
+  // running mean (the ledger prices the unused share as idle_allocated waste).
+  std::map<std::pair<std::string, int>, double> util;
+  for (const GpuTelemetry& g : telemetry_)
+    if (g.utilization >= 0) util[{g.node, g.gpu}] = g.utilization;
+  if (!util.empty())
+    for (auto& [id, l] : jobs_) {
+      if (l.rec.state != JobStatus::kRunning) continue;
+      double sum = 0;
+      int n = 0;
+      for (const Slot& slot : l.placement.slots) {
+        if (slot.gpu < 0) continue;
+        const auto it = util.find({cluster_.nodes[slot.node].name, slot.gpu});
+        if (it == util.end()) continue;
+        sum += it->second;
+        ++n;
+      }
+      if (n == 0) continue;
+      JobRecord& r = l.rec;
+      const double k = static_cast<double>(r.utilization_samples);
+      r.utilization = r.utilization < 0 ? sum / n : (r.utilization * k + sum / n) / (k + 1);
+      ++r.utilization_samples;
+      mark(l);
+    }
   std::vector<AlertBook::PendingView> pending;
   for (const auto& [id, l] : jobs_)
     if (!is_final(l.rec.state) && l.rec.state != JobStatus::kRunning && !l.rec.held &&

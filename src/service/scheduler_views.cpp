@@ -1,6 +1,8 @@
 // Scheduler: JSON and Prometheus renderings (on the decision loop).
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "cost/ledger.h"
 #include "service/scheduler.h"
 
@@ -44,6 +46,7 @@ nlohmann::json Scheduler::job_json(const Live& l, double now) const {
   j["restart_count"] = r.restart_count;
   j["exit_code"] = r.exit_code ? nlohmann::json(*r.exit_code) : nlohmann::json();
   j["reason"] = r.reason;
+  j["utilization"] = r.utilization >= 0 ? nlohmann::json(r.utilization) : nlohmann::json();
   if (r.state == JobStatus::kDeferred) j["deferred_until"] = r.deferred_until;
   if (l.cancel_requested) j["cancel_requested"] = true;
   if (r.state == JobStatus::kRunning) {
@@ -115,13 +118,24 @@ ApiReply Scheduler::ledger_reply(const Principal& who, double now) {
   // Dense ledger indices in job-id order.
   std::map<int64_t, JobIdx> index;
   for (const auto& [id, l] : jobs_) index.emplace(id, static_cast<JobIdx>(index.size()));
+  // Jobs with measured utilisation are priced with it (the rest: 1.0, nothing claimed).
+  std::map<int64_t, JobSpec> measured;
+  for (const auto& [id, l] : jobs_)
+    if (l.rec.utilization >= 0) {
+      JobSpec s = *l.spec;
+      s.utilization = std::clamp(l.rec.utilization, 0.0, 1.0);
+      measured.emplace(id, std::move(s));
+    }
+  auto spec_of = [&](int64_t id) -> const JobSpec& {
+    const auto m = measured.find(id);
+    return m != measured.end() ? m->second : *jobs_.at(id).spec;
+  };
   Ledger ledger(cluster_, catalog_, engine_.cluster(), kNoGpuModel, index.size());
   std::map<int64_t, double> run_time;
   auto add = [&](int64_t id, double t0, double t1, double kept, const std::string& pj) {
-    const auto it = jobs_.find(id);
     const auto p = parse_placement(pj);
-    if (it == jobs_.end() || !p) return;
-    ledger.segment(index[id], *it->second.spec, *p, engine_time(t0), engine_time(t1), kept);
+    if (!jobs_.count(id) || !p) return;
+    ledger.segment(index[id], spec_of(id), *p, engine_time(t0), engine_time(t1), kept);
     run_time[id] += t1 - t0;
   };
   for (const SegmentRow& s : segments) add(s.job_id, s.t0, s.t1, s.kept_s, s.placement);
@@ -130,7 +144,7 @@ ApiReply Scheduler::ledger_reply(const Principal& who, double now) {
       add(id, l.rec.segment_start, now, now - l.rec.segment_start, l.rec.placement);
   for (const auto& [id, l] : jobs_)
     if (is_final(l.rec.state))
-      ledger.job_ended(index[id], *l.spec,
+      ledger.job_ended(index[id], spec_of(id),
                        l.rec.started_at >= 0 ? engine_time(l.rec.started_at) : -1,
                        engine_time(l.rec.finished_at), run_time[id]);
   const LedgerReport rep = ledger.report();
@@ -144,6 +158,8 @@ ApiReply Scheduler::ledger_reply(const Principal& who, double now) {
                     {"state", std::string(to_string(l.rec.state))},
                     {"run_s", run_time[id]},
                     {"compute_usd", c.total_usd()},
+                    {"utilization",
+                     l.rec.utilization >= 0 ? nlohmann::json(l.rec.utilization) : nlohmann::json()},
                     {"total_usd", ledger.job_total_usd(index[id])}});
   }
   nlohmann::json teams = nlohmann::json::object();

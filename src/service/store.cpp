@@ -41,6 +41,9 @@ constexpr const char* kMigrations[] = {
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);",
     // 1 → 2: an index for listing a team's jobs.
     "CREATE INDEX jobs_team ON jobs(team, id);",
+    // 2 → 3: measured GPU utilisation of a job (mean of telemetry samples; -1 unknown).
+    "ALTER TABLE jobs ADD COLUMN utilization REAL NOT NULL DEFAULT -1;"
+    "ALTER TABLE jobs ADD COLUMN utilization_samples INTEGER NOT NULL DEFAULT 0;",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -129,7 +132,8 @@ Status Store::prepare() {
   const char* put =
       "INSERT OR REPLACE INTO jobs (id, team, request, state, held, submitted_at, started_at,"
       " segment_start, finished_at, deferred_until, restart_count, exit_code, reason, handle,"
-      " placement) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?);";
+      " placement, utilization, utilization_samples)"
+      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?);";
   const char* seg =
       "INSERT OR REPLACE INTO segments (job_id, t0, t1, kept_s, placement) VALUES (?,?,?,?,?);";
   if (sqlite3_prepare_v3(db_, put, -1, SQLITE_PREPARE_PERSISTENT, &put_job_, nullptr) !=
@@ -172,6 +176,8 @@ Status Store::put_job(const JobRecord& j) {
   sqlite3_bind_text(s, 14, j.handle.data(), static_cast<int>(j.handle.size()), SQLITE_TRANSIENT);
   sqlite3_bind_text(s, 15, j.placement.data(), static_cast<int>(j.placement.size()),
                     SQLITE_TRANSIENT);
+  sqlite3_bind_double(s, 16, j.utilization);
+  sqlite3_bind_int64(s, 17, j.utilization_samples);
   if (sqlite3_step(s) != SQLITE_DONE) return Error{sqlite3_errmsg(db_)};
   return Status::Ok();
 }
@@ -194,8 +200,8 @@ Result<std::vector<JobRecord>> Store::load_jobs() const {
   sqlite3_stmt* s = nullptr;
   const char* sql =
       "SELECT id, team, request, state, held, submitted_at, started_at, segment_start,"
-      " finished_at, deferred_until, restart_count, exit_code, reason, handle, placement"
-      " FROM jobs ORDER BY id;";
+      " finished_at, deferred_until, restart_count, exit_code, reason, handle, placement,"
+      " utilization, utilization_samples FROM jobs ORDER BY id;";
   if (sqlite3_prepare_v2(db_, sql, -1, &s, nullptr) != SQLITE_OK) return Error{sqlite3_errmsg(db_)};
   std::vector<JobRecord> out;
   int rc;
@@ -225,6 +231,8 @@ Result<std::vector<JobRecord>> Store::load_jobs() const {
     j.reason = column_text(s, 12);
     j.handle = column_text(s, 13);
     j.placement = column_text(s, 14);
+    j.utilization = sqlite3_column_double(s, 15);
+    j.utilization_samples = sqlite3_column_int64(s, 16);
     out.push_back(std::move(j));
   }
   sqlite3_finalize(s);

@@ -18,13 +18,22 @@ if [ "$FRUGAL_RESTART_COUNT" -gt 0 ]; then
 fi
 trap 'echo signalled > "$ck/state"; echo "got USR1"; exit 0' USR1
 trap 'echo "got TERM (too late)"; exit 1' TERM
+echo ready
 i=0; while [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
 echo "never signalled"; exit 2
 '''
     victim = d.submit({"name": "victim", "command": script, "tier": "general"})
     d.wait_state(victim, ["running"])
     import time
-    time.sleep(0.5)  # let the script install its traps
+
+    def wait_ready(jid):  # the script has installed its traps (bounded: 20 s)
+        for _ in range(200):
+            if "ready" in d.read_log(jid):
+                return
+            time.sleep(0.1)
+        check(False, f"job {jid} never got ready: {d.read_log(jid)!r}")
+
+    wait_ready(victim)
     vip = d.submit({"name": "vip", "command": "echo vip-ran", "tier": "core"}, token=BETA)
     d.wait_state(vip, ["completed"], timeout_s=30, token=BETA)
     j = d.wait_state(victim, ["completed", "failed"], timeout_s=30)
@@ -39,9 +48,9 @@ echo "never signalled"; exit 2
     # A victim that ignores the checkpoint signal is terminated after the grace.
     stubborn = d.submit({"name": "stubborn", "tier": "general", "command":
                          "trap '' USR1; [ \"$FRUGAL_RESTART_COUNT\" -gt 0 ] && exit 0; "
-                         "sleep 60"})
+                         "echo ready; sleep 60"})
     d.wait_state(stubborn, ["running"])
-    time.sleep(0.3)
+    wait_ready(stubborn)
     vip2 = d.submit({"name": "vip2", "command": "true", "tier": "core"})
     d.wait_state(vip2, ["completed"], timeout_s=30)
     j = d.wait_state(stubborn, ["completed"], timeout_s=30)

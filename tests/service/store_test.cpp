@@ -44,6 +44,8 @@ TEST(Store, MigratesAndRoundTripsJobs) {
     r.handle = "123:456";
     r.placement = R"({"model":"","slots":[[0,-1,0]]})";
     r.exit_code = 3;
+    r.utilization = 0.25;
+    r.utilization_samples = 4;
     ASSERT_TRUE(s.value()->put_job(r).ok());
     ASSERT_TRUE(s.value()->put_job(record(8)).ok());
     ASSERT_TRUE(s.value()->add_segment(SegmentRow{8, 1, 2, 1, "{}"}).ok());
@@ -61,6 +63,8 @@ TEST(Store, MigratesAndRoundTripsJobs) {
   EXPECT_EQ(a.request.command, "echo 7");
   ASSERT_EQ(a.request.env.size(), 1u);
   EXPECT_EQ(a.exit_code, 3);
+  EXPECT_EQ(a.utilization, 0.25);
+  EXPECT_EQ(a.utilization_samples, 4);
   EXPECT_FALSE(jobs.value()[1].exit_code.has_value());
   auto segs = s.value()->load_segments();
   ASSERT_TRUE(segs.ok());
@@ -88,6 +92,42 @@ TEST(Store, ConsistencyCheckFindsBrokenRows) {
   ASSERT_TRUE(s.value()->put_job(r).ok());
   ASSERT_TRUE(s.value()->commit().ok());
   EXPECT_NE(s.value()->check_consistency().find("finished_at"), std::string::npos);
+}
+
+TEST(Store, MigratesAVersion2DatabaseKeepingItsJobs) {
+  TempDb t;
+  {
+    // The schema as version 2 left it, with one job.
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(t.path().c_str(), &db), SQLITE_OK);
+    const char* v2 =
+        "CREATE TABLE jobs (id INTEGER PRIMARY KEY, team TEXT NOT NULL, request TEXT NOT NULL,"
+        " state TEXT NOT NULL, held INTEGER NOT NULL DEFAULT 0, submitted_at REAL NOT NULL,"
+        " started_at REAL NOT NULL DEFAULT -1, segment_start REAL NOT NULL DEFAULT -1,"
+        " finished_at REAL NOT NULL DEFAULT -1, deferred_until REAL NOT NULL DEFAULT 0,"
+        " restart_count INTEGER NOT NULL DEFAULT 0, exit_code INTEGER,"
+        " reason TEXT NOT NULL DEFAULT '', handle TEXT NOT NULL DEFAULT '',"
+        " placement TEXT NOT NULL DEFAULT '');"
+        "CREATE TABLE segments (job_id INTEGER NOT NULL REFERENCES jobs(id), t0 REAL NOT NULL,"
+        " t1 REAL NOT NULL, kept_s REAL NOT NULL, placement TEXT NOT NULL,"
+        " PRIMARY KEY (job_id, t0));"
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+        "CREATE INDEX jobs_team ON jobs(team, id);"
+        "INSERT INTO jobs (id, team, request, state, submitted_at)"
+        " VALUES (4, 'beta', '{\"command\":\"true\"}', 'queued', 5);"
+        "PRAGMA user_version = 2;";
+    ASSERT_EQ(sqlite3_exec(db, v2, nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+  }
+  auto s = Store::open(t.path());
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s.value()->schema_version(), kSchemaVersion);
+  auto jobs = s.value()->load_jobs();
+  ASSERT_TRUE(jobs.ok()) << jobs.error().message;
+  ASSERT_EQ(jobs.value().size(), 1u);
+  EXPECT_EQ(jobs.value()[0].team, "beta");
+  EXPECT_EQ(jobs.value()[0].utilization, -1);  // the new column's default
+  EXPECT_EQ(s.value()->check_consistency(), "");
 }
 
 TEST(Store, OneServicePerDatabase) {
