@@ -187,11 +187,20 @@ int run_serve(const ServeOptions& o) {
   }
   log(fmt::format("backend {}: inventory from {}: {}", driver->name(), inv.value().source,
                   inv.value().note));
-  if (config.cluster_file.empty()) {
+  if (config.cluster_file.empty() || config.backend == "slurm") {
     Result<ClusterSpec> c = cluster_from_inventory(inv.value(), config, catalog.value());
     if (!c.ok()) {
       log(c.error().message);
       return 1;
+    }
+    if (!config.cluster_file.empty()) {
+      // Slurm backend: the nodes come from Slurm, the cluster file gives the place (its
+      // first region: time zone, electricity prices, carbon, PUE, time-of-use) and the
+      // storage tiers, so cost-aware policies (timeshift) price the live cluster.
+      c.value().regions = {cluster.regions.at(0)};
+      c.value().storage_tiers = cluster.storage_tiers;
+      log(fmt::format("cluster: region '{}' from {}", cluster.regions[0].name,
+                      config.cluster_file));
     }
     cluster = std::move(c).value();
   }

@@ -6,6 +6,7 @@
   serve_e2e_it.py --frugal BIN --unavailable MARKER outage      slurmctld frozen: retry, nothing lost
   serve_e2e_it.py --frugal BIN --unavailable MARKER compare     same workload as `frugal simulate`
   serve_e2e_it.py --frugal BIN --unavailable MARKER nodedown    node down: job requeued elsewhere
+  serve_e2e_it.py --frugal BIN --unavailable MARKER defer       deferral visible as Slurm begin time
 
 Each case starts its own daemon on a free loopback port with a temporary database and checks
 what the service says against what Slurm says (squeue --json). Standard library only.
@@ -23,7 +24,7 @@ def free_port():
 
 
 class Service:
-    def __init__(self, frugal, workdir, policy="tiers/hetero"):
+    def __init__(self, frugal, workdir, policy="tiers/hetero", extra=""):
         self.port = free_port()
         self.frugal = frugal
         self.dir = workdir
@@ -39,6 +40,7 @@ log_dir: {workdir}/logs
 checkpoint_dir: {workdir}/ckpt
 teams:
   alpha: {{token_sha256: {TOKEN_SHA}}}
+{extra}
 slurm:
   rest_url: http://127.0.0.1:6820
   partition: gpu
@@ -250,6 +252,52 @@ def case_outage(svc):
     cancel_all(svc, [jid])
 
 
+def defer_setup(d):
+    """A price series for today and tomorrow (UTC) in which the hour two hours from now is
+    the cheap one, and the cluster file that gives the Slurm-backed service that region."""
+    now = int(time.time())
+    day0 = now - now % 86400
+    cheap = now - now % 3600 + 2 * 3600
+    with open(os.path.join(d, "prices.csv"), "w") as f:
+        f.write("Datetime (UTC),Datetime (Local),Price (USD/MWh)\n")
+        for h in range(72):
+            t = day0 + 3600 * h
+            stamp = time.strftime("%Y-%m-%d %H:%M:%S+00:00", time.gmtime(t))
+            f.write(f"{stamp},{stamp},{5 if t == cheap else 200}\n")
+    with open(os.path.join(d, "region.yaml"), "w") as f:
+        f.write("regions:\n  - name: cheap-nights\n    timezone: UTC\n"
+                "    electricity: {prices: prices.csv}\n    pools:\n      - name: slurm\n"
+                "        node_groups: [{name: any, count: 1, gpu_model: H100, gpus_per_node: 4}]\n")
+    return f"cluster: {d}/region.yaml", cheap
+
+
+def case_defer(svc, cheap):
+    """A deferrable job is deferred to the cheap hour by the timeshift policy; in Slurm it
+    waits as a held job whose begin time (squeue START_TIME) is that hour."""
+    jid = svc.submit(name="deferrable", command="sleep 5", gpus=1, gpu_model="A100-80GB",
+                     deferrable=True, deadline=time.time() + 6 * 3600, estimate_s=600,
+                     **{"class": "eval"})
+    j = svc.wait(jid, lambda x: x["state"] == "deferred")
+    end = time.time() + 20
+    sj = None
+    while time.time() < end:
+        sj = slurm_job(jid)
+        if sj and sj["job_state"] == "PENDING" and sj["eligible_time"] > 0:
+            break
+        time.sleep(0.3)
+    print(f"frugal: job {jid} deferred until {time.strftime('%H:%M:%S', time.gmtime(j['deferred_until']))} "
+          f"UTC (cheap hour {time.strftime('%H:%M', time.gmtime(cheap))}); slurm: job {sj['job_id']} "
+          f"{sj['job_state']} {sj['state_reason']} begin {time.strftime('%H:%M:%S', time.gmtime(sj['eligible_time']))}")
+    assert abs(j["deferred_until"] - cheap) < 1, (j["deferred_until"], cheap)
+    assert sj["job_state"] == "PENDING" and sj["state_reason"] == "JobHeldUser", sj
+    assert sj["eligible_time"] == int(j["deferred_until"]), sj
+    cancel_all(svc, [jid])
+    end = time.time() + 20
+    while time.time() < end and slurm_job(jid)["job_state"] != "CANCELLED":
+        time.sleep(0.3)
+    assert slurm_job(jid)["job_state"] == "CANCELLED", slurm_job(jid)
+
+
 def case_nodedown(svc):
     """A node goes down under a running job: frugal requeues it and places it on another
     node of its model; in Slurm the same job runs again there."""
@@ -364,7 +412,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--frugal", required=True)
     ap.add_argument("--unavailable", required=True)
-    ap.add_argument("case", choices=["placement", "preempt", "outage", "compare", "nodedown"])
+    ap.add_argument("case", choices=["placement", "preempt", "outage", "compare", "nodedown", "defer"])
     a = ap.parse_args()
     if os.path.exists(a.unavailable) and open(a.unavailable).read().strip():
         print("[  SKIPPED ] local Slurm unavailable:", open(a.unavailable).read().strip())
@@ -380,14 +428,17 @@ def main():
         os.chmod(d, 0o755)
         # placement: heterogeneity-aware tiers; preempt: plain tiers (explicit H100 requests),
         # whose checkpoint grace is the config's 3 s.
-        policy = {"placement": "tiers/hetero", "compare": "backfill"}.get(a.case, "tiers")
-        svc = Service(a.frugal, d, policy)
+        policy = {"placement": "tiers/hetero", "compare": "backfill",
+                  "defer": "timeshift"}.get(a.case, "tiers")
+        extra, cheap = defer_setup(d) if a.case == "defer" else ("", 0)
+        svc = Service(a.frugal, d, policy, extra)
         svc.log.flush()
         global INSTANCE
         INSTANCE = svc.instance
         try:
             {"placement": case_placement, "preempt": case_preempt, "outage": case_outage,
-             "compare": case_compare, "nodedown": case_nodedown}[a.case](svc)
+             "compare": case_compare, "nodedown": case_nodedown,
+             "defer": lambda s: case_defer(s, cheap)}[a.case](svc)
         except BaseException:
             svc.stop()
             cancel_instance_jobs()
