@@ -43,7 +43,8 @@ struct ServiceConfig {
   std::string gpu_model;  // GPUs declared for when NVML finds none
   int gpus = 0;
   // A cluster spec file (docs/CLUSTER_SPEC.md) replacing the host inventory: a synthetic
-  // cluster for the dry-run backend. Relative to the config file's directory.
+  // cluster for the dry-run backend. Relative to the config file's directory. With the slurm
+  // backend only its first region and storage tiers are used (the nodes come from Slurm).
   std::string cluster_file;
   // The slurm backend (docs/SLURM.md): how to reach Slurm, the GPU map, polling.
   SlurmConfig slurm;
