@@ -469,7 +469,16 @@ void SlurmDriver::diff() {
       continue;
     }
     if (j->pending()) {
-      if (!r.seen_running) continue;  // waiting to start
+      if (!r.seen_running) {
+        // Released to run now: a begin time Slurm set while finishing a requeue (cred_expire
+        // + 1 s) overrides the one frugal sent; send it again.
+        if (!r.stopping && j->reason == "BeginTime" && j->eligible_time > j->submit_time) {
+          SlurmUpdate now;
+          now.begin_now = true;
+          (void)client_.update(j->id, now);
+        }
+        continue;  // waiting to start
+      }
       if (!r.stopping) {
         // Slurm requeued it itself. On a node that went down the engine preempts and
         // requeues the job (node-down event, then stop()): leave the report to that stop.

@@ -42,11 +42,18 @@ TEST(SlurmLive, SignalDeliveredBeforeRequeue) {
   auto pending = live::wait_job(
       c, id.value(), [](const SlurmJob& j) { return j.pending() && j.restarts == 1; }, 15);
   ASSERT_TRUE(pending.ok()) << pending.error().message;
+  // A begin time sent while Slurm is still finishing the requeue is overwritten by the
+  // delay: send it again while the job still waits on it (as the driver does).
   SlurmUpdate now;
   now.begin_now = true;
   ASSERT_TRUE(c.update(id.value(), now).ok());
   ASSERT_TRUE(live::wait_job(
-                  c, id.value(), [](const SlurmJob& j) { return j.running(); }, 15)
+                  c, id.value(),
+                  [&](const SlurmJob& j) {
+                    if (j.pending() && j.reason == "BeginTime") (void)c.update(j.id, now);
+                    return j.running();
+                  },
+                  20)
                   .ok());
   ASSERT_TRUE(live::wait_until(
       [&] {
