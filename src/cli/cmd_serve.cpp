@@ -16,7 +16,7 @@ void add_serve_commands(CLI::App& app, int& exit_code) {
       ->required();
   cmd->add_option("--listen", o->listen, "host:port to listen on (default: the config's)");
   cmd->add_option("--db", o->db, "SQLite database file (default: the config's)");
-  cmd->add_option("--backend", o->backend, "local or dry-run (default: the config's)");
+  cmd->add_option("--backend", o->backend, "local, dry-run or slurm (default: the config's)");
   cmd->callback([o, &exit_code] { exit_code = run_serve(*o); });
 
   auto token = std::make_shared<std::string>();

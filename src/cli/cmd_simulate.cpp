@@ -21,6 +21,7 @@ struct RunOptions {
   std::string policies = "fifo,backfill,sjf,las";
   std::string format = "table";
   std::string out;
+  std::string jobs_out;  // simulate: per-job CSV (id,submit,first_start,finish,model)
   int threads = 1;
   bool check_invariants = false;
   double mtbf_hours = 0;
@@ -124,6 +125,20 @@ Result<std::vector<Summary>> run_all(const RunOptions& o,
   for (int t = 1; t < n; ++t) pool.emplace_back(worker);
   worker();
   for (auto& t : pool) t.join();
+  if (!o.jobs_out.empty()) {
+    // One policy (simulate): its per-job outcomes, to compare with a live run.
+    SimResult r = simulate(inputs.trace.jobs, inputs.cluster, inputs.catalog,
+                           std::move(make_profile(policies[0])).value(), so);
+    std::ofstream f(o.jobs_out);
+    if (!f) return Error{o.jobs_out + ": cannot write"};
+    f << "id,submit,first_start,finish,model\n";
+    for (size_t j = 0; j < r.jobs.size(); ++j) {
+      const JobOutcome& jo = r.jobs[j];
+      f << fmt::format("{},{},{},{},{}\n", inputs.trace.jobs[j].id, jo.submit, jo.first_start,
+                       jo.finish,
+                       jo.last_model == kNoGpuModel ? "" : inputs.catalog.at(jo.last_model).name);
+    }
+  }
   if (inputs.trace.skipped_rows > 0) {
     fmt::print(stderr, "warning: {}: skipped {} malformed rows", o.in.trace,
                inputs.trace.skipped_rows);
@@ -173,6 +188,8 @@ void add_simulate_commands(CLI::App& app, int& exit_code) {
          "--policy", sim_opts->policy,
          "Policy profile (e.g. fifo, backfill/firstfit, bestfit+consolidate, frugal:sun=1)")
       ->capture_default_str();
+  sim->add_option("--jobs-out", sim_opts->jobs_out,
+                  "Also write each job's submit, first start, finish and GPU model (CSV)");
   sim->callback([sim_opts, &exit_code] {
     auto r = run_all(*sim_opts, {sim_opts->policy});
     if (!r.ok()) {

@@ -87,6 +87,9 @@ struct StopPlan {
   int checkpoint_signal = SIGUSR1;
   double grace_s = 0;
   double term_grace_s = 10;
+  // The job will run again (preemption, not cancellation): a backend that can keep it
+  // queued does so (Slurm: requeue it held, same Slurm job id) instead of ending it.
+  bool requeue = false;
 };
 
 struct DriverEvent {
@@ -131,6 +134,16 @@ class Driver {
     (void)job_id;
     return {};
   }
+  // The engine deferred the job until `until_unix` (kDefer; `spec` has no slots). A backend
+  // that can show the wait does (Slurm: a held job with that begin time, placed and released
+  // by the later start()). Default: nothing to do.
+  virtual void deferred(const LaunchSpec& spec, double until_unix) {
+    (void)spec;
+    (void)until_unix;
+  }
+  // The job will not run again (cancelled while waiting): a backend that kept something
+  // queued for it (Slurm: a requeued job) removes it. Default: nothing to do.
+  virtual void discard(const std::string& job_id) { (void)job_id; }
   // Non-blocking: events since the last call, in the order they were observed.
   virtual std::vector<DriverEvent> poll() = 0;
   // Latest readings of every GPU the backend can see (empty without telemetry).

@@ -58,12 +58,17 @@ std::string usd(double v) {
 }
 
 std::string cost_block(const Summary& s) {
-  const LedgerReport& l = s.ledger;
+  return ledger_table(s.policy, s.ledger);
+}
+
+}  // namespace
+
+std::string ledger_table(const std::string& title, const LedgerReport& l) {
   const double total = l.total.total_usd();
   std::string out = fmt::format(
       "\n{}: cost {} (rental {}, energy {} for {:.0f} kWh, storage {}{}), {:.1f} t CO2, "
       "unattributed {}{}\n",
-      s.policy, usd(total), usd(l.total.compute.rental_usd), usd(l.total.compute.energy_usd),
+      title, usd(total), usd(l.total.compute.rental_usd), usd(l.total.compute.energy_usd),
       l.total.compute.energy_kwh, usd(l.total.storage_usd),
       l.total.transfer_usd > 0 ? ", transfer " + usd(l.total.transfer_usd) : std::string(),
       l.total.compute.co2_kg / 1000, usd(l.unattributed.total_usd()),
@@ -88,8 +93,6 @@ std::string cost_block(const Summary& s) {
   return out;
 }
 
-}  // namespace
-
 nlohmann::json to_json(const PredictionReport& p) {
   nlohmann::json by_level = nlohmann::json::object();
   for (int l = 0; l < kPredictionLevels; ++l)
@@ -100,6 +103,29 @@ nlohmann::json to_json(const PredictionReport& p) {
           {"within_2x_share", p.within_2x_share},
           {"underestimate_share", p.underestimate_share},
           {"by_level", by_level}};
+}
+
+nlohmann::json to_json(const LedgerReport& l) {
+  nlohmann::json j;
+  j["cost"] = {
+      {"total_usd", l.total.total_usd()},         {"unattributed_usd", l.unattributed.total_usd()},
+      {"rental_usd", l.total.compute.rental_usd}, {"energy_usd", l.total.compute.energy_usd},
+      {"energy_kwh", l.total.compute.energy_kwh}, {"co2_kg", l.total.compute.co2_kg},
+      {"storage_usd", l.total.storage_usd},       {"transfer_usd", l.total.transfer_usd},
+      {"series_wrapped", l.series_wrapped}};
+  j["waste"] = waste_json(l.total.waste);
+  // Allocated GPU-hours over provisioned GPU-hours (allocated + provisioned-but-idle).
+  const double provisioned_h = l.total.gpu_hours;
+  j["provisioned_allocated_share"] =
+      provisioned_h > 0 ? (provisioned_h - l.unattributed.gpu_hours) / provisioned_h : 0.0;
+  j["by_team"] = accounts_json(l.by_team);
+  j["by_class"] = accounts_json(l.by_class);
+  j["by_region"] = accounts_json(l.by_region);
+  j["deferrable"] = {{"jobs", l.deferrable.jobs},
+                     {"energy_usd", l.deferrable.energy_usd},
+                     {"energy_kwh", l.deferrable.energy_kwh},
+                     {"cost_usd", l.deferrable.cost_usd}};
+  return j;
 }
 
 nlohmann::json to_json(const Summary& s) {
@@ -130,28 +156,7 @@ nlohmann::json to_json(const Summary& s) {
     j["jobs"]["first_unschedulable_reason"] = s.first_unschedulable_reason;
   if (!s.invariant_violation.empty()) j["invariant_violation"] = s.invariant_violation;
   if (s.has_ledger) {
-    const LedgerReport& l = s.ledger;
-    j["cost"] = {{"total_usd", l.total.total_usd()},
-                 {"unattributed_usd", l.unattributed.total_usd()},
-                 {"rental_usd", l.total.compute.rental_usd},
-                 {"energy_usd", l.total.compute.energy_usd},
-                 {"energy_kwh", l.total.compute.energy_kwh},
-                 {"co2_kg", l.total.compute.co2_kg},
-                 {"storage_usd", l.total.storage_usd},
-                 {"transfer_usd", l.total.transfer_usd},
-                 {"series_wrapped", l.series_wrapped}};
-    j["waste"] = waste_json(l.total.waste);
-    // Allocated GPU-hours over provisioned GPU-hours (allocated + provisioned-but-idle).
-    const double provisioned_h = l.total.gpu_hours;
-    j["provisioned_allocated_share"] =
-        provisioned_h > 0 ? (provisioned_h - l.unattributed.gpu_hours) / provisioned_h : 0.0;
-    j["by_team"] = accounts_json(l.by_team);
-    j["by_class"] = accounts_json(l.by_class);
-    j["by_region"] = accounts_json(l.by_region);
-    j["deferrable"] = {{"jobs", l.deferrable.jobs},
-                       {"energy_usd", l.deferrable.energy_usd},
-                       {"energy_kwh", l.deferrable.energy_kwh},
-                       {"cost_usd", l.deferrable.cost_usd}};
+    j.update(to_json(s.ledger));
   }
   if (s.has_offline_bound) {
     const OfflineBound& b = s.offline_bound;

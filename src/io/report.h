@@ -17,6 +17,11 @@ nlohmann::json to_json(const Summary& s);
 // The `prediction` block: error of predicted runtimes (docs/REPORT.md).
 nlohmann::json to_json(const PredictionReport& p);
 
+// The ledger's keys of a run's JSON: cost, waste, by_team, by_class, by_region, deferrable.
+nlohmann::json to_json(const LedgerReport& l);
+// The ledger as text: total, waste largest first, regions; `title` heads it.
+std::string ledger_table(const std::string& title, const LedgerReport& l);
+
 // A table with one row per run.
 std::string to_table(const std::vector<Summary>& runs);
 

@@ -47,7 +47,8 @@ Result<ServiceConfig> load_service_config(const std::string& path) {
                                   "teams",
                                   "admin",
                                   "alerts",
-                                  "telemetry_period_s"};
+                                  "telemetry_period_s",
+                                  "slurm"};
     for (const auto& kv : root) {
       const std::string k = kv.first.as<std::string>();
       if (std::find(std::begin(kKeys), std::end(kKeys), k) == std::end(kKeys))
@@ -125,11 +126,69 @@ Result<ServiceConfig> load_service_config(const std::string& path) {
       key = "alerts.webhook";
       get(a, "webhook", c.alerts.webhook);
     }
+    if (const YAML::Node sl = root["slurm"]; sl) {
+      key = "slurm";
+      if (!sl.IsMap()) return Error{fmt::format("{}: slurm: expected a map", path)};
+      static const char* kSlurmKeys[] = {
+          "rest_url",        "api_version",     "user",          "jwt",
+          "scontrol",        "partition",       "timeout_s",     "shards_per_gpu",
+          "manage_external", "poll_interval_s", "stale_after_s", "max_backoff_s",
+          "gres_log",        "gpu_map"};
+      for (const auto& kv : sl) {
+        const std::string k = kv.first.as<std::string>();
+        if (std::find(std::begin(kSlurmKeys), std::end(kSlurmKeys), k) == std::end(kSlurmKeys))
+          return Error{fmt::format("{}: slurm: unknown key '{}'", path, k)};
+      }
+      SlurmConfig& s = c.slurm;
+      key = "slurm.rest_url";
+      get(sl, "rest_url", s.rest_url);
+      key = "slurm.api_version";
+      get(sl, "api_version", s.api_version);
+      key = "slurm.user";
+      get(sl, "user", s.user);
+      key = "slurm.jwt";
+      get(sl, "jwt", s.jwt);
+      key = "slurm.scontrol";
+      get(sl, "scontrol", s.scontrol);
+      key = "slurm.partition";
+      get(sl, "partition", s.partition);
+      key = "slurm.timeout_s";
+      get(sl, "timeout_s", s.timeout_s);
+      key = "slurm.shards_per_gpu";
+      get(sl, "shards_per_gpu", s.shards_per_gpu);
+      key = "slurm.manage_external";
+      get(sl, "manage_external", s.manage_external);
+      key = "slurm.poll_interval_s";
+      get(sl, "poll_interval_s", c.slurm_poll_interval_s);
+      key = "slurm.stale_after_s";
+      get(sl, "stale_after_s", c.slurm_stale_after_s);
+      key = "slurm.max_backoff_s";
+      get(sl, "max_backoff_s", c.slurm_max_backoff_s);
+      key = "slurm.gres_log";
+      get(sl, "gres_log", c.slurm_gres_log);
+      if (const YAML::Node m = sl["gpu_map"]; m) {
+        key = "slurm.gpu_map";
+        if (!m.IsMap())
+          return Error{fmt::format("{}: slurm.gpu_map: expected GRES type: model pairs", path)};
+        s.gpu_map.clear();
+        for (const auto& kv : m)
+          s.gpu_map.push_back({kv.second.as<std::string>(), kv.first.as<std::string>(), ""});
+      }
+      if (!(s.timeout_s > 0) || !(c.slurm_poll_interval_s > 0) ||
+          !(c.slurm_stale_after_s > c.slurm_poll_interval_s) ||
+          !(c.slurm_max_backoff_s >= c.slurm_poll_interval_s))
+        return Error{
+            fmt::format("{}: slurm: need timeout_s > 0, poll_interval_s > 0, "
+                        "stale_after_s > poll_interval_s, max_backoff_s >= poll_interval_s",
+                        path)};
+      if (s.shards_per_gpu < 1 || s.shards_per_gpu > 1000)
+        return Error{fmt::format("{}: slurm.shards_per_gpu: 1..1000", path)};
+    }
   } catch (const YAML::Exception& e) {
     return Error{fmt::format("{}: {}: {}", path, key, e.what())};
   }
-  if (c.backend != "local" && c.backend != "dry-run")
-    return Error{fmt::format("{}: backend: '{}' is not local or dry-run", path, c.backend)};
+  if (c.backend != "local" && c.backend != "dry-run" && c.backend != "slurm")
+    return Error{fmt::format("{}: backend: '{}' is not local, dry-run or slurm", path, c.backend)};
   if (!(c.checkpoint_grace_s >= 0) || !(c.term_grace_s >= 0))
     return Error{fmt::format("{}: grace periods must be >= 0", path)};
   if (c.gpus < 0 || c.gpus > 64) return Error{fmt::format("{}: node.gpus: 0..64", path)};

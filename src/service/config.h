@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "drivers/slurm_config.h"
 #include "model/result.h"
 
 namespace frugal {
@@ -27,7 +28,7 @@ struct TeamConfig {
 struct ServiceConfig {
   std::string listen = "127.0.0.1:8080";
   std::string db = "frugal.db";
-  std::string backend = "local";        // local | dry-run
+  std::string backend = "local";        // local | dry-run | slurm
   std::string policy = "tiers";         // an engine profile (src/policy/profile.h)
   double checkpoint_grace_s = 60;       // engine: a signalled job keeps its GPUs this long
   double term_grace_s = 10;             // driver: SIGTERM → SIGKILL
@@ -42,8 +43,15 @@ struct ServiceConfig {
   std::string gpu_model;  // GPUs declared for when NVML finds none
   int gpus = 0;
   // A cluster spec file (docs/CLUSTER_SPEC.md) replacing the host inventory: a synthetic
-  // cluster for the dry-run backend. Relative to the config file's directory.
+  // cluster for the dry-run backend. Relative to the config file's directory. With the slurm
+  // backend only its first region and storage tiers are used (the nodes come from Slurm).
   std::string cluster_file;
+  // The slurm backend (docs/SLURM.md): how to reach Slurm, the GPU map, polling.
+  SlurmConfig slurm;
+  double slurm_poll_interval_s = 1;  // state refresh period
+  double slurm_stale_after_s = 10;   // staleness bound: no start on older state
+  double slurm_max_backoff_s = 30;   // retry period cap while Slurm does not answer
+  std::string slurm_gres_log;        // GPUs each run held, for `frugal attribute` ("": none)
   std::vector<TeamConfig> teams;
   std::string admin_token_sha256;
   AlertRules alerts;

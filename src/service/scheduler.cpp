@@ -35,8 +35,11 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(Parts parts) {
 }
 
 namespace {
-EngineOptions engine_options() {
+EngineOptions engine_options(const GpuCatalog& catalog) {
   EngineOptions o;
+  // Speeds relative to the catalog's reference model (as `simulate` defaults), so that
+  // heterogeneity-aware policies (tiers/hetero, frugal-place) see H100 faster than A100.
+  if (auto ref = catalog.find("A100-80GB")) o.reference_model = *ref;
   o.static_capacity = true;  // the live cluster: no autoscaling of on-demand pools
   return o;
 }
@@ -49,7 +52,7 @@ Scheduler::Scheduler(Parts parts, Profile profile)
       driver_(std::move(parts.driver)),
       store_(std::move(parts.store)),
       log_(std::move(parts.log)),
-      engine_(cluster_, catalog_, std::move(profile), engine_options()),
+      engine_(cluster_, catalog_, std::move(profile), engine_options(catalog_)),
       alerts_(config_.alerts, log_) {}
 
 Scheduler::~Scheduler() {
@@ -203,10 +206,11 @@ StopPlan Scheduler::stop_plan(const Live& l, bool checkpoint_first) const {
   p.grace_s = l.rec.request.grace_s >= 0 ? l.rec.request.grace_s : config_.checkpoint_grace_s;
   if (!checkpoint_first) p.grace_s = std::min(p.grace_s, config_.term_grace_s);
   p.term_grace_s = config_.term_grace_s;
+  p.requeue = !l.cancel_requested;  // preempted jobs run again; cancelled ones do not
   return p;
 }
 
-void Scheduler::launch(Live& l, double now) {
+LaunchSpec Scheduler::launch_spec(const Live& l) const {
   LaunchSpec s;
   s.job_id = std::to_string(l.rec.id);
   s.team = l.rec.team;
@@ -222,6 +226,11 @@ void Scheduler::launch(Live& l, double now) {
   s.restart_count = l.rec.restart_count;
   s.checkpoint_dir = fmt::format("{}/{}", config_.checkpoint_dir, l.rec.id);
   s.log_dir = config_.log_dir;
+  return s;
+}
+
+void Scheduler::launch(Live& l, double now) {
+  const LaunchSpec s = launch_spec(l);
   Result<std::string> h = driver_->start(s);
   if (h.ok()) {
     l.rec.handle = h.value();
@@ -296,6 +305,7 @@ void Scheduler::apply(const Decision& d, double now, std::vector<int64_t>& start
       l.rec.state = JobStatus::kDeferred;
       l.rec.deferred_until = unix_time(d.until);
       l.rec.reason = d.reason;
+      driver_->deferred(launch_spec(l), l.rec.deferred_until);
       break;
     case Decision::Kind::kMigrate:
     case Decision::Kind::kResize:
@@ -308,6 +318,8 @@ void Scheduler::apply(const Decision& d, double now, std::vector<int64_t>& start
 
 void Scheduler::handle_event(const DriverEvent& e, double now) {
   if (e.kind == DriverEvent::Kind::kNodeUp || e.kind == DriverEvent::Kind::kNodeDown) {
+    log_(fmt::format("node {} {}: {}", e.node, e.kind == DriverEvent::Kind::kNodeUp ? "up" : "down",
+                     e.message));
     for (NodeId n = 0; n < cluster_.nodes.size(); ++n)
       if (cluster_.nodes[n].name == e.node) {
         if (e.kind == DriverEvent::Kind::kNodeUp)

@@ -121,6 +121,7 @@ class Scheduler {
   void close_segment(Live& l, double now);
   void handle_event(const DriverEvent& e, double now);
   void apply(const Decision& d, double now, std::vector<int64_t>& starts);
+  LaunchSpec launch_spec(const Live& l) const;  // what the driver runs (no slots if waiting)
   void launch(Live& l, double now);
   StopPlan stop_plan(const Live& l, bool checkpoint_first) const;
   std::string placement_json(const Placement& p) const;

@@ -131,6 +131,7 @@ std::future<ApiReply> Scheduler::act(const Principal& who, int64_t id, Action ac
           rec.finished_at = now;
           rec.reason = "cancelled";
           engine_dirty_ = true;
+          driver_->discard(std::to_string(rec.id));  // e.g. a Slurm job kept queued
         }
         break;
       case Action::kHold:

@@ -13,6 +13,7 @@
 
 #include "drivers/dry_run_driver.h"
 #include "drivers/local_driver.h"
+#include "drivers/slurm_driver.h"
 #include "io/catalog_yaml.h"
 #include "io/cluster_yaml.h"
 #include "service/http_api.h"
@@ -112,8 +113,8 @@ int run_serve(const ServeOptions& o) {
   if (!o.listen.empty()) config.listen = o.listen;
   if (!o.db.empty()) config.db = o.db;
   if (!o.backend.empty()) config.backend = o.backend;
-  if (config.backend != "local" && config.backend != "dry-run") {
-    log(fmt::format("--backend: '{}' is not local or dry-run", config.backend));
+  if (config.backend != "local" && config.backend != "dry-run" && config.backend != "slurm") {
+    log(fmt::format("--backend: '{}' is not local, dry-run or slurm", config.backend));
     return 1;
   }
   const auto listen = parse_listen(config.listen);
@@ -154,6 +155,22 @@ int run_serve(const ServeOptions& o) {
       nodes.push_back(std::move(ni));
     }
     driver = std::make_unique<DryRunDriver>(std::move(nodes));
+  } else if (config.backend == "slurm") {
+    SlurmDriverOptions so;
+    so.slurm = config.slurm;
+    so.poll_interval_s = config.slurm_poll_interval_s;
+    so.stale_after_s = config.slurm_stale_after_s;
+    so.max_backoff_s = config.slurm_max_backoff_s;
+    so.gres_log = config.slurm_gres_log;
+    if (!so.gres_log.empty() && !std::filesystem::path(so.gres_log).is_absolute())
+      so.gres_log = (db_dir / so.gres_log).string();
+    so.log = log;
+    // Slurm job comments name this service by its database: "frugal-<FNV-1a of the path>".
+    uint32_t h = 2166136261u;
+    for (unsigned char ch : std::filesystem::absolute(config.db, ec).string())
+      h = (h ^ ch) * 16777619u;
+    so.instance = fmt::format("frugal-{:08x}", h);
+    driver = std::make_unique<SlurmDriver>(so);
   } else {
     LocalDriverOptions lo;
     lo.node_name = config.node_name;
@@ -170,11 +187,20 @@ int run_serve(const ServeOptions& o) {
   }
   log(fmt::format("backend {}: inventory from {}: {}", driver->name(), inv.value().source,
                   inv.value().note));
-  if (config.cluster_file.empty()) {
+  if (config.cluster_file.empty() || config.backend == "slurm") {
     Result<ClusterSpec> c = cluster_from_inventory(inv.value(), config, catalog.value());
     if (!c.ok()) {
       log(c.error().message);
       return 1;
+    }
+    if (!config.cluster_file.empty()) {
+      // Slurm backend: the nodes come from Slurm, the cluster file gives the place (its
+      // first region: time zone, electricity prices, carbon, PUE, time-of-use) and the
+      // storage tiers, so cost-aware policies (timeshift) price the live cluster.
+      c.value().regions = {cluster.regions.at(0)};
+      c.value().storage_tiers = cluster.storage_tiers;
+      log(fmt::format("cluster: region '{}' from {}", cluster.regions[0].name,
+                      config.cluster_file));
     }
     cluster = std::move(c).value();
   }

@@ -1,0 +1,197 @@
+#include "drivers/slurm_accounting.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <deque>
+#include <map>
+
+#include "cluster/cluster_state.h"
+#include "engine/node_pool.h"
+
+namespace frugal {
+namespace {
+
+struct Run {
+  JobIdx job = 0;
+  const JobcompRecord* rec = nullptr;
+  std::vector<NodeId> nodes;
+  std::vector<GresItem> gres;  // per node; empty items = no GPUs known
+  Placement placement;
+  bool placed = false;
+  bool last = false;  // the job's last record
+};
+
+// The GPU slots a run held, from its recorded device indices where they are free, else
+// the first free GPUs of each node.
+std::optional<Placement> place(const Run& r, const ClusterState& st, const JobSpec& spec,
+                               int shards_per_gpu) {
+  Placement p;
+  for (size_t i = 0; i < r.nodes.size(); ++i) {
+    const NodeId n = r.nodes[i];
+    p.model = st.model(n);
+    const GresItem& g = r.gres[i];
+    if (spec.gpus == 0 || g.count == 0) {
+      p.slots.push_back({n, -1, 0});
+      continue;
+    }
+    const bool shard = g.name == "shard";
+    const int want = shard ? 1 : static_cast<int>(g.count);
+    const Milli milli =
+        shard ? std::min<Milli>(kMilliPerGpu,
+                                static_cast<Milli>(g.count * kMilliPerGpu / shards_per_gpu))
+              : kMilliPerGpu;
+    std::vector<int> chosen;
+    for (int idx : g.indices)
+      if (idx >= 0 && idx < st.gpus(n) && st.free_milli(n, idx) >= milli &&
+          static_cast<int>(chosen.size()) < want)
+        chosen.push_back(idx);
+    if (static_cast<int>(chosen.size()) < want) chosen.clear();
+    for (int k = 0; k < st.gpus(n) && static_cast<int>(chosen.size()) < want; ++k)
+      if (st.free_milli(n, k) >= milli) chosen.push_back(k);
+    if (static_cast<int>(chosen.size()) < want) return std::nullopt;
+    std::sort(chosen.begin(), chosen.end());
+    for (int k : chosen) p.slots.push_back({n, static_cast<int16_t>(k), milli});
+  }
+  return p;
+}
+
+}  // namespace
+
+Result<SlurmAttribution> attribute_jobcomp(const std::vector<JobcompRecord>& records,
+                                           const GresLog& gres, const ClusterSpec& cluster,
+                                           const GpuCatalog& catalog, const SlurmConfig& config) {
+  SlurmAttribution out;
+  out.records = records.size();
+  std::map<std::string, NodeId> node_ix;
+  for (NodeId n = 0; n < cluster.nodes.size(); ++n) node_ix[cluster.nodes[n].name] = n;
+
+  // Runs, the span, and one JobSpec per Slurm job id.
+  std::map<int64_t, JobIdx> job_of;
+  std::deque<JobSpec> specs;  // stable addresses for the ledger
+  std::vector<Run> runs;
+  std::vector<int64_t> first_start, last_end;
+  std::vector<double> run_time;
+  for (const JobcompRecord& rec : records) {
+    if (!rec.ran()) continue;
+    Run r;
+    r.rec = &rec;
+    for (const auto& name : rec.nodes) {
+      auto it = node_ix.find(name);
+      if (it == node_ix.end())
+        return Error{fmt::format("jobcomp record of job {}: node '{}' is not in the cluster",
+                                 rec.job_id, name)};
+      r.nodes.push_back(it->second);
+    }
+    if (auto g = gres.find({rec.job_id, rec.start_unix});
+        g != gres.end() && g->second.size() == r.nodes.size()) {
+      r.gres = g->second;
+    } else if (rec.gpus_from_tres > 0) {
+      const int per_node = rec.gpus_from_tres / static_cast<int>(r.nodes.size());
+      r.gres.assign(r.nodes.size(), GresItem{"gpu", rec.gpu_type_from_tres, per_node, {}});
+    } else {
+      r.gres.assign(r.nodes.size(), GresItem{});
+      ++out.runs_without_gpus;
+    }
+    auto [it, fresh] = job_of.try_emplace(rec.job_id, static_cast<JobIdx>(specs.size()));
+    if (fresh) {
+      JobSpec s;
+      s.id = fmt::format("slurm-{}", rec.job_id);
+      s.name = rec.name;
+      s.team = !rec.account.empty() ? rec.account : !rec.user.empty() ? rec.user : "default";
+      const GresItem& g0 = r.gres[0];
+      if (g0.count == 0) {
+        s.gpus = 0;
+      } else if (g0.name == "shard") {
+        s.gpus = 1;
+        s.gpu_milli = std::min<Milli>(
+            kMilliPerGpu, static_cast<Milli>(g0.count * kMilliPerGpu / config.shards_per_gpu));
+      } else {
+        s.gpus = static_cast<int>(g0.count * static_cast<int64_t>(r.nodes.size()));
+      }
+      specs.push_back(s);
+      first_start.push_back(rec.start_unix);
+      last_end.push_back(rec.end_unix);
+      run_time.push_back(0);
+    }
+    r.job = it->second;
+    first_start[r.job] = std::min(first_start[r.job], rec.start_unix);
+    last_end[r.job] = std::max(last_end[r.job], rec.end_unix);
+    runs.push_back(std::move(r));
+  }
+  out.runs = runs.size();
+  if (runs.empty()) return out;
+  // The job's last run (by end time) closes its account.
+  std::map<JobIdx, size_t> last_run;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    auto [it, fresh] = last_run.try_emplace(runs[i].job, i);
+    if (!fresh && runs[it->second].rec->end_unix <= runs[i].rec->end_unix) it->second = i;
+  }
+  for (const auto& [j, i] : last_run) runs[i].last = true;
+
+  ClusterSpec spec = cluster;
+  int64_t t0 = runs[0].rec->start_unix, t1 = runs[0].rec->end_unix;
+  for (const Run& r : runs) {
+    t0 = std::min(t0, r.rec->start_unix);
+    t1 = std::max(t1, r.rec->end_unix);
+  }
+  spec.epoch_unix_s = t0;
+  out.first_unix = t0;
+  out.last_unix = t1;
+  ClusterState state(spec, catalog);
+  NodePool pool(spec, state, /*static_capacity=*/true);
+  Ledger ledger(spec, catalog, state, kNoGpuModel, specs.size());
+
+  // Sweep: ends before starts at the same instant.
+  struct Ev {
+    int64_t t;
+    bool start;
+    size_t run;
+  };
+  std::vector<Ev> evs;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    evs.push_back({runs[i].rec->start_unix, true, i});
+    evs.push_back({runs[i].rec->end_unix, false, i});
+  }
+  std::sort(evs.begin(), evs.end(),
+            [](const Ev& a, const Ev& b) { return a.t != b.t ? a.t < b.t : a.start < b.start; });
+  double last_t = 0;
+  for (const Ev& e : evs) {
+    const double t = static_cast<double>(e.t - t0);
+    if (t > last_t) ledger.capacity(last_t, t, 0, pool.provisioned_gpus());
+    last_t = std::max(last_t, t);
+    Run& r = runs[e.run];
+    const JobSpec& js = specs[r.job];
+    if (e.start) {
+      auto p = place(r, state, js, config.shards_per_gpu);
+      if (!p) {
+        out.warnings.push_back(fmt::format(
+            "job {} run at {}: its GPUs are not free on {} in this account (overlapping records)",
+            r.rec->job_id, r.rec->start_unix, r.rec->nodes[0]));
+        continue;
+      }
+      if (Status s = state.allocate(*p, js); !s.ok()) {
+        out.warnings.push_back(fmt::format("job {}: {}", r.rec->job_id, s.error().message));
+        continue;
+      }
+      r.placement = std::move(*p);
+      r.placed = true;
+    } else if (r.placed) {
+      const double ts = static_cast<double>(r.rec->start_unix - t0);
+      ledger.segment(r.job, js, r.placement, ts, t, t - ts);
+      state.release(r.placement, js);
+      double held = 0;
+      for (const Slot& s : r.placement.slots)
+        held += s.gpu >= 0 ? s.milli / double(kMilliPerGpu) : 0;
+      out.gpu_hours += held * (t - ts) / 3600.0;
+      run_time[r.job] += t - ts;
+      if (r.last)
+        ledger.job_ended(r.job, js, static_cast<double>(first_start[r.job] - t0), t,
+                         run_time[r.job]);
+    }
+  }
+  out.ledger = ledger.report();
+  return out;
+}
+
+}  // namespace frugal

@@ -1,0 +1,122 @@
+#pragma once
+// The Slurm backend: frugal decides, Slurm executes. Each run the engine starts becomes a
+// Slurm batch job submitted held, then pinned to the engine's placement (node list, GRES
+// type and count, or gres/shard for a fraction) and released. Preemption signals the job
+// for a checkpoint, waits the grace, then requeues it held in Slurm (same Slurm id,
+// restarts+1); the next start of that frugal job re-places and releases it.
+//
+// One worker thread owns the SlurmClient: it refreshes Slurm's state every
+// `poll_interval_s`, carries out queued starts and stops, and turns what changed into
+// events. The Driver methods only queue work or read the last snapshot, so the service's
+// decision loop never waits on Slurm. When slurmctld or slurmrestd does not answer, the
+// worker retries with exponential backoff (up to `max_backoff_s`) and keeps every queued
+// action; it carries out no start while its snapshot is older than `stale_after_s` (the
+// staleness bound), and reports nothing it has not seen. Thread-safe: every public method
+// may be called from any thread.
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "drivers/driver.h"
+#include "drivers/slurm_client.h"
+
+namespace frugal {
+
+struct SlurmDriverOptions {
+  SlurmConfig slurm;
+  double poll_interval_s = 1;  // state refresh period when Slurm answers
+  double stale_after_s = 10;   // no start on a snapshot older than this
+  double max_backoff_s = 30;   // retry period cap while Slurm does not answer
+  std::string gres_log;        // append one line per run seen running (slurm_jobcomp.h); "" = none
+  // Names this service's jobs in Slurm: each job's comment is "<instance>:<job id>", so that
+  // services with different databases never take each other's jobs.
+  std::string instance = "frugal";
+  std::function<void(const std::string&)> log;  // one line per call; may be empty
+};
+
+class SlurmDriver final : public Driver {
+ public:
+  // Starts nothing; inventory() contacts Slurm first and starts the worker.
+  explicit SlurmDriver(SlurmDriverOptions options);
+  ~SlurmDriver() override;  // stops the worker; Slurm jobs keep running (adopted later)
+
+  std::string name() const override { return "slurm"; }
+  // The partition's nodes with their GPUs named by catalog model (config GPU map). Blocks
+  // on one round trip; Error when Slurm does not answer or a GPU type is unmapped.
+  Result<Inventory> inventory() override;
+  // Queues the submission; returns the run's handle "slurm:<job_id>:<restart_count>" at
+  // once. Error only for a placement Slurm cannot express (uneven multi-node GPUs).
+  Result<std::string> start(const LaunchSpec& spec) override;
+  // Queues: signal now, then after the grace requeue-held (plan.requeue) or cancel.
+  Status stop(const std::string& handle, const StopPlan& plan) override;
+  // Finds the job's Slurm job (by its comment "<instance>:<job_id>") running or about to run.
+  Result<bool> adopt(const std::string& job_id, const std::string& handle) override;
+  std::string adopted_handle(const std::string& job_id) override;
+  std::vector<DriverEvent> poll() override;
+  std::vector<GpuTelemetry> telemetry() override { return {}; }  // Slurm reports none
+  // Queues: a held Slurm job with begin time `until_unix` (visible in squeue as its start
+  // time); the job's later start() places and releases that same Slurm job.
+  void deferred(const LaunchSpec& spec, double until_unix) override;
+  // Queues: cancel the job's pending (requeued, held) Slurm job, if any.
+  void discard(const std::string& job_id) override;
+
+  // Seconds since the last snapshot Slurm answered (huge before the first). Thread-safe.
+  double staleness_s() const;
+
+ private:
+  struct Run {
+    std::string handle, job_id;
+    int64_t slurm_id = 0;  // 0 until submitted
+    LaunchSpec spec;
+    bool launched = false;  // released in Slurm with its placement
+    bool seen_running = false;
+    bool stopping = false;
+    StopPlan plan;
+    double signal_at = -1, end_at = -1;  // steady seconds: when to signal / requeue or cancel
+    bool signalled = false, ended = false;
+    bool end_requested = false;      // requeue or cancel sent
+    std::vector<std::string> nodes;  // where it was seen running
+    uint64_t launch_gen = 0;         // snapshot generation when it was released
+    int failures = 0;                // consecutive failed attempts of its pending action
+  };
+  void worker();
+  bool refresh();         // true when Slurm answered
+  void act(double now);   // queued starts/stops that are due
+  void diff();            // snapshot changes → events
+  Status launch(Run& r);  // submit or reuse, place, release
+  // Submits `s` held (begin time `begin_unix` when > 0) with its batch script; its Slurm id.
+  Result<int64_t> submit_held(const LaunchSpec& s, int64_t begin_unix);
+  void emit(DriverEvent e);
+  void say(const std::string& line) const;
+  double now_s() const;
+  std::string comment_of(const std::string& job_id) const { return o_.instance + ":" + job_id; }
+
+  SlurmDriverOptions o_;
+  SlurmClient client_;  // worker thread only (and inventory()/adopt() before it starts)
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool quit_ = false;
+  std::thread thread_;
+  std::map<std::string, Run> runs_;               // by handle
+  std::map<std::string, std::string> adopted_;    // job_id → handle
+  std::map<std::string, std::string> node_type_;  // node → GRES type
+  std::map<std::string, bool> node_usable_;       // last seen
+  std::vector<SlurmJob> jobs_;                    // last snapshot
+  std::vector<SlurmNode> nodes_;
+  double last_ok_ = -1e18;  // steady s of the last good refresh
+  double backoff_s_ = 0;
+  uint64_t gen_ = 0;  // snapshots diffed so far
+  std::vector<DriverEvent> events_;
+  std::vector<std::pair<LaunchSpec, double>> deferrals_;  // (spec, until) to submit
+  std::vector<std::string> discards_;             // job ids whose pending Slurm jobs are to go
+  std::set<std::pair<int64_t, int64_t>> logged_;  // (slurm id, start) in the GRES log
+};
+
+}  // namespace frugal

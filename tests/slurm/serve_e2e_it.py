@@ -1,0 +1,455 @@
+#!/usr/bin/env python3
+"""End-to-end: `frugal serve --backend slurm` against the local Slurm (CTest label slurm).
+
+  serve_e2e_it.py --frugal BIN --unavailable MARKER placement   core job on H100, preprocess on A100
+  serve_e2e_it.py --frugal BIN --unavailable MARKER preempt     checkpoint signal, then Slurm requeue
+  serve_e2e_it.py --frugal BIN --unavailable MARKER outage      slurmctld frozen: retry, nothing lost
+  serve_e2e_it.py --frugal BIN --unavailable MARKER compare     same workload as `frugal simulate`
+  serve_e2e_it.py --frugal BIN --unavailable MARKER nodedown    node down: job requeued elsewhere
+  serve_e2e_it.py --frugal BIN --unavailable MARKER defer       deferral visible as Slurm begin time
+
+Each case starts its own daemon on a free loopback port with a temporary database and checks
+what the service says against what Slurm says (squeue --json). Standard library only.
+"""
+import argparse, json, os, socket, subprocess, sys, tempfile, time, urllib.request
+
+TOKEN = "alpha-dev-token"
+TOKEN_SHA = "96b19de18b9c05f8b1befddab64f030fe3203ba6f76814ce9b690eec08f5f8ce"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Service:
+    def __init__(self, frugal, workdir, policy="tiers/hetero", extra=""):
+        self.port = free_port()
+        self.frugal = frugal
+        self.dir = workdir
+        cfg = os.path.join(workdir, "frugal.yaml")
+        with open(cfg, "w") as f:
+            f.write(f"""listen: 127.0.0.1:{self.port}
+db: {workdir}/frugal.db
+backend: slurm
+policy: {policy}
+checkpoint_grace_s: 3
+term_grace_s: 2
+log_dir: {workdir}/logs
+checkpoint_dir: {workdir}/ckpt
+teams:
+  alpha: {{token_sha256: {TOKEN_SHA}}}
+{extra}
+slurm:
+  rest_url: http://127.0.0.1:6820
+  partition: gpu
+  poll_interval_s: 0.5
+  stale_after_s: 5
+  timeout_s: 2
+  max_backoff_s: 4
+  gres_log: slurm-gres.log
+  gpu_map: {{h100: H100, a100: A100-80GB}}
+""")
+        # The service's Slurm jobs carry the comment "frugal-<FNV-1a of the db path>:<id>".
+        h = 2166136261
+        for ch in os.path.abspath(os.path.join(workdir, "frugal.db")).encode():
+            h = ((h ^ ch) * 16777619) & 0xFFFFFFFF
+        self.instance = f"frugal-{h:08x}"
+        self.log = open(os.path.join(workdir, "serve.log"), "w")
+        self.proc = subprocess.Popen([frugal, "serve", "--config", cfg], stdout=self.log,
+                                     stderr=subprocess.STDOUT)
+        for _ in range(100):
+            try:
+                if self.get("/healthz")[0] == 200:
+                    return
+            except OSError:
+                pass
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.1)
+        self.stop()
+        raise SystemExit("frugal serve did not come up:\n" + open(self.log.name).read())
+
+    def call(self, method, path, body=None):
+        req = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", method=method,
+                                     data=None if body is None else json.dumps(body).encode(),
+                                     headers={"Authorization": f"Bearer {TOKEN}",
+                                              "Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=10) as r:
+                return r.status, json.loads(r.read() or b"null")
+        except urllib.error.HTTPError as e:
+            return e.code, json.loads(e.read() or b"null")
+
+    def get(self, path):
+        return self.call("GET", path)
+
+    def submit(self, **job):
+        status, body = self.call("POST", "/v1/jobs", job)
+        assert status == 201, (status, body)
+        return body["id"]
+
+    def job(self, jid):
+        return self.get(f"/v1/jobs/{jid}")[1]
+
+    def wait(self, jid, pred, timeout=30, what="state"):
+        end = time.time() + timeout
+        j = None
+        while time.time() < end:
+            j = self.job(jid)
+            if pred(j):
+                return j
+            time.sleep(0.2)
+        raise AssertionError(f"job {jid}: {what} not reached in {timeout} s; last {json.dumps(j)}")
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+        self.log.close()
+
+
+INSTANCE = None  # the running Service's instance name
+
+
+def slurm_jobs():
+    """This service's Slurm jobs (comment "<instance>:<id>") by frugal job id."""
+    out = subprocess.run(["squeue", "--json"], check=True, capture_output=True, text=True).stdout
+    jobs = {}
+    for j in json.loads(out)["jobs"]:
+        if j["comment"].startswith(INSTANCE + ":"):
+            jobs.setdefault(int(j["comment"].split(":")[1]), []).append(j)
+    return jobs
+
+
+def cancel_instance_jobs():
+    """Leaves nothing of this test in Slurm, whatever happened."""
+    ids = [str(j["job_id"]) for js in slurm_jobs().values() for j in js
+           if j["job_state"] in ("PENDING", "RUNNING", "CONFIGURING")]
+    if ids:
+        subprocess.run(["scancel"] + ids, check=False)
+
+
+def slurm_job(jid):
+    """The newest Slurm job of frugal job `jid` (by Slurm id), or None."""
+    js = slurm_jobs().get(jid, [])
+    return max(js, key=lambda j: j["job_id"]) if js else None
+
+
+def cancel_all(svc, ids):
+    for i in ids:
+        svc.call("POST", f"/v1/jobs/{i}/cancel")
+
+
+def case_placement(svc):
+    core = svc.submit(name="core-train", command="sleep 60", gpus=4, tier="core", **{"class": "pretrain"})
+    prep = svc.submit(name="prep", command="sleep 60", gpus=1, tier="general", **{"class": "preprocess"})
+    jc = svc.wait(core, lambda j: j["state"] == "running")
+    jp = svc.wait(prep, lambda j: j["state"] == "running")
+    print("service: core ->", json.dumps(jc.get("placement")), "| preprocess ->", json.dumps(jp.get("placement")))
+    assert jc["placement"]["gpu_model"] == "H100", jc
+    assert jp["placement"]["gpu_model"] == "A100-80GB", jp
+    # Slurm runs them where frugal decided, with the GRES type of that model.
+    end = time.time() + 20
+    while time.time() < end:
+        sc, sp = slurm_job(core), slurm_job(prep)
+        if sc and sp and sc["job_state"] == "RUNNING" and sp["job_state"] == "RUNNING":
+            break
+        time.sleep(0.3)
+    print("slurm: core", sc["job_id"], sc["nodes"], sc["tres_per_node"], sc["job_state"],
+          "| preprocess", sp["job_id"], sp["nodes"], sp["tres_per_node"], sp["job_state"])
+    assert sc["job_state"] == "RUNNING" and sp["job_state"] == "RUNNING"
+    assert sc["nodes"] == jc["placement"]["node"] and sc["tres_per_node"] == "gres:gpu:h100:4", sc
+    assert sp["nodes"] == jp["placement"]["node"] and sp["tres_per_node"] == "gres:gpu:a100:1", sp
+    # Completion flows back: a cancelled job ends in Slurm too.
+    cancel_all(svc, [core, prep])
+    svc.wait(core, lambda j: j["state"] == "cancelled")
+    end = time.time() + 20
+    while time.time() < end and slurm_job(core)["job_state"] not in ("CANCELLED", "COMPLETED"):
+        time.sleep(0.3)
+    assert slurm_job(core)["job_state"] == "CANCELLED", slurm_job(core)
+
+
+def case_preempt(svc):
+    marker = os.path.join(svc.dir, "events.txt")
+    gen_cmd = (f"echo start restart=$FRUGAL_RESTART_COUNT slurm=$SLURM_RESTART_COUNT >> {marker}; "
+               f"trap 'echo checkpoint >> {marker}' USR1; "
+               "for i in $(seq 1 120); do sleep 1 & wait $!; done")
+    # Two general jobs fill both H100 nodes; a core job then needs one of them.
+    gens = [svc.submit(name=f"general-{k}", command=gen_cmd if k == 0 else "sleep 120", gpus=4,
+                       gpu_model="H100", tier="general", grace_s=3) for k in range(2)]
+    for g in gens:
+        svc.wait(g, lambda j: j["state"] == "running")
+    end = time.time() + 20
+    while time.time() < end and not os.path.exists(marker):
+        time.sleep(0.2)
+    core = svc.submit(name="core", command="sleep 60", gpus=4, gpu_model="H100", tier="core")
+    jc = svc.wait(core, lambda j: j["state"] == "running", timeout=40, what="core running")
+    states = {g: svc.job(g)["state"] for g in gens}
+    print("service: core placement", json.dumps(jc["placement"]), "general states", states)
+    victim = [g for g in gens if states[g] != "running"]
+    assert len(victim) == 1, states
+    v = victim[0]
+    end = time.time() + 20
+    while time.time() < end and slurm_job(v)["job_state"] != "PENDING":
+        time.sleep(0.3)
+    sv = slurm_job(v)
+    print("slurm: victim", sv["job_id"], sv["job_state"], sv["state_reason"], "restarts", sv["restart_cnt"])
+    # The victim's Slurm job was requeued (same Slurm job, restarted count 1), not cancelled.
+    assert sv["restart_cnt"] == 1 and sv["job_state"] == "PENDING", sv
+    if v == gens[0]:
+        text = open(marker).read()
+        print("job events:", text.replace("\n", " | "))
+        # The checkpoint signal reached the job before Slurm requeued (killed) it.
+        assert text.startswith("start restart=0 slurm=\ncheckpoint\n"), text
+    # The core job runs in Slurm on the victim's node.
+    end = time.time() + 20
+    while time.time() < end and slurm_job(core)["job_state"] != "RUNNING":
+        time.sleep(0.3)
+    sc = slurm_job(core)
+    assert sc["job_state"] == "RUNNING" and sc["tres_per_node"] == "gres:gpu:h100:4", sc
+    cancel_all(svc, gens + [core])
+    # The victim waited in frugal's queue; cancelling it there cancels its held Slurm job.
+    end = time.time() + 20
+    while time.time() < end and slurm_job(v)["job_state"] != "CANCELLED":
+        time.sleep(0.3)
+    assert slurm_job(v)["job_state"] == "CANCELLED", slurm_job(v)
+
+
+def case_outage(svc):
+    """slurmctld unreachable: the job is accepted, nothing is started on stale state, it runs
+    once Slurm answers again, exactly once."""
+    pid = open("/run/frugal-slurm/launch/slurmctld.pid").read().strip()
+    os.kill(int(pid), 19)  # SIGSTOP: frozen, state intact
+    try:
+        t0 = time.time()
+        jid = svc.submit(name="during-outage", command="sleep 30", gpus=2, gpu_model="H100", tier="core")
+        accepted_s = time.time() - t0
+        time.sleep(6)  # longer than stale_after_s: the driver has no fresh state
+        j = svc.job(jid)
+        log = open(svc.log.name).read()
+        print(f"accepted in {accepted_s:.2f} s during the outage; frugal state {j['state']}")
+        assert accepted_s < 2, accepted_s
+        assert "not answering" in log, log
+        assert "→ Slurm job" not in log, log  # nothing submitted while Slurm was away
+    finally:
+        os.kill(int(pid), 18)  # SIGCONT
+    end = time.time() + 30
+    while time.time() < end:
+        sj = slurm_job(jid)
+        if sj and sj["job_state"] == "RUNNING":
+            break
+        time.sleep(0.3)
+    print("after the outage: slurm", sj and (sj["job_id"], sj["nodes"], sj["tres_per_node"], sj["job_state"]))
+    assert sj and sj["job_state"] == "RUNNING" and sj["tres_per_node"] == "gres:gpu:h100:2", sj
+    assert len(slurm_jobs()[jid]) == 1, slurm_jobs()[jid]  # submitted exactly once
+    log = open(svc.log.name).read()
+    assert "answering again" in log, log
+    cancel_all(svc, [jid])
+
+
+def defer_setup(d):
+    """A price series for today and tomorrow (UTC) in which the hour two hours from now is
+    the cheap one, and the cluster file that gives the Slurm-backed service that region."""
+    now = int(time.time())
+    day0 = now - now % 86400
+    cheap = now - now % 3600 + 2 * 3600
+    with open(os.path.join(d, "prices.csv"), "w") as f:
+        f.write("Datetime (UTC),Datetime (Local),Price (USD/MWh)\n")
+        for h in range(72):
+            t = day0 + 3600 * h
+            stamp = time.strftime("%Y-%m-%d %H:%M:%S+00:00", time.gmtime(t))
+            f.write(f"{stamp},{stamp},{5 if t == cheap else 200}\n")
+    with open(os.path.join(d, "region.yaml"), "w") as f:
+        f.write("regions:\n  - name: cheap-nights\n    timezone: UTC\n"
+                "    electricity: {prices: prices.csv}\n    pools:\n      - name: slurm\n"
+                "        node_groups: [{name: any, count: 1, gpu_model: H100, gpus_per_node: 4}]\n")
+    return f"cluster: {d}/region.yaml", cheap
+
+
+def case_defer(svc, cheap):
+    """A deferrable job is deferred to the cheap hour by the timeshift policy; in Slurm it
+    waits as a held job whose begin time (squeue START_TIME) is that hour."""
+    jid = svc.submit(name="deferrable", command="sleep 5", gpus=1, gpu_model="A100-80GB",
+                     deferrable=True, deadline=time.time() + 6 * 3600, estimate_s=600,
+                     **{"class": "eval"})
+    j = svc.wait(jid, lambda x: x["state"] == "deferred")
+    end = time.time() + 20
+    sj = None
+    while time.time() < end:
+        sj = slurm_job(jid)
+        if sj and sj["job_state"] == "PENDING" and sj["eligible_time"] > 0:
+            break
+        time.sleep(0.3)
+    print(f"frugal: job {jid} deferred until {time.strftime('%H:%M:%S', time.gmtime(j['deferred_until']))} "
+          f"UTC (cheap hour {time.strftime('%H:%M', time.gmtime(cheap))}); slurm: job {sj['job_id']} "
+          f"{sj['job_state']} {sj['state_reason']} begin {time.strftime('%H:%M:%S', time.gmtime(sj['eligible_time']))}")
+    assert abs(j["deferred_until"] - cheap) < 1, (j["deferred_until"], cheap)
+    assert sj["job_state"] == "PENDING" and sj["state_reason"] == "JobHeldUser", sj
+    assert sj["eligible_time"] == int(j["deferred_until"]), sj
+    cancel_all(svc, [jid])
+    end = time.time() + 20
+    while time.time() < end and slurm_job(jid)["job_state"] != "CANCELLED":
+        time.sleep(0.3)
+    assert slurm_job(jid)["job_state"] == "CANCELLED", slurm_job(jid)
+
+
+def case_nodedown(svc):
+    """A node goes down under a running job: frugal requeues it and places it on another
+    node of its model; in Slurm the same job runs again there."""
+    jid = svc.submit(name="on-a-failing-node", command="sleep 60", gpus=4, gpu_model="H100",
+                     tier="general")
+    j = svc.wait(jid, lambda x: x["state"] == "running")
+    first = j["placement"]["node"]
+    end = time.time() + 20
+    while time.time() < end and (slurm_job(jid) or {}).get("job_state") != "RUNNING":
+        time.sleep(0.3)
+    other = "gpu4" if first == "gpu3" else "gpu3"
+    # The node fails: its slurmd hangs (SIGSTOP) and it is marked down (as a health check or
+    # SlurmdTimeout would); with slurmd answering, ReturnToService would bring it back at once.
+    slurmd = int(open(f"/run/frugal-slurm/launch/slurmd-{first}.pid").read())
+    os.kill(slurmd, 19)
+    subprocess.run(["scontrol", "update", f"nodename={first}", "state=down", "reason=frugal-e2e"],
+                   check=True)
+    try:
+        j2 = svc.wait(jid, lambda x: x["state"] == "running" and x["placement"]["node"] == other,
+                      timeout=40, what=f"running again on {other}")
+        end = time.time() + 30
+        while time.time() < end:
+            sj = slurm_job(jid)
+            if sj["job_state"] == "RUNNING" and sj["nodes"] == other:
+                break
+            time.sleep(0.3)
+        print(f"frugal: {first} down -> job {jid} restart_count {j2['restart_count']} on "
+              f"{j2['placement']['node']}; slurm: job {sj['job_id']} {sj['job_state']} on {sj['nodes']} "
+              f"restarts {sj['restart_cnt']}; slurm jobs of it: {len(slurm_jobs()[jid])}")
+        assert sj["job_state"] == "RUNNING" and sj["nodes"] == other, sj
+        assert j2["restart_count"] == 1, j2
+    finally:
+        os.kill(slurmd, 18)
+        subprocess.run(["scontrol", "update", f"nodename={first}", "state=resume"], check=False)
+        end = time.time() + 30
+        while time.time() < end and "down" in subprocess.run(
+                ["sinfo", "-h", "-n", first, "-o", "%t"], capture_output=True, text=True).stdout:
+            time.sleep(0.3)
+    cancel_all(svc, [jid])
+
+
+WORKLOAD = [  # id, gpus, model, duration on the reference model (A100-80GB), seconds
+    ("j1", 8, "A100-80GB", 30), ("j2", 8, "A100-80GB", 15), ("j3", 8, "A100-80GB", 15),
+    ("j4", 4, "H100", 37.5), ("j5", 4, "H100", 37.5), ("j6", 4, "H100", 75)]
+NODE_MODEL = {"gpu1": "A100-80GB", "gpu2": "A100-80GB", "gpu3": "H100", "gpu4": "H100"}
+
+
+def case_compare(svc):
+    """The same workload through the Slurm backend and through `frugal simulate`: start
+    order, GPU models and makespan (within 10%)."""
+    d = svc.dir
+    with open(os.path.join(d, "trace.csv"), "w") as f:
+        f.write("id,submit,gpus,allowed_models,duration,estimate,class\n")
+        for jid, g, m, dur in WORKLOAD:
+            f.write(f"{jid},0,{g},{m},{dur},{dur},pretrain\n")
+    with open(os.path.join(d, "cluster.yaml"), "w") as f:
+        f.write("regions:\n  - name: default\n    pools:\n      - name: slurm\n        node_groups:\n"
+                "          - {name: a100, count: 2, gpu_model: A100-80GB, gpus_per_node: 8}\n"
+                "          - {name: h100, count: 2, gpu_model: H100, gpus_per_node: 4}\n")
+    sim = subprocess.run([svc.frugal, "simulate", "--trace", f"{d}/trace.csv", "--cluster",
+                          f"{d}/cluster.yaml", "--policy", "backfill", "--reference-model",
+                          "A100-80GB", "--jobs-out", f"{d}/sim.csv", "--format", "json"],
+                         check=True, capture_output=True, text=True)
+    sim_makespan = json.loads(sim.stdout)["makespan_s"]
+    simj = {}
+    for line in open(f"{d}/sim.csv").read().split("\n")[1:]:
+        if line:
+            jid, _, start, finish, model = line.split(",")
+            simj[jid] = (float(start), float(finish), model)
+    # The live run: each job sleeps its duration at the speed of the model it was given
+    # (the catalog's pretrain speed relative to A100-80GB, from `frugal catalog`).
+    speed = {}
+    for line in subprocess.run([svc.frugal, "catalog"], check=True, capture_output=True,
+                               text=True).stdout.split("\n")[1:]:
+        parts = line.split()
+        if len(parts) >= 3:
+            speed[parts[0]] = float(parts[2])
+    ids = {}
+    t0 = time.time()
+    for jid, g, m, dur in WORKLOAD:
+        secs = dur / (speed[m] / speed["A100-80GB"])
+        ids[jid] = svc.submit(name=jid, command=f"sleep {secs:g}", gpus=g, gpu_model=m,
+                              estimate_s=dur, **{"class": "pretrain"})
+    for jid in ids:
+        svc.wait(ids[jid], lambda j: j["state"] == "completed", timeout=120, what="completed")
+    live = {}
+    for jid, fid in ids.items():
+        sj = slurm_job(fid)
+        live[jid] = (sj["start_time"] - t0, sj["end_time"] - t0, NODE_MODEL[sj["nodes"]], sj["nodes"])
+    live_makespan = max(v[1] for v in live.values())
+    print(f"{'job':4} {'sim start':>9} {'sim end':>8} {'sim model':>10} | {'slurm start':>11} "
+          f"{'slurm end':>9} {'slurm model':>11} node")
+    for jid, *_ in WORKLOAD:
+        a, b = simj[jid], live[jid]
+        print(f"{jid:4} {a[0]:9.1f} {a[1]:8.1f} {a[2]:>10} | {b[0]:11.1f} {b[1]:9.1f} {b[2]:>11} {b[3]}")
+    print(f"makespan: simulate {sim_makespan:.1f} s, slurm {live_makespan:.1f} s "
+          f"({100 * (live_makespan - sim_makespan) / sim_makespan:+.1f}%)")
+    for jid, *_ in WORKLOAD:
+        assert simj[jid][2] == live[jid][2], (jid, simj[jid], live[jid])  # same GPU model
+    # Start order: whenever the simulation starts a before b, Slurm does not start b first
+    # (starts within 3 s count as together: Slurm's clock is whole seconds, plus polling).
+    for a, *_ in WORKLOAD:
+        for b, *_ in WORKLOAD:
+            if simj[a][0] < simj[b][0]:
+                assert live[a][0] <= live[b][0] + 3, (a, b, live[a], live[b])
+            if simj[a][0] == simj[b][0]:
+                assert abs(live[a][0] - live[b][0]) <= 3, (a, b, live[a], live[b])
+    assert abs(live_makespan - sim_makespan) <= 0.10 * sim_makespan, (live_makespan, sim_makespan)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--frugal", required=True)
+    ap.add_argument("--unavailable", required=True)
+    ap.add_argument("case", choices=["placement", "preempt", "outage", "compare", "nodedown", "defer"])
+    a = ap.parse_args()
+    if os.path.exists(a.unavailable) and open(a.unavailable).read().strip():
+        print("[  SKIPPED ] local Slurm unavailable:", open(a.unavailable).read().strip())
+        return 0
+    # Start from a settled cluster: all four nodes usable (a restart test may have just run).
+    end = time.time() + 30
+    while time.time() < end:
+        out = subprocess.run(["sinfo", "-h", "-N", "-o", "%t"], capture_output=True, text=True).stdout
+        if sorted(out.split()) == ["idle"] * 4:
+            break
+        time.sleep(0.3)
+    with tempfile.TemporaryDirectory(prefix="frugal-slurm-e2e-") as d:
+        os.chmod(d, 0o755)
+        # placement: heterogeneity-aware tiers; preempt: plain tiers (explicit H100 requests),
+        # whose checkpoint grace is the config's 3 s.
+        policy = {"placement": "tiers/hetero", "compare": "backfill",
+                  "defer": "timeshift"}.get(a.case, "tiers")
+        extra, cheap = defer_setup(d) if a.case == "defer" else ("", 0)
+        svc = Service(a.frugal, d, policy, extra)
+        svc.log.flush()
+        global INSTANCE
+        INSTANCE = svc.instance
+        try:
+            {"placement": case_placement, "preempt": case_preempt, "outage": case_outage,
+             "compare": case_compare, "nodedown": case_nodedown,
+             "defer": lambda s: case_defer(s, cheap)}[a.case](svc)
+        except BaseException:
+            svc.stop()
+            cancel_instance_jobs()
+            print("---- serve.log ----\n" + open(os.path.join(d, "serve.log")).read())
+            raise
+        svc.stop()
+        cancel_instance_jobs()
+        print("serve.log:\n" + open(os.path.join(d, "serve.log")).read())
+    print("ok:", a.case)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
