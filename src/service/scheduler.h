@@ -65,7 +65,8 @@ class Scheduler {
   };
   // Builds the engine for `parts.config.policy` ("" = default_profile_name(), the `frugal`
   // profile). The tier preemption of `tiers` and `frugal` uses config.checkpoint_grace_s.
-  // Error for unknown policies and for what cannot work live (autoscaling).
+  // Error for unknown policies. Every profile works live; parts that act on on-demand
+  // pools (autoscaling, pack-down, soon-free) idle, as the live cluster has none.
   static Result<std::unique_ptr<Scheduler>> create(Parts parts);
   ~Scheduler();  // stops the loop if running; running jobs keep running (adopted later)
 
