@@ -451,6 +451,14 @@ bool Engine::withdraw(JobIdx j, Seconds now) {
   return true;
 }
 
+bool Engine::update_running(JobIdx j, const JobSpec* spec) {
+  if (j >= jobs_.size() || jobs_[j].state != JobState::kRunning) return false;
+  running_.erase(key_of(j));
+  jobs_[j].spec = spec;
+  running_.insert(key_of(j));
+  return true;
+}
+
 Status Engine::adopt(JobIdx j, const JobSpec* spec, const Placement& p, Seconds run_start,
                      Seconds now) {
   now_ = now;

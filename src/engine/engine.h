@@ -77,6 +77,11 @@ class Engine final : private CycleView {
   // queue and ends (state kFinished), no decision follows. Returns false if it was not
   // pending (running, finished or unknown); nothing changes then.
   bool withdraw(JobIdx j, Seconds now);
+  // A running job's priority changed (the service's POST .../priority): the engine refers
+  // to `spec` from now on — the same job, equal to the old spec in every field but `tier` —
+  // and re-keys it, which matters only for later preemption choices. Returns false (nothing
+  // changes) when `j` is not running.
+  bool update_running(JobIdx j, const JobSpec* spec);
   // After a service restart: job `j` (new, like submit) is known to be running on `p`
   // since `run_start`. It holds `p` from now on; error (nothing changes) if `p` is not free.
   Status adopt(JobIdx j, const JobSpec* spec, const Placement& p, Seconds run_start, Seconds now);

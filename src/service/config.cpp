@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "io/yaml_util.h"
+#include "policy/frugal_profile.h"
 
 namespace frugal {
 namespace {
@@ -62,6 +63,7 @@ Result<ServiceConfig> load_service_config(const std::string& path) {
     get(root, "backend", c.backend);
     key = "policy";
     get(root, "policy", c.policy);
+    if (c.policy.empty()) c.policy = default_profile_name();  // the `frugal` profile
     key = "checkpoint_grace_s";
     get(root, "checkpoint_grace_s", c.checkpoint_grace_s);
     key = "term_grace_s";

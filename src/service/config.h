@@ -29,7 +29,7 @@ struct ServiceConfig {
   std::string listen = "127.0.0.1:8080";
   std::string db = "frugal.db";
   std::string backend = "local";        // local | dry-run | slurm
-  std::string policy = "tiers";         // an engine profile (src/policy/profile.h)
+  std::string policy;                   // engine profile; "" = default_profile_name()
   double checkpoint_grace_s = 60;       // engine: a signalled job keeps its GPUs this long
   double term_grace_s = 10;             // driver: SIGTERM → SIGKILL
   std::string log_dir = "frugal-logs";  // relative: beside the database file

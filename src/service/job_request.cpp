@@ -118,6 +118,12 @@ JobRequest parse(const json& body, const GpuCatalog& catalog, const RequestLimit
   r.max_gpus = get_int(body, "max_gpus", 0, limits.max_gpus, 0);
   if (r.min_gpus > 0 && r.min_gpus > r.gpus) bad("min_gpus", "must not exceed gpus");
   if (r.max_gpus > 0 && r.max_gpus < r.gpus) bad("max_gpus", "must be at least gpus");
+  // Elastic (the engine's JobRuntime::elastic): whole GPUs with max_gpus above gpus; it may
+  // then start at min_gpus (default gpus), grow to max_gpus and shrink back.
+  if (r.max_gpus > r.gpus && (r.gpus == 0 || r.gpu_milli < 1000))
+    bad("max_gpus", "an elastic job needs whole GPUs (gpus >= 1, gpu_milli 1000)");
+  if (r.min_gpus > 0 && r.min_gpus < r.gpus && r.max_gpus <= r.gpus)
+    bad("min_gpus", "below gpus only for an elastic job (max_gpus above gpus)");
   if (const auto it = body.find("checkpoint_signal"); it != body.end() && !it->is_null()) {
     if (it->is_number_integer()) {
       r.checkpoint_signal = it->get<int>() >= 0 && it->get<int>() <= 64 ? it->get<int>() : -1;

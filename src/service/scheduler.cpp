@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "policy/frugal_profile.h"
 #include "policy/profile.h"
 
 namespace frugal {
@@ -19,18 +20,28 @@ ApiReply error_reply(int status, const std::string& message, const std::string& 
 }
 
 Result<std::unique_ptr<Scheduler>> Scheduler::create(Parts parts) {
+  if (parts.config.policy.empty()) parts.config.policy = default_profile_name();
+  const std::string& policy = parts.config.policy;
   Profile profile;
-  if (parts.config.policy == "tiers") {
+  if (policy == "tiers") {
     TierOptions o;
     o.checkpoint_grace_s = parts.config.checkpoint_grace_s;
     profile = make_tiers_profile(o);
+  } else if (policy == "frugal" || policy.rfind("frugal:", 0) == 0) {
+    Result<FrugalOptions> o = parse_frugal_options(policy.size() > 7 ? policy.substr(7) : "");
+    if (!o.ok()) return Error{fmt::format("policy: {}", o.error().message)};
+    FrugalOptions fo = std::move(o).value();
+    fo.tiers.checkpoint_grace_s = parts.config.checkpoint_grace_s;  // as the service's stop plan
+    profile = make_frugal_profile(fo);
   } else {
-    Result<Profile> p = make_profile(parts.config.policy);
+    Result<Profile> p = make_profile(policy);
     if (!p.ok()) return Error{fmt::format("policy: {}", p.error().message)};
     profile = std::move(p).value();
   }
-  if (profile.consolidate || profile.elastic)
-    return Error{"policy: +consolidate and +elastic move running jobs; `serve` cannot (yet)"};
+  // Migrations (+consolidate) and resizes (+elastic) are carried out by stopping the run
+  // segment with its checkpoint plan and restarting it (move()). Pack-down, soon-free and
+  // autoscaling act only on on-demand pools, which the live cluster does not have
+  // (EngineOptions::static_capacity): with them the profile works live, those parts idle.
   return std::unique_ptr<Scheduler>(new Scheduler(std::move(parts), std::move(profile)));
 }
 
@@ -157,9 +168,9 @@ void Scheduler::turn(std::deque<Command>& batch) {
   replies.reserve(batch.size());
   for (Command& c : batch) replies.push_back(c.fn());
   const double now = wall_now();  // after the commands' own (engine times never decrease)
-  for (const DriverEvent& e : driver_->poll()) handle_event(e, now);
-  if (now - last_telemetry_ >= config_.telemetry_period_s) sample_telemetry(now);
   std::vector<int64_t> starts;
+  for (const DriverEvent& e : driver_->poll()) handle_event(e, now, starts);
+  if (now - last_telemetry_ >= config_.telemetry_period_s) sample_telemetry(now);
   const Seconds t = engine_time(now);
   if (engine_dirty_ || engine_.next_wakeup() <= t) {
     engine_dirty_ = false;
@@ -171,6 +182,18 @@ void Scheduler::turn(std::deque<Command>& batch) {
     decision_latency_.record(
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
+  // A deferral that ended: the engine queued the job (it may not have started yet).
+  while (!deferrals_.empty() && deferrals_.begin()->first <= now) {
+    const auto [until, id] = *deferrals_.begin();
+    deferrals_.erase(deferrals_.begin());
+    const auto it = jobs_.find(id);
+    if (it == jobs_.end() || it->second.rec.state != JobStatus::kDeferred ||
+        it->second.rec.deferred_until != until)
+      continue;
+    it->second.rec.state = JobStatus::kQueued;
+    it->second.rec.reason = "deferral ended; waiting for GPUs";
+    mark(it->second);
+  }
   for (ApiReply& r : replies)
     if (r.after_cycle) {
       r.after_cycle(r);
@@ -178,7 +201,30 @@ void Scheduler::turn(std::deque<Command>& batch) {
     }
   if (!batch.empty() || !dirty_.empty() || !segments_out_.empty()) commit_group();
   for (size_t i = 0; i < batch.size(); ++i) batch[i].done.set_value(std::move(replies[i]));
-  for (int64_t id : starts) launch(jobs_.at(id), now);
+  // A start on GPUs that a moved job's old segment still uses waits for its exit.
+  if (!blocked_launches_.empty()) {
+    starts.insert(starts.begin(), blocked_launches_.begin(), blocked_launches_.end());
+    blocked_launches_.clear();
+  }
+  for (int64_t id : starts) {
+    Live& l = jobs_.at(id);
+    // Still decided and not yet launched (a blocked start may have been preempted or moved).
+    if (l.rec.state != JobStatus::kRunning || !l.rec.handle.empty() || l.move_to) continue;
+    if (gpus_in_transit(l.placement))
+      blocked_launches_.push_back(id);
+    else
+      launch(l, now);
+  }
+}
+
+bool Scheduler::gpus_in_transit(const Placement& p) const {
+  for (int64_t id : moving_) {
+    const Live& m = jobs_.at(id);
+    for (const Slot& a : m.placement.slots)
+      for (const Slot& b : p.slots)
+        if (a.node == b.node && a.gpu == b.gpu && a.gpu >= 0) return true;
+  }
+  return false;
 }
 
 void Scheduler::enter_engine(Live& l, double now) {
@@ -218,8 +264,13 @@ LaunchSpec Scheduler::launch_spec(const Live& l) const {
   s.command = l.rec.request.command;
   s.workdir = l.rec.request.workdir;
   s.env = l.rec.request.env;
-  for (const Slot& slot : l.placement.slots)
+  int gpus = 0;
+  for (const Slot& slot : l.placement.slots) {
     s.slots.push_back(SlotAssignment{cluster_.nodes[slot.node].name, slot.gpu, slot.milli});
+    gpus += slot.gpu >= 0 ? 1 : 0;
+  }
+  // This segment's GPU count (an elastic job's changes with each resize).
+  s.env.emplace_back("FRUGAL_NUM_GPUS", std::to_string(gpus));
   if (l.spec->fractional() && l.placement.model != kNoGpuModel)
     s.gpu_memory_limit_mib = catalog_.at(l.placement.model).memory_mib * l.spec->gpu_milli / 1000;
   s.checkpoint_signal = l.rec.request.checkpoint_signal;
@@ -281,6 +332,8 @@ void Scheduler::apply(const Decision& d, double now, std::vector<int64_t>& start
         (void)driver_->stop(l.rec.handle, stop_plan(l, false));
       close_segment(l, now);
       l.draining = false;
+      l.move_to.reset();  // a move in progress ends in the queue instead
+      moving_.erase(l.rec.id);
       l.placement = Placement{};
       l.rec.placement.clear();
       l.rec.state = JobStatus::kPreempted;
@@ -302,6 +355,11 @@ void Scheduler::apply(const Decision& d, double now, std::vector<int64_t>& start
       l.rec.finished_at = now;
       break;
     case Decision::Kind::kDefer:
+      if (l.rec.state == JobStatus::kRunning) {  // the engine's internal-error report
+        log_(fmt::format("job {}: {}", l.rec.id, d.reason));
+        break;
+      }
+      deferrals_.emplace(unix_time(d.until), l.rec.id);
       l.rec.state = JobStatus::kDeferred;
       l.rec.deferred_until = unix_time(d.until);
       l.rec.reason = d.reason;
@@ -309,14 +367,48 @@ void Scheduler::apply(const Decision& d, double now, std::vector<int64_t>& start
       break;
     case Decision::Kind::kMigrate:
     case Decision::Kind::kResize:
+      move(l, d);
+      break;
     case Decision::Kind::kProvision:
     case Decision::Kind::kRelease:
-      break;  // excluded by create()
+      break;  // handled above (the live cluster has no on-demand pools)
   }
   mark(l);
 }
 
-void Scheduler::handle_event(const DriverEvent& e, double now) {
+void Scheduler::move(Live& l, const Decision& d) {
+  const bool resize = d.kind == Decision::Kind::kResize;
+  l.rec.reason = fmt::format("{}: {}", resize ? "resizing" : "migrating", d.reason);
+  if (l.rec.handle.empty() || l.exited) {
+    // Its segment has not been launched yet (decided this turn, or waiting for GPUs in
+    // transit), or already ended while draining (a kPreempt follows): nothing runs to stop.
+    l.placement = d.placement;
+    l.rec.placement = placement_json(d.placement);
+    return;
+  }
+  // Stop the old segment as for a preemption: checkpoint signal, grace, TERM, KILL. A
+  // second move before its exit only changes the destination (the stop is under way).
+  if (!l.move_to && !l.draining) (void)driver_->stop(l.rec.handle, stop_plan(l, true));
+  l.move_to = d.placement;
+  moving_.insert(l.rec.id);
+  log_(fmt::format("job {}: {} ({}); stopping its run segment to restart it on {} GPU(s)", l.rec.id,
+                   resize ? "resize" : "migration", d.reason, d.placement.slots.size()));
+}
+
+void Scheduler::begin_moved_segment(Live& l, double now, std::vector<int64_t>& starts) {
+  close_segment(l, now);  // the old placement's segment (its work was checkpointed)
+  l.placement = *l.move_to;
+  l.move_to.reset();
+  moving_.erase(l.rec.id);
+  l.rec.placement = placement_json(l.placement);
+  l.rec.segment_start = now;
+  ++l.rec.restart_count;
+  // Recorded (placement, segment start, no handle) in this turn's commit, before the launch:
+  // a crash in between is a start whose handle was not persisted (adopt by job id).
+  starts.push_back(l.rec.id);
+}
+
+void Scheduler::handle_event(const DriverEvent& e, double now, std::vector<int64_t>& starts) {
   if (e.kind == DriverEvent::Kind::kNodeUp || e.kind == DriverEvent::Kind::kNodeDown) {
     log_(fmt::format("node {} {}: {}", e.node, e.kind == DriverEvent::Kind::kNodeUp ? "up" : "down",
                      e.message));
@@ -349,6 +441,14 @@ void Scheduler::handle_event(const DriverEvent& e, double now) {
     l.exited = true;
     return;
   }
+  if (l.move_to && !l.cancel_requested) {
+    // The old segment of a migration or resize ended (whatever its status): not the job's
+    // end; the engine already holds its new placement.
+    begin_moved_segment(l, now, starts);
+    return;
+  }
+  l.move_to.reset();
+  moving_.erase(l.rec.id);
   close_segment(l, now);
   engine_.finish(l.idx, engine_time(now));
   engine_dirty_ = true;

@@ -22,6 +22,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -62,8 +63,10 @@ class Scheduler {
     std::unique_ptr<Store> store;
     std::function<void(const std::string&)> log;  // one line per call; thread-safe
   };
-  // Builds the engine for `parts.config.policy`. Error for unknown or unsupported policies
-  // (profiles that migrate or resize running jobs: the local driver cannot).
+  // Builds the engine for `parts.config.policy` ("" = default_profile_name(), the `frugal`
+  // profile). The tier preemption of `tiers` and `frugal` uses config.checkpoint_grace_s.
+  // Error for unknown policies. Every profile works live; parts that act on on-demand
+  // pools (autoscaling, pack-down, soon-free) idle, as the live cluster has none.
   static Result<std::unique_ptr<Scheduler>> create(Parts parts);
   ~Scheduler();  // stops the loop if running; running jobs keep running (adopted later)
 
@@ -96,6 +99,11 @@ class Scheduler {
     bool draining = false;  // signalled; the engine holds its GPUs until the grace ends
     bool cancel_requested = false;
     bool exited = false;  // process ended while the engine still counts it running
+    // A kMigrate/kResize in progress: the engine already holds this new placement; the old
+    // run segment (rec.handle, rec.placement, `placement`) is being stopped with the
+    // checkpoint plan. Its exit starts the next segment here (restart_count + 1). Only in
+    // memory: until that exit the store records the old segment, which is what runs.
+    std::optional<Placement> move_to;
   };
   struct Command {
     std::function<ApiReply()> fn;
@@ -119,7 +127,15 @@ class Scheduler {
   void mark(Live& l) { dirty_.push_back(l.rec.id); }
   Status flush();  // put_job for every dirty record (inside a transaction)
   void close_segment(Live& l, double now);
-  void handle_event(const DriverEvent& e, double now);
+  // `starts`: jobs whose new run segment begins (a moved job's old segment ended).
+  void handle_event(const DriverEvent& e, double now, std::vector<int64_t>& starts);
+  // Carries out kMigrate/kResize: stops the running segment, the exit relaunches it.
+  void move(Live& l, const Decision& d);
+  // The moved job's old segment ended: its next one starts on `move_to`.
+  void begin_moved_segment(Live& l, double now, std::vector<int64_t>& starts);
+  // True when a GPU of `p` is still used by the old segment of a job being moved (a start
+  // there waits for that exit).
+  bool gpus_in_transit(const Placement& p) const;
   void apply(const Decision& d, double now, std::vector<int64_t>& starts);
   LaunchSpec launch_spec(const Live& l) const;  // what the driver runs (no slots if waiting)
   void launch(Live& l, double now);
@@ -148,6 +164,11 @@ class Scheduler {
   int64_t next_id_ = 1;
   std::vector<int64_t> dirty_;
   std::vector<SegmentRow> segments_out_;  // ended segments to persist with the next flush
+  // Decided starts waiting for gpus_in_transit(); jobs with a move_to (old segment running);
+  // (deferred_until, job) of deferred jobs, set back to queued when the wait ends.
+  std::vector<int64_t> blocked_launches_;
+  std::set<int64_t> moving_;
+  std::set<std::pair<double, int64_t>> deferrals_;
   bool engine_dirty_ = true;
   double last_now_ = 0;
   double started_at_ = 0;

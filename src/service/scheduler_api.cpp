@@ -164,6 +164,22 @@ std::future<ApiReply> Scheduler::set_tier(const Principal& who, int64_t id, Tier
     Live* l = find(who, id);
     if (!l) return error_reply(404, fmt::format("no job {}", id), "id");
     JobRecord& rec = l->rec;
+    if (rec.state == JobStatus::kRunning) {
+      // It keeps running; the new tier orders it for later preemption choices.
+      JobRequest q = rec.request;
+      rec.request.tier = tier;
+      auto spec = make_spec(rec, catalog_, static_cast<double>(cluster_.epoch_unix_s));
+      if (!engine_.update_running(l->idx, spec.get())) {
+        rec.request = std::move(q);
+        return error_reply(409, "the job is not running in the engine", "tier");
+      }
+      l->spec = std::move(spec);  // the engine refers to the new one
+      engine_dirty_ = true;
+      mark(*l);
+      ApiReply r;
+      r.body = job_json(*l, now);
+      return r;
+    }
     if (!pending_state(rec.state))
       return error_reply(
           409, fmt::format("the priority of a {} job cannot change", to_string(rec.state)), "tier");

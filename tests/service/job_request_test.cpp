@@ -69,6 +69,11 @@ TEST(JobRequest, EveryBadFieldIsNamed) {
   EXPECT_EQ(field_of(R"({"command":"x","deferrable":"yes"})"), "deferrable");
   EXPECT_EQ(field_of(R"({"command":"x","gpus":2,"min_gpus":3})"), "min_gpus");
   EXPECT_EQ(field_of(R"({"command":"x","gpus":2,"max_gpus":1})"), "max_gpus");
+  // Elastic bounds: whole GPUs only, and min_gpus below gpus only with max_gpus above it.
+  EXPECT_EQ(field_of(R"({"command":"x","gpu_milli":500,"max_gpus":2})"), "max_gpus");
+  EXPECT_EQ(field_of(R"({"command":"x","gpus":0,"max_gpus":2})"), "max_gpus");
+  EXPECT_EQ(field_of(R"({"command":"x","gpus":2,"min_gpus":1})"), "min_gpus");
+  EXPECT_EQ(field_of(R"({"command":"x","gpus":2,"min_gpus":1,"max_gpus":4})"), "");
   EXPECT_EQ(field_of(R"({"command":"x","checkpoint_signal":"SIGFOO"})"), "checkpoint_signal");
   EXPECT_EQ(field_of(R"({"command":"x","checkpoint_signal":9})"), "checkpoint_signal");
   EXPECT_EQ(field_of(R"({"command":"x","grace_s":1000})"), "grace_s");

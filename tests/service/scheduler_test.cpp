@@ -10,7 +10,9 @@
 
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "io/catalog_yaml.h"
@@ -25,22 +27,36 @@ class ScriptedDriver final : public Driver {
   struct Shared {
     std::mutex mu;
     std::vector<std::string> started;
+    std::vector<LaunchSpec> specs;  // every start, in order
     std::vector<DriverEvent> pending;
     double utilization = 0.25;
+    int nodes = 1;                     // nodes "n", "n1", ... of two L4 each
+    bool stop_exits = true;            // stop() ends the job at once (else it runs until finish())
+    std::vector<std::string> stopped;  // handles stop() was called with
   };
   explicit ScriptedDriver(std::shared_ptr<Shared> s) : s_(std::move(s)) {}
   std::string name() const override { return "scripted"; }
   Result<Inventory> inventory() override {
-    return Inventory{
-        {NodeInventory{"n", {GpuInfo{0, "L4", "", 0}, GpuInfo{1, "L4", "", 0}}}}, "config", ""};
+    Inventory inv{{}, "config", ""};
+    for (int n = 0; n < s_->nodes; ++n)
+      inv.nodes.push_back(NodeInventory{n == 0 ? "n" : "n" + std::to_string(n),
+                                        {GpuInfo{0, "L4", "", 0}, GpuInfo{1, "L4", "", 0}}});
+    return inv;
   }
   Result<std::string> start(const LaunchSpec& spec) override {
     std::lock_guard<std::mutex> lock(s_->mu);
     s_->started.push_back(spec.job_id);
+    s_->specs.push_back(spec);
     return "h" + spec.job_id + "." + std::to_string(spec.restart_count);
   }
   Status stop(const std::string& handle, const StopPlan&) override {
-    finish(handle, 143);
+    bool exits = false;
+    {
+      std::lock_guard<std::mutex> lock(s_->mu);
+      s_->stopped.push_back(handle);
+      exits = s_->stop_exits;
+    }
+    if (exits) finish(handle, 143);
     return Status::Ok();
   }
   Result<bool> adopt(const std::string&, const std::string& handle) override {
@@ -75,14 +91,16 @@ struct Fixture {
   std::filesystem::path dir;
   std::shared_ptr<ScriptedDriver::Shared> shared = std::make_shared<ScriptedDriver::Shared>();
   GpuCatalog catalog = load_builtin_catalog().value();
+  double grace_s = 60;
   Fixture() {
     char tmpl[] = "/tmp/frugal-sched-XXXXXX";
     dir = mkdtemp(tmpl);
   }
   ~Fixture() { std::filesystem::remove_all(dir); }
   std::unique_ptr<Scheduler> make() {
-    ServiceConfig cfg;
+    ServiceConfig cfg;  // policy "": the default, the `frugal` profile
     cfg.telemetry_period_s = 0.05;
+    cfg.checkpoint_grace_s = grace_s;
     cfg.log_dir = (dir / "logs").string();
     cfg.checkpoint_dir = (dir / "ckpt").string();
     auto driver = std::make_unique<ScriptedDriver>(shared);
@@ -105,6 +123,26 @@ const Principal kAdmin{"", true};
 
 nlohmann::json job(Scheduler& s, int64_t id) {
   return s.get_job(kAdmin, id).get().body;
+}
+
+// Waits (bounded: 10 s) until `cond` holds.
+template <class F>
+bool eventually(F cond) {
+  for (int i = 0; i < 1000; ++i) {
+    if (cond()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return cond();
+}
+
+std::string handle(int64_t id, int restarts) {
+  return "h" + std::to_string(id) + "." + std::to_string(restarts);
+}
+
+std::string env_of(const LaunchSpec& s, const std::string& name) {
+  for (const auto& [k, v] : s.env)
+    if (k == name) return v;
+  return "(unset)";
 }
 
 // Waits (bounded: 10 s) until the job is in `state`.
@@ -168,6 +206,184 @@ TEST(Scheduler, RestartAdoptsRunningJobsAndKeepsEveryJobOnce) {
   std::lock_guard<std::mutex> lock(f.shared->mu);
   // Started once each: ids[0], ids[1] before the restart, ids[2] after; never ids[3].
   EXPECT_EQ(f.shared->started.size(), 3u);
+}
+
+size_t started_count(Fixture& f) {
+  std::lock_guard<std::mutex> lock(f.shared->mu);
+  return f.shared->started.size();
+}
+
+TEST(Scheduler, ElasticJobGrowsIntoAFreedGpuByRestartingOnTheNewSize) {
+  Fixture f;
+  auto s = f.make();
+  JobRequest a;
+  a.command = "a";
+  const int64_t ia = s->submit(kAlpha, a).get().body["id"];
+  wait_state(*s, ia, "running");
+  JobRequest e;
+  e.command = "e";
+  e.max_gpus = 2;  // elastic: 1 GPU requested, up to 2
+  const int64_t ie = s->submit(kAlpha, e).get().body["id"];
+  wait_state(*s, ie, "running");
+  {
+    std::lock_guard<std::mutex> lock(f.shared->mu);
+    ASSERT_EQ(f.shared->specs.size(), 2u);
+    EXPECT_EQ(f.shared->specs[1].slots.size(), 1u);  // the one free GPU
+    EXPECT_EQ(env_of(f.shared->specs[1], "FRUGAL_NUM_GPUS"), "1");
+  }
+  ScriptedDriver(f.shared).finish(handle(ia, 0), 0);
+  wait_state(*s, ia, "completed");
+  // The engine grows it: its segment is stopped (checkpoint plan), its exit (143 here) is
+  // not its end, and a new segment starts on both GPUs with FRUGAL_RESTART_COUNT=1.
+  ASSERT_TRUE(eventually([&] { return started_count(f) == 3; })) << job(*s, ie);
+  {
+    std::lock_guard<std::mutex> lock(f.shared->mu);
+    EXPECT_EQ(f.shared->stopped, std::vector<std::string>{handle(ie, 0)});
+    const LaunchSpec& again = f.shared->specs[2];
+    EXPECT_EQ(again.job_id, std::to_string(ie));
+    EXPECT_EQ(again.restart_count, 1);
+    EXPECT_EQ(again.slots.size(), 2u);
+    EXPECT_EQ(env_of(again, "FRUGAL_NUM_GPUS"), "2");
+  }
+  auto j = job(*s, ie);
+  EXPECT_EQ(j["state"], "running");
+  EXPECT_EQ(j["restart_count"], 1);
+  EXPECT_EQ(j["placement"]["gpus"].size(), 2u);
+  ScriptedDriver(f.shared).finish(handle(ie, 1), 0);
+  wait_state(*s, ie, "completed");
+  s.reset();
+  auto store = Store::open((f.dir / "f.db").string());
+  ASSERT_TRUE(store.ok());
+  EXPECT_EQ(store.value()->check_consistency(), "");
+  const Result<std::vector<SegmentRow>> all = store.value()->load_segments();
+  ASSERT_TRUE(all.ok());
+  std::vector<SegmentRow> segs;
+  for (const SegmentRow& r : all.value())
+    if (r.job_id == ie) segs.push_back(r);
+  ASSERT_EQ(segs.size(), 2u);  // one GPU, then two; no overlap
+  EXPECT_LE(segs[0].t1, segs[1].t0);
+}
+
+TEST(Scheduler, ARestartDuringAResizeNeitherLosesNorDuplicatesTheJob) {
+  Fixture f;
+  f.shared->stop_exits = false;  // the old segment keeps running until finish()
+  int64_t ia = 0, ie = 0;
+  {
+    auto s = f.make();
+    JobRequest a;
+    a.command = "a";
+    ia = s->submit(kAlpha, a).get().body["id"];
+    wait_state(*s, ia, "running");
+    JobRequest e;
+    e.command = "e";
+    e.max_gpus = 2;
+    ie = s->submit(kAlpha, e).get().body["id"];
+    wait_state(*s, ie, "running");
+    ScriptedDriver(f.shared).finish(handle(ia, 0), 0);
+    wait_state(*s, ia, "completed");
+    ASSERT_TRUE(eventually([&] {
+      std::lock_guard<std::mutex> lock(f.shared->mu);
+      return !f.shared->stopped.empty();
+    }));
+    s->stop();  // down between the stop and the exit of the old segment
+  }
+  auto s = f.make();
+  // The store recorded the old segment, which still runs: adopted, not restarted.
+  auto j = job(*s, ie);
+  EXPECT_EQ(j["state"], "running");
+  EXPECT_EQ(j["restart_count"], 0);
+  EXPECT_EQ(j["handle"], handle(ie, 0));
+  // The new service grows it again (a free GPU): it stops the same old segment.
+  ASSERT_TRUE(eventually([&] {
+    std::lock_guard<std::mutex> lock(f.shared->mu);
+    return f.shared->stopped.size() == 2;
+  }));
+  ScriptedDriver(f.shared).finish(handle(ie, 0), 0);  // its exit after the checkpoint
+  // One new segment, on both GPUs.
+  ASSERT_TRUE(eventually([&] { return started_count(f) == 3; })) << job(*s, ie);
+  wait_state(*s, ie, "running");
+  EXPECT_EQ(job(*s, ie)["restart_count"], 1);
+  ScriptedDriver(f.shared).finish(handle(ie, 1), 0);
+  wait_state(*s, ie, "completed");
+  EXPECT_EQ(s->list_jobs(kAdmin, std::nullopt, 100).get().body["jobs"].size(), 2u);
+  std::lock_guard<std::mutex> lock(f.shared->mu);
+  EXPECT_EQ(f.shared->started,
+            (std::vector<std::string>{std::to_string(ia), std::to_string(ie), std::to_string(ie)}));
+  EXPECT_EQ(f.shared->specs[2].restart_count, 1);
+  EXPECT_EQ(f.shared->specs[2].slots.size(), 2u);
+}
+
+TEST(Scheduler, ConsolidationMovesAJobAndTheStartWaitsForItsOldSegment) {
+  Fixture f;
+  f.shared->nodes = 2;
+  f.shared->stop_exits = false;
+  auto s = f.make();
+  std::vector<int64_t> ids;
+  for (int i = 0; i < 4; ++i) {  // fill both nodes, then free one GPU on each
+    JobRequest r;
+    r.command = "x";
+    ids.push_back(s->submit(kAlpha, r).get().body["id"]);
+    wait_state(*s, ids.back(), "running");
+  }
+  std::map<std::string, std::vector<int64_t>> by_node;
+  for (int64_t id : ids) by_node[job(*s, id)["placement"]["node"]].push_back(id);
+  ASSERT_EQ(by_node.size(), 2u);
+  for (auto& [node, on] : by_node) {
+    ASSERT_EQ(on.size(), 2u);
+    ScriptedDriver(f.shared).finish(handle(on[1], 0), 0);
+    wait_state(*s, on[1], "completed");
+  }
+  JobRequest big;
+  big.command = "big";
+  big.gpus = 2;  // fits only when one node is emptied
+  const int64_t ib = s->submit(kAlpha, big).get().body["id"];
+  std::string moved;
+  ASSERT_TRUE(eventually([&] {
+    std::lock_guard<std::mutex> lock(f.shared->mu);
+    if (f.shared->stopped.empty()) return false;
+    moved = f.shared->stopped[0];
+    return true;
+  }));
+  const int64_t im = std::stoll(moved.substr(1, moved.find('.') - 1));
+  // That turn is over (a later command ran): the big job is decided but not launched while
+  // the moved job's old segment still holds a GPU it needs.
+  auto jb = job(*s, ib);
+  EXPECT_EQ(jb["state"], "running");
+  EXPECT_EQ(started_count(f), 4u);
+  ScriptedDriver(f.shared).finish(moved, 143);
+  ASSERT_TRUE(eventually([&] { return started_count(f) == 6; }));
+  auto jm = job(*s, im);
+  EXPECT_EQ(jm["state"], "running");
+  EXPECT_EQ(jm["restart_count"], 1);
+  EXPECT_NE(jm["placement"]["node"], job(*s, ib)["placement"]["node"]);
+  std::lock_guard<std::mutex> lock(f.shared->mu);
+  std::set<std::string> last{f.shared->started[4], f.shared->started[5]};
+  EXPECT_EQ(last, (std::set<std::string>{std::to_string(im), std::to_string(ib)}));
+}
+
+TEST(Scheduler, ARunningJobsTierChangesWhichJobIsPreempted) {
+  Fixture f;
+  f.grace_s = 0.2;
+  auto s = f.make();
+  JobRequest g;
+  g.command = "g";
+  const int64_t i1 = s->submit(kAlpha, g).get().body["id"];
+  const int64_t i2 = s->submit(kAlpha, g).get().body["id"];
+  wait_state(*s, i1, "running");
+  wait_state(*s, i2, "running");
+  // The first one is promoted while it runs: it is no longer a victim for core work.
+  const ApiReply r = s->set_tier(kAlpha, i1, Tier::kCore).get();
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.body["tier"], "core");
+  JobRequest c;
+  c.command = "c";
+  c.tier = Tier::kCore;
+  const int64_t ic = s->submit(kAlpha, c).get().body["id"];
+  wait_state(*s, ic, "running");
+  EXPECT_EQ(job(*s, i2)["state"], "preempted");
+  EXPECT_EQ(job(*s, i1)["state"], "running");
+  std::lock_guard<std::mutex> lock(f.shared->mu);
+  EXPECT_EQ(f.shared->stopped, std::vector<std::string>{handle(i2, 0)});
 }
 
 }  // namespace
