@@ -83,8 +83,7 @@ std::optional<Placement> Engine::place_sized(const JobRuntime& r, int n) const {
   return profile_.placer->place(state_, sized, c);
 }
 
-void Engine::submit(JobIdx j, const JobSpec* spec, Seconds now) {
-  now_ = now;
+JobRuntime& Engine::fresh_runtime(JobIdx j, const JobSpec* spec, Seconds now) {
   if (jobs_.size() <= j) {
     jobs_.resize(j + 1);
     end_key_.resize(j + 1, kNever);
@@ -96,6 +95,12 @@ void Engine::submit(JobIdx j, const JobSpec* spec, Seconds now) {
   r.spec = spec;
   r.seq = next_seq_++;
   r.las_enter = now;
+  return r;
+}
+
+void Engine::submit(JobIdx j, const JobSpec* spec, Seconds now) {
+  now_ = now;
+  JobRuntime& r = fresh_runtime(j, spec, now);
   const AdmitVerdict v = profile_.admit->admit(*this, r);
   switch (v.kind) {
     case AdmitVerdict::Kind::kReject:
@@ -467,17 +472,7 @@ Status Engine::adopt(JobIdx j, const JobSpec* spec, const Placement& p, Seconds 
   for (NodeId n : p.nodes())
     if (n >= state_.node_count()) return Error{fmt::format("adopt: no node {}", n)};
   if (Status st = state_.allocate(p, *spec); !st.ok()) return st;
-  if (jobs_.size() <= j) {
-    jobs_.resize(j + 1);
-    end_key_.resize(j + 1, kNever);
-    demote_at_.resize(j + 1, kNever);
-    starve_at_.resize(j + 1, kNever);
-  }
-  JobRuntime& r = jobs_[j];
-  r = JobRuntime{};
-  r.spec = spec;
-  r.seq = next_seq_++;
-  r.las_enter = now;
+  fresh_runtime(j, spec, now);
   enqueue(j, now);  // start() takes it off the queue again
   start(j, p, std::min(run_start, now));
   return Status::Ok();
