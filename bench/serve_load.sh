@@ -8,7 +8,7 @@
 # (frugal_serve_load). Prints each run's JSON line and the medians.
 #
 # Usage: bench/serve_load.sh   Environment: BUILD_DIR (default build), NODES (10000),
-#   JOBS (20000), THREADS (16), RUNS (5).
+#   JOBS (20000), THREADS (16), RUNS (5), POLICY (frugal: the product default).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD_DIR:-$ROOT/build}
@@ -16,6 +16,7 @@ NODES=${NODES:-10000}
 JOBS=${JOBS:-20000}
 THREADS=${THREADS:-16}
 RUNS=${RUNS:-5}
+POLICY=${POLICY:-frugal}
 FRUGAL=$BUILD/frugal
 LOAD=$BUILD/frugal_serve_load
 [[ -x $FRUGAL && -x $LOAD ]] || { echo "build frugal and frugal_serve_load in $BUILD first" >&2; exit 1; }
@@ -39,7 +40,7 @@ for run in $(seq "$RUNS"); do
 listen: 127.0.0.1:$port
 backend: dry-run
 cluster: cluster.yaml
-policy: tiers
+policy: $POLICY
 teams:
   bench: {token_sha256: $hash}
 YAML

@@ -64,8 +64,10 @@ class TierPreempt final : public Preempt {
       highest_pending = std::min(highest_pending, static_cast<int>(effective_tier(v.job(it->job))));
     if (highest_pending >= kTierCount - 1) return out;  // only general work waits
     int lowest_running = 0;
-    for (const QueueKey& k : running)
+    for (const QueueKey& k : running) {
       lowest_running = std::max(lowest_running, static_cast<int>(effective_tier(v.job(k.job))));
+      if (lowest_running == kTierCount - 1) break;  // general work runs: no lower rank exists
+    }
     if (highest_pending >= lowest_running) return out;
 
     const Seconds now = v.now();
