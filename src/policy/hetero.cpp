@@ -87,7 +87,8 @@ class HeteroFilter final : public Filter {
 
  private:
   // Core work: a slower model stays a fallback only if starting there now finishes no later
-  // than waiting for a faster one (estimated from running jobs' expected ends).
+  // than waiting for a faster one (estimated from running jobs' expected ends), or, within
+  // kCoreFallbackSpeedFraction of the best speed, no later than that plus one best-model run.
   void drop_slower_fallbacks(const CycleView& v, const JobSpec& job, Candidates& c) const {
     if (!built_ || built_at_ != v.now()) build_release_profile(v);
     const double need = static_cast<double>(job.total_milli()) / kMilliPerGpu;
@@ -97,8 +98,10 @@ class HeteroFilter final : public Filter {
     for (GpuModelId m : c.models) {
       const Seconds start = earliest_start(v.cluster(), m, need, v.now());
       const Seconds finish = start == kNever ? kNever : start + est / std::max(speeds_[m], 1e-9);
+      const Seconds best_run = est / std::max(speeds_[c.models.front()], 1e-9);
       if (kept.empty() || finish <= best ||
-          speeds_[m] >= kCoreFallbackSpeedFraction * speeds_[c.models.front()]) {
+          (speeds_[m] >= kCoreFallbackSpeedFraction * speeds_[c.models.front()] &&
+           finish <= best + best_run)) {
         kept.push_back(m);
         best = std::min(best, finish);
       }

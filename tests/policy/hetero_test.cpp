@@ -143,17 +143,23 @@ TEST(Hetero, CoreWorkWaitsForTheFastModelWhenThatFinishesSooner) {
     // waiting for the H100s finishes at blocker + 4000 s, T4 now at 1 + 66667 s.
     EXPECT_EQ(got, blocker < 1000 ? kNoGpuModel : kT4x) << blocker;
   }
-  // A model within the fraction (A100: 1 / 2.5) is always a fallback.
+  // A model within the fraction (A100: 1 / 2.5) is a fallback unless it would more than
+  // double the job's estimated completion: with the H100s free at 100 s the job waits
+  // (H100 finishes at 4,100 s; A100 at 10,001 s > 4,100 + 4,000), with them busy for
+  // 40,000 s it starts on the A100s at once.
   const auto with_a100 = reserved({node("a", kRefA100, 8), node("h", kH100, 8)});
-  Engine e(with_a100, hetero_gpus(), profile("frugal-place"), o);
-  const JobSpec b = classed("b", JobClass::kPretrain, 8, 250);
-  const JobSpec p = classed("p", JobClass::kPretrain, 8, 10000);
-  e.submit(0, &b, 0);
-  e.schedule(0);
-  e.submit(1, &p, 1);
-  const auto& d = e.schedule(1);
-  ASSERT_EQ(d.size(), 1u);
-  EXPECT_EQ(d[0].placement.model, kRefA100);
+  for (const Seconds blocker : {100.0, 40000.0}) {
+    Engine e(with_a100, hetero_gpus(), profile("frugal-place"), o);
+    const JobSpec b = classed("b", JobClass::kPretrain, 8, blocker * 2.5);
+    const JobSpec p = classed("p", JobClass::kPretrain, 8, 10000);
+    e.submit(0, &b, 0);
+    ASSERT_EQ(e.schedule(0).size(), 1u);
+    e.submit(1, &p, 1);
+    GpuModelId got = kNoGpuModel;
+    for (const Decision& d : e.schedule(1))
+      if (d.kind == Decision::Kind::kStart) got = d.placement.model;
+    EXPECT_EQ(got, blocker < 1000 ? kNoGpuModel : kRefA100) << blocker;
+  }
 }
 
 TEST(Hetero, ProfilesAndPlacerOverride) {
