@@ -93,14 +93,14 @@ slurm:
         assert status == 201, (status, body)
         return body["id"]
 
-    def job(self, jid):
-        return self.get(f"/v1/jobs/{jid}")[1]
+    def job(self, jid, token=TOKEN):
+        return self.get(f"/v1/jobs/{jid}", token=token)[1]
 
-    def wait(self, jid, pred, timeout=30, what="state"):
+    def wait(self, jid, pred, timeout=30, what="state", token=TOKEN):
         end = time.time() + timeout
         j = None
         while time.time() < end:
-            j = self.job(jid)
+            j = self.job(jid, token)
             if pred(j):
                 return j
             time.sleep(0.2)
@@ -307,7 +307,9 @@ def case_external(svc):
         assert led["by_team"]["external"]["gpu_hours"] > 0, led["by_team"]
         # The outside job ends: frugal records it and its GPUs take the waiting job.
         subprocess.run(["scancel", str(ext_slurm)], check=True)
-        svc.wait(ext["id"], lambda j: j["state"] in ("completed", "failed"), timeout=30)
+        je = svc.wait(ext["id"], lambda j: j["state"] in ("completed", "failed"), timeout=30,
+                      token=ADMIN)
+        print("outside job after scancel:", je["state"], je.get("reason"))
         jb = svc.wait(b, lambda j: j["state"] == "running", timeout=30)
         assert jb["placement"]["node"] == "gpu3", jb
         cancel_all(svc, [a, b])
