@@ -1,4 +1,5 @@
-// Client commands talking to a running `frugal serve`: submit, jobs, cancel, hold, release.
+// Client commands talking to a running `frugal serve`: submit, jobs, cancel, hold, release,
+// ledger.
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -41,6 +42,13 @@ int report(const Result<ApiResponse>& r, bool print_body = true) {
   }
   if (print_body) fmt::print("{}\n", a.body.dump(2));
   return 0;
+}
+
+// One ledger account (GET /v1/ledger's by_team / total entries) as a table row.
+void print_account(const std::string& name, const nlohmann::json& a) {
+  fmt::print("{:<16} {:>10.2f} {:>12.2f} {:>10.2f} {:>12.2f} {:>10.2f}\n", name,
+             a.value("gpu_hours", 0.0), a.value("compute_usd", 0.0), a.value("storage_usd", 0.0),
+             a["waste"].value("total_usd", 0.0), a.value("total_usd", 0.0));
 }
 
 }  // namespace
@@ -118,6 +126,38 @@ void add_client_commands(CLI::App& app, int& exit_code) {
                    m < 1000 ? fmt::format("{:.2f}", m / 1000.0) : std::to_string(g),
                    j["name"].get<std::string>(), j["command"].get<std::string>());
       }
+    });
+  }
+  {
+    auto o = std::make_shared<ClientOptions>();
+    auto json = std::make_shared<bool>(false);
+    auto* cmd = app.add_subcommand(
+        "ledger", "Cost and waste of the jobs' GPU time so far, by team (the live service's)");
+    o->add_to(cmd);
+    cmd->add_flag("--json", *json, "Print the service's answer (GET /v1/ledger) as JSON");
+    cmd->callback([=, &exit_code] {
+      const auto r = o->client().get("/v1/ledger");
+      if (const int rc = report(r, *json); rc != 0 || *json) {
+        exit_code = rc;
+        return;
+      }
+      const nlohmann::json& b = r.value().body;
+      fmt::print("{:<16} {:>10} {:>12} {:>10} {:>12} {:>10}\n", "team", "gpu_hours", "compute_usd",
+                 "storage", "waste_usd", "total_usd");
+      for (const auto& [team, a] : b["by_team"].items()) print_account(team, a);
+      if (b.contains("total")) print_account("TOTAL", b["total"]);
+      if (b.contains("waste")) {
+        const nlohmann::json& w = b["waste"];
+        fmt::print(
+            "waste: idle allocated {:.2f}, rework {:.2f}, peak premium {:.2f}, oversized {:.2f}, "
+            "storage tier {:.2f}, duplicate storage {:.2f} USD\n",
+            w.value("idle_allocated_usd", 0.0), w.value("rework_usd", 0.0),
+            w.value("peak_premium_usd", 0.0), w.value("oversized_usd", 0.0),
+            w.value("storage_tier_usd", 0.0), w.value("duplicate_storage_usd", 0.0));
+      }
+      fmt::print("{} job(s) with GPU time", b["jobs"].size());
+      if (b.contains("note")) fmt::print("; {}", b["note"].get<std::string>());
+      fmt::print("\n");
     });
   }
   for (const char* verb : {"cancel", "hold", "release"}) {

@@ -15,7 +15,9 @@
 //   poll(now)              every loop turn: exits since the last poll, node changes
 //   telemetry()            GPU utilisation and memory, when the backend can see them
 // Every job started or adopted ends with exactly one kExited event (or kLost when its exit
-// status cannot be known, e.g. an adopted local process that is not our child).
+// status cannot be known, e.g. an adopted local process that is not our child). So does
+// every job reported by kForeign; adopt() of a foreign handle ("slurm-external:<id>") after
+// a restart takes it back under the service's job id.
 
 #include <csignal>
 #include <cstdint>
@@ -77,6 +79,7 @@ struct LaunchSpec {
   int64_t gpu_memory_limit_mib = 0;  // fractional jobs: their share of the card's memory
   int checkpoint_signal = SIGUSR1;   // the job's checkpoint signal (StopPlan sends it)
   int restart_count = 0;             // run segments before this one (FRUGAL_RESTART_COUNT)
+  std::string tier = "general";      // core, important or general (Slurm: its job priority)
   std::string checkpoint_dir;        // per job, kept across restarts (FRUGAL_CHECKPOINT_DIR)
   std::string log_dir;               // stdout/stderr go to <log_dir>/<job_id>.{out,err}
 };
@@ -98,6 +101,15 @@ struct DriverEvent {
     kLost,      // job's process disappeared and its exit status cannot be known
     kNodeUp,    // node reports again
     kNodeDown,  // node stopped reporting or failed; its jobs are gone (kExited/kLost follow)
+    // The backend's control plane stopped answering (message: why) / answers again. Once
+    // per outage; nothing else is reported in between, as nothing is seen.
+    kBackendDown,
+    kBackendUp,
+    // A job the backend runs that this service did not start (e.g. submitted to Slurm
+    // directly) now holds `slots` since `start_unix`: its GPUs are taken. `handle` names it
+    // for adopt() and its one later kExited / kLost (whose job_id is "" unless adopted under
+    // a job id); `owner` is who submitted it (Slurm: account or user), `job_id` its name.
+    kForeign,
   };
   Kind kind = Kind::kExited;
   std::string job_id;  // kExited / kLost
@@ -106,6 +118,10 @@ struct DriverEvent {
   int exit_code = -1;
   int term_signal = 0;
   std::string message;  // human-readable detail
+  // kForeign only.
+  std::vector<SlotAssignment> slots;
+  std::string owner;
+  double start_unix = 0;
 };
 
 class Driver {

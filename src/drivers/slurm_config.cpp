@@ -14,4 +14,10 @@ const GresMapping* SlurmConfig::by_model(const std::string& model) const {
   return nullptr;
 }
 
+int64_t SlurmConfig::priority_for_tier(const std::string& tier) const {
+  if (tier == "core") return priority_core;
+  if (tier == "important") return priority_important;
+  return priority_general;
+}
+
 }  // namespace frugal

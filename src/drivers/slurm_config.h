@@ -26,9 +26,15 @@ struct SlurmConfig {
   std::string partition = "gpu";      // where frugal's jobs go
   double timeout_s = 5;               // per REST request / command
   int shards_per_gpu = 8;             // gres/shard per GPU (fractional jobs)
-  // Jobs submitted to Slurm directly (not through frugal): observed and accounted for;
-  // released, placed or preempted by frugal only when true.
+  // Jobs submitted to Slurm directly (not through frugal) are observed and accounted for
+  // and left alone. `true` (frugal may hold, release or preempt them) is not supported:
+  // the config loader refuses it.
   bool manage_external = false;
+  // The Slurm priority frugal gives each job it releases, by tier (core highest). Slurm
+  // orders only what is pending at once; frugal releases a job when it decided to run it.
+  int64_t priority_core = 30000;
+  int64_t priority_important = 20000;
+  int64_t priority_general = 10000;
   std::vector<GresMapping> gpu_map = {
       {"H100", "h100", ""}, {"A100-80GB", "a100", ""}, {"A100-40GB", "a100_40g", ""},
       {"H200", "h200", ""}, {"L40S", "l40s", ""},      {"L4", "l4", ""},
@@ -37,6 +43,8 @@ struct SlurmConfig {
   // The mapping for a GRES type / a catalog model; nullptr when unmapped.
   const GresMapping* by_gres_type(const std::string& type) const;
   const GresMapping* by_model(const std::string& model) const;
+  // The priority for a tier name ("core", "important", "general"); general's for others.
+  int64_t priority_for_tier(const std::string& tier) const;
 };
 
 }  // namespace frugal

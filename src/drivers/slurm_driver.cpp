@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "drivers/slurm_foreign.h"
 #include "drivers/slurm_jobcomp.h"
 
 namespace frugal {
@@ -148,6 +149,24 @@ Result<bool> SlurmDriver::adopt(const std::string& job_id, const std::string& ha
   if (last_ok_ < asked)
     return Error{fmt::format("adopting job {}: no answer from Slurm for {:.0f} s", job_id,
                              now_s() - last_ok_)};
+  if (const auto [fid, fstart] = parse_foreign_handle(handle); fid > 0) {
+    if (auto it = runs_.find(handle); it != runs_.end()) {  // already observed this run
+      it->second.job_id = job_id;
+      return !it->second.ended;
+    }
+    for (const SlurmJob& j : jobs_) {
+      if (j.id != fid || j.start_time != fstart || !j.running()) continue;
+      Run r;
+      r.handle = handle;
+      r.job_id = job_id;
+      r.slurm_id = j.id;
+      r.launched = r.seen_running = r.foreign = true;
+      r.nodes = j.nodes;
+      runs_[handle] = std::move(r);
+      return true;
+    }
+    return false;
+  }
   for (const SlurmJob& j : jobs_) {
     if (j.comment != comment_of(job_id)) continue;
     if (!j.running() && !(j.pending() && !j.held())) continue;
@@ -213,12 +232,21 @@ bool SlurmDriver::refresh() {
   if (!jobs.ok() || !nodes.ok()) {
     const bool first = backoff_s_ == 0;
     backoff_s_ = std::min(o_.max_backoff_s, std::max(o_.poll_interval_s, backoff_s_ * 2));
-    if (first)
-      say(fmt::format("not answering ({}); keeping state, retrying with backoff up to {} s",
-                      (jobs.ok() ? nodes.error() : jobs.error()).message, o_.max_backoff_s));
+    if (first) {
+      const std::string why = (jobs.ok() ? nodes.error() : jobs.error()).message;
+      say(fmt::format("not answering ({}); keeping state, retrying with backoff up to {} s", why,
+                      o_.max_backoff_s));
+      emit({DriverEvent::Kind::kBackendDown, "", "", "", -1, 0,
+            fmt::format("Slurm ({}) not answering: {}; no start until it answers again",
+                        o_.slurm.rest_url, why)});
+    }
     return false;
   }
-  if (backoff_s_ > 0) say(fmt::format("answering again after {:.1f} s", now_s() - last_ok_));
+  if (backoff_s_ > 0) {
+    say(fmt::format("answering again after {:.1f} s", now_s() - last_ok_));
+    emit({DriverEvent::Kind::kBackendUp, "", "", "", -1, 0,
+          fmt::format("Slurm ({}) answering again", o_.slurm.rest_url)});
+  }
   backoff_s_ = 0;
   jobs_ = std::move(jobs).value();
   nodes_ = std::move(nodes).value();
@@ -334,9 +362,13 @@ Status SlurmDriver::launch(Run& r) {
     if (Status st = client_.update(r.slurm_id, now); !st.ok()) return st;
   }
   if (Status st = client_.release(r.slurm_id); !st.ok()) return st;
-  say(fmt::format("job {} → Slurm job {} on {} ({}){}", r.job_id, r.slurm_id, nodelist,
-                  q.gres.empty() ? "no GPU" : q.gres,
-                  reuse > 0 ? ", requeued job placed again" : ""));
+  SlurmUpdate prio;
+  prio.priority = o_.slurm.priority_for_tier(s.tier);
+  const Status ps = client_.update(r.slurm_id, prio);
+  say(fmt::format("job {} → Slurm job {} on {} ({}), priority {} ({}){}{}", r.job_id, r.slurm_id,
+                  nodelist, q.gres.empty() ? "no GPU" : q.gres, prio.priority, s.tier,
+                  reuse > 0 ? ", requeued job placed again" : "",
+                  ps.ok() ? "" : "; priority not set: " + ps.error().message));
   return Status::Ok();
 }
 
@@ -438,8 +470,45 @@ void SlurmDriver::act(double now) {
   }
 }
 
+void SlurmDriver::observe_foreign() {
+  std::set<std::string> ours;
+  for (const auto& [n, usable] : node_usable_) ours.insert(n);
+  for (const SlurmJob& j : jobs_) {
+    if (!j.running() || !is_foreign(j, o_.instance)) continue;
+    const std::string handle = foreign_handle(j);
+    if (runs_.count(handle)) continue;  // this run is already reported (or adopted)
+    std::vector<std::string> unknown;
+    std::vector<SlotAssignment> slots = foreign_slots(j, ours, o_.slurm.shards_per_gpu, &unknown);
+    for (const std::string& n : unknown)
+      say(fmt::format("Slurm job {} holds GPUs on {} without device indices; not counted", j.id,
+                      n));
+    Run r;
+    r.handle = handle;
+    r.slurm_id = j.id;
+    r.launched = r.seen_running = r.foreign = true;
+    r.ended = slots.empty();  // holds no GPU of the partition's nodes: nothing to report
+    r.nodes = j.nodes;
+    r.launch_gen = gen_;
+    runs_[handle] = std::move(r);
+    if (slots.empty()) continue;
+    DriverEvent e{DriverEvent::Kind::kForeign,
+                  fmt::format("slurm {} {}", j.id, j.name),
+                  handle,
+                  "",
+                  -1,
+                  0,
+                  fmt::format("Slurm job {} ({}) submitted directly by {}: {} GPU slot(s) taken",
+                              j.id, j.name, j.user.empty() ? "?" : j.user, slots.size())};
+    e.slots = std::move(slots);
+    e.owner = j.user;
+    e.start_unix = static_cast<double>(j.start_time);
+    emit(std::move(e));
+  }
+}
+
 void SlurmDriver::diff() {
   ++gen_;
+  observe_foreign();
   for (const SlurmNode& n : nodes_) {
     auto it = node_usable_.find(n.name);
     if (it == node_usable_.end()) continue;  // not in the partition
@@ -479,7 +548,7 @@ void SlurmDriver::diff() {
         }
         continue;  // waiting to start
       }
-      if (!r.stopping) {
+      if (!r.stopping && !r.foreign) {
         // Slurm requeued it itself. On a node that went down the engine preempts and
         // requeues the job (node-down event, then stop()): leave the report to that stop.
         bool node_lost = false;

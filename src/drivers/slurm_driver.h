@@ -11,8 +11,15 @@
 // decision loop never waits on Slurm. When slurmctld or slurmrestd does not answer, the
 // worker retries with exponential backoff (up to `max_backoff_s`) and keeps every queued
 // action; it carries out no start while its snapshot is older than `stale_after_s` (the
-// staleness bound), and reports nothing it has not seen. Thread-safe: every public method
-// may be called from any thread.
+// staleness bound), and reports nothing it has not seen. The outage is reported once as
+// kBackendDown (first failed refresh) and its end as kBackendUp.
+//
+// Jobs frugal did not submit (slurm_foreign.h) that run on the partition's nodes are
+// reported once per run as kForeign with the GPUs they hold, and their end as kExited /
+// kLost like frugal's own; the driver never signals, holds, requeues or cancels them.
+// Each job frugal releases gets the Slurm priority of its tier (SlurmConfig::priority_*),
+// set right after the release (Slurm takes no explicit priority while a job is held).
+// Thread-safe: every public method may be called from any thread.
 
 #include <condition_variable>
 #include <deque>
@@ -56,7 +63,8 @@ class SlurmDriver final : public Driver {
   Result<std::string> start(const LaunchSpec& spec) override;
   // Queues: signal now, then after the grace requeue-held (plan.requeue) or cancel.
   Status stop(const std::string& handle, const StopPlan& plan) override;
-  // Finds the job's Slurm job (by its comment "<instance>:<job_id>") running or about to run.
+  // Finds the job's Slurm job (by its comment "<instance>:<job_id>") running or about to run;
+  // for a foreign handle ("slurm-external:<id>:<start>"), that Slurm job still in that run.
   Result<bool> adopt(const std::string& job_id, const std::string& handle) override;
   std::string adopted_handle(const std::string& job_id) override;
   std::vector<DriverEvent> poll() override;
@@ -85,12 +93,14 @@ class SlurmDriver final : public Driver {
     std::vector<std::string> nodes;  // where it was seen running
     uint64_t launch_gen = 0;         // snapshot generation when it was released
     int failures = 0;                // consecutive failed attempts of its pending action
+    bool foreign = false;            // not frugal's: observed only (job_id "" until adopted)
   };
   void worker();
-  bool refresh();         // true when Slurm answered
-  void act(double now);   // queued starts/stops that are due
-  void diff();            // snapshot changes → events
-  Status launch(Run& r);  // submit or reuse, place, release
+  bool refresh();          // true when Slurm answered
+  void act(double now);    // queued starts/stops that are due
+  void diff();             // snapshot changes → events
+  void observe_foreign();  // new runs of foreign jobs on the partition's nodes → kForeign
+  Status launch(Run& r);   // submit or reuse, place, release
   // Submits `s` held (begin time `begin_unix` when > 0) with its batch script; its Slurm id.
   Result<int64_t> submit_held(const LaunchSpec& s, int64_t begin_unix);
   void emit(DriverEvent e);

@@ -267,11 +267,12 @@ Result<std::vector<SlurmJob>> parse_jobs_json(std::string_view text, const std::
     for (const auto& d : strings(j, "gres_detail")) {
       auto g = parse_gres(d);
       if (!g.ok()) return Error{fmt::format("{} gres_detail: {}", where, g.error().message)};
-      // One entry per node; a node with both kinds lists them comma-separated: keep the GPU
-      // or shard item (frugal never mixes them in one job).
+      // One entry per node; a node with both kinds lists them comma-separated
+      // ("gpu:h100:2(IDX:0-1),shard:h100:0(IDX:N/A)"): keep the GPU or shard item the job
+      // holds some of (frugal never mixes them in one job).
       GresItem item;
       for (auto& x : g.value())
-        if (x.name == "gpu" || x.name == "shard") item = x;
+        if ((x.name == "gpu" || x.name == "shard") && (item.name.empty() || x.count > 0)) item = x;
       s.gres_alloc.push_back(std::move(item));
     }
     s.comment = str(j, "comment");

@@ -276,6 +276,9 @@ void Engine::consolidate(Seconds now, const std::vector<char>& victim_flag) {
     if (c.models.empty()) continue;
     std::optional<ConsolidationPlan> plan = profile_.consolidate->plan(*this, j, c);
     if (!plan) continue;
+    if (std::any_of(plan->moves.begin(), plan->moves.end(),
+                    [&](const Move& m) { return jobs_[m.job].spec->pinned; }))
+      continue;  // a pinned job does not move
     bool ok = true;
     for (Move& m : plan->moves) {
       Placement to = m.to;
@@ -483,6 +486,7 @@ void Engine::node_down(NodeId n, Seconds now) {
   if (n >= state_.node_count() || !pool_.fail(n)) return;
   const std::vector<JobIdx> victims = node_jobs_[n];
   for (JobIdx j : victims) {
+    if (jobs_[j].spec->pinned) continue;  // holds its GPUs until it is reported ended
     Placement held = jobs_[j].placement;
     stop(j, now);
     ++jobs_[j].preemptions;
@@ -592,9 +596,11 @@ const std::vector<Decision>& Engine::schedule(Seconds now) {
   std::vector<std::pair<JobIdx, JobRuntime>> victims;
   const Seconds grace = profile_.preempt ? profile_.preempt->checkpoint_grace() : -1;
   if (profile_.preempt && !pending_.empty() && grace >= 0) {
-    for (JobIdx j : profile_.preempt->victims(*this, pending_, running_)) signal(j, now, grace);
+    for (JobIdx j : profile_.preempt->victims(*this, pending_, running_))
+      if (!jobs_[j].spec->pinned) signal(j, now, grace);
   } else if (profile_.preempt && !pending_.empty()) {
     for (JobIdx j : profile_.preempt->victims(*this, pending_, running_)) {
+      if (jobs_[j].spec->pinned) continue;
       JobRuntime before = jobs_[j];
       stop(j, now);
       enqueue(j, now);

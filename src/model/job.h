@@ -58,6 +58,10 @@ struct JobSpec {
   // start in another region pays the transfer (src/cost/transfer.h).
   bool movable = false;
   std::string data_region;
+  // Runs where it is until it ends by itself: the engine never preempts, signals, migrates
+  // or resizes it (a job the live service observes but does not control, e.g. one submitted
+  // to Slurm directly). Only Engine::adopt() puts a pinned job in place.
+  bool pinned = false;
 
   Seconds runtime_estimate() const { return estimate >= 0 ? estimate : duration; }
   bool fractional() const { return gpus == 1 && gpu_milli < kMilliPerGpu; }

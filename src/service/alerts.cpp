@@ -3,8 +3,6 @@
 #include <fmt/format.h>
 #include <httplib.h>
 
-#include <set>
-
 namespace frugal {
 
 AlertBook::AlertBook(AlertRules rules, std::function<void(const std::string&)> log)
@@ -70,8 +68,20 @@ void AlertBook::evaluate(double now, const std::vector<GpuView>& gpus,
   // Conditions whose subject disappeared (a job started, a GPU vanished) resolve.
   std::vector<std::string> gone;
   for (const auto& [key, a] : active_)
-    if (!seen_keys.count(key)) gone.push_back(key);
+    if (!seen_keys.count(key) && !raised_.count(key)) gone.push_back(key);
   for (const std::string& key : gone) set(key, false, "", "", "", now);
+}
+
+void AlertBook::raise(const std::string& rule, const std::string& subject,
+                      const std::string& message, double now) {
+  const std::string key = rule + ":" + subject;
+  raised_.insert(key);
+  set(key, true, rule, subject, message, now);
+}
+
+void AlertBook::clear(const std::string& rule, const std::string& subject, double now) {
+  const std::string key = rule + ":" + subject;
+  if (raised_.erase(key) > 0) set(key, false, rule, subject, "", now);
 }
 
 void AlertBook::set(const std::string& key, bool on, const std::string& rule,

@@ -4,6 +4,8 @@
 //   gpu_memory_high   a GPU's memory used above `gpu_memory_above`
 //   node_silent       no telemetry or heartbeat from a node for `node_silent_s`
 //   deadline_risk     a pending job whose deadline is closer than its runtime estimate
+// and conditions the service reports itself with raise()/clear() (e.g. backend_unreachable:
+// the Slurm controller or slurmrestd not answering), which evaluate() leaves alone.
 // An alert fires once when its condition starts and resolves when it ends. Firing and
 // resolving are logged and, with a webhook, POSTed as JSON from a background thread (a
 // slow webhook never blocks the loop; at most 1,000 undelivered alerts are queued).
@@ -15,6 +17,7 @@
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -56,6 +59,12 @@ class AlertBook {
   void evaluate(double now, const std::vector<GpuView>& gpus,
                 const std::map<std::string, double>& node_seen,
                 const std::vector<PendingView>& pending);
+  // A condition the service observes itself, keyed by (rule, subject): fires once when
+  // raised, resolves when cleared; raising it again while active changes nothing. Not
+  // touched by evaluate().
+  void raise(const std::string& rule, const std::string& subject, const std::string& message,
+             double now);
+  void clear(const std::string& rule, const std::string& subject, double now);
   // {"active": [...], "recent": [...]} (recent: the last 100 resolved).
   nlohmann::json to_json() const;
   size_t active_count() const { return active_.size(); }
@@ -70,7 +79,9 @@ class AlertBook {
   std::function<void(const std::string&)> log_;
   std::map<std::string, Alert> active_;
   std::deque<Alert> resolved_;
-  std::map<std::string, double> low_since_;  // GPU key → when it went below the threshold
+  std::map<std::string, double> low_since_;
+  std::set<std::string> raised_;  // keys of raise()d conditions (evaluate() leaves them)  // GPU
+                                  // key → when it went below the threshold
   uint64_t next_id_ = 1;
 
   std::mutex mu_;

@@ -99,6 +99,10 @@ Result<ServiceConfig> load_service_config(const std::string& path) {
       for (const auto& kv : t) {
         TeamConfig team;
         team.name = kv.first.as<std::string>();
+        if (team.name == kExternalTeam)
+          return Error{
+              fmt::format("{}: teams.{}: reserved for jobs submitted to the backend directly", path,
+                          team.name)};
         key = "teams." + team.name + ".token_sha256";
         team.token_sha256 = kv.second["token_sha256"].as<std::string>();
         if (!is_hex_digest(team.token_sha256))
@@ -135,7 +139,8 @@ Result<ServiceConfig> load_service_config(const std::string& path) {
           "rest_url",        "api_version",     "user",          "jwt",
           "scontrol",        "partition",       "timeout_s",     "shards_per_gpu",
           "manage_external", "poll_interval_s", "stale_after_s", "max_backoff_s",
-          "gres_log",        "gpu_map"};
+          "gres_log",        "gpu_map",         "priority_core", "priority_important",
+          "priority_general"};
       for (const auto& kv : sl) {
         const std::string k = kv.first.as<std::string>();
         if (std::find(std::begin(kSlurmKeys), std::end(kSlurmKeys), k) == std::end(kSlurmKeys))
@@ -160,6 +165,23 @@ Result<ServiceConfig> load_service_config(const std::string& path) {
       get(sl, "shards_per_gpu", s.shards_per_gpu);
       key = "slurm.manage_external";
       get(sl, "manage_external", s.manage_external);
+      if (s.manage_external)
+        return Error{fmt::format(
+            "{}: slurm.manage_external: true is not supported: frugal observes and accounts "
+            "for jobs submitted to Slurm directly but never holds, releases or preempts them "
+            "(docs/SLURM.md)",
+            path)};
+      key = "slurm.priority_core";
+      get(sl, "priority_core", s.priority_core);
+      key = "slurm.priority_important";
+      get(sl, "priority_important", s.priority_important);
+      key = "slurm.priority_general";
+      get(sl, "priority_general", s.priority_general);
+      if (!(s.priority_core > s.priority_important && s.priority_important > s.priority_general &&
+            s.priority_general > 0))
+        return Error{fmt::format(
+            "{}: slurm.priority_core/important/general: need core > important > general > 0",
+            path)};
       key = "slurm.poll_interval_s";
       get(sl, "poll_interval_s", c.slurm_poll_interval_s);
       key = "slurm.stale_after_s";

@@ -20,6 +20,10 @@ struct AlertRules {
   std::string webhook;                  // http://host:port/path to POST alerts to ("": none)
 };
 
+// The team under which the service accounts for jobs it observes but did not start (jobs
+// submitted to Slurm directly). Reserved: no configured team may have this name.
+inline constexpr const char* kExternalTeam = "external";
+
 struct TeamConfig {
   std::string name;
   std::string token_sha256;

@@ -275,6 +275,7 @@ LaunchSpec Scheduler::launch_spec(const Live& l) const {
     s.gpu_memory_limit_mib = catalog_.at(l.placement.model).memory_mib * l.spec->gpu_milli / 1000;
   s.checkpoint_signal = l.rec.request.checkpoint_signal;
   s.restart_count = l.rec.restart_count;
+  s.tier = std::string(to_string(l.spec->tier));
   s.checkpoint_dir = fmt::format("{}/{}", config_.checkpoint_dir, l.rec.id);
   s.log_dir = config_.log_dir;
   return s;
@@ -422,11 +423,27 @@ void Scheduler::handle_event(const DriverEvent& e, double now, std::vector<int64
       }
     return;
   }
-  int64_t id = 0;
-  try {
-    id = std::stoll(e.job_id);
-  } catch (...) {
+  if (e.kind == DriverEvent::Kind::kBackendDown || e.kind == DriverEvent::Kind::kBackendUp) {
+    if (e.kind == DriverEvent::Kind::kBackendDown)
+      alerts_.raise("backend_unreachable", driver_->name(), e.message, now);
+    else
+      alerts_.clear("backend_unreachable", driver_->name(), now);
     return;
+  }
+  if (e.kind == DriverEvent::Kind::kForeign) {
+    observe_foreign(e, now);
+    return;
+  }
+  int64_t id = 0;
+  if (e.job_id.empty()) {  // a foreign run's end: known by its handle
+    for (const auto& [jid, j] : jobs_)
+      if (j.rec.team == kExternalTeam && j.rec.handle == e.handle) id = jid;
+  } else {
+    try {
+      id = std::stoll(e.job_id);
+    } catch (...) {
+      return;
+    }
   }
   const auto it = jobs_.find(id);
   if (it == jobs_.end()) return;
@@ -450,7 +467,7 @@ void Scheduler::handle_event(const DriverEvent& e, double now, std::vector<int64
   l.move_to.reset();
   moving_.erase(l.rec.id);
   close_segment(l, now);
-  engine_.finish(l.idx, engine_time(now));
+  if (l.idx != Live::kNone) engine_.finish(l.idx, engine_time(now));
   engine_dirty_ = true;
   l.placement = Placement{};
   l.rec.placement.clear();

@@ -122,6 +122,10 @@ class Scheduler {
   double unix_time(Seconds t) const { return t + static_cast<double>(cluster_.epoch_unix_s); }
 
   // Loop-thread helpers.
+  std::unique_ptr<JobSpec> make_job_spec(const JobRecord& r) const;
+  // A kForeign event: records the job (team kExternalTeam) and adopts it, pinned, in the
+  // engine (scheduler_foreign.cpp).
+  void observe_foreign(const DriverEvent& e, double now);
   Live* find(const Principal& who, int64_t id);
   void enter_engine(Live& l, double now);  // (re)submits the job under a new index
   void mark(Live& l) { dirty_.push_back(l.rec.id); }

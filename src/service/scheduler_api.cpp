@@ -25,7 +25,17 @@ std::unique_ptr<JobSpec> make_spec(const JobRecord& r, const GpuCatalog& catalog
   s->deadline = q.deadline > 0 ? q.deadline - epoch : kNever;
   s->deferrable = q.deferrable;
   s->checkpoint_interval = 0;
+  s->pinned = r.team == kExternalTeam;  // observed, not controlled: the engine never stops it
   return s;
+}
+
+// The API does not act on jobs the service observes but did not start.
+ApiReply refuse_external(const JobRecord& r) {
+  return error_reply(409,
+                     fmt::format("job {} was submitted to the backend directly; frugal observes "
+                                 "and accounts for it but does not act on it",
+                                 r.id),
+                     "id");
 }
 
 bool pending_state(JobStatus s) {
@@ -33,6 +43,10 @@ bool pending_state(JobStatus s) {
 }
 
 }  // namespace
+
+std::unique_ptr<JobSpec> Scheduler::make_job_spec(const JobRecord& r) const {
+  return make_spec(r, catalog_, static_cast<double>(cluster_.epoch_unix_s));
+}
 
 Scheduler::Live* Scheduler::find(const Principal& who, int64_t id) {
   const auto it = jobs_.find(id);
@@ -112,6 +126,7 @@ std::future<ApiReply> Scheduler::act(const Principal& who, int64_t id, Action ac
     Live* l = find(who, id);
     if (!l) return error_reply(404, fmt::format("no job {}", id), "id");
     JobRecord& rec = l->rec;
+    if (rec.team == kExternalTeam) return refuse_external(rec);
     const std::string state(to_string(rec.state));
     switch (action) {
       case Action::kCancel:
@@ -164,6 +179,7 @@ std::future<ApiReply> Scheduler::set_tier(const Principal& who, int64_t id, Tier
     Live* l = find(who, id);
     if (!l) return error_reply(404, fmt::format("no job {}", id), "id");
     JobRecord& rec = l->rec;
+    if (rec.team == kExternalTeam) return refuse_external(rec);
     if (rec.state == JobStatus::kRunning) {
       // It keeps running; the new tier orders it for later preemption choices.
       JobRequest q = rec.request;
@@ -271,9 +287,27 @@ Status Scheduler::recover() {
           mark(live);
           continue;
         }
+        if (r.team == kExternalTeam) {  // not ours to stop: recorded, not counted
+          log_(fmt::format("job {} ({}): its GPUs are taken in the engine ({})", id, r.team,
+                           st.error().message));
+          live.idx = Live::kNone;
+          live.placement = *placement;
+          continue;
+        }
         log_(fmt::format("job {}: its placement no longer fits ({}); stopping it", id,
                          st.error().message));
         (void)driver_->stop(r.handle, stop_plan(live, false));
+      }
+      if (r.team == kExternalTeam) {
+        // Ended while the service was down; it is not frugal's to run again.
+        close_segment(live, now);
+        r.handle.clear();
+        r.placement.clear();
+        r.state = JobStatus::kFailed;
+        r.finished_at = now;
+        r.reason = "ended in the backend while the service was down (exit status unknown)";
+        mark(live);
+        continue;
       }
       // Gone while the service was down (or never started): its run ends now, it restarts.
       close_segment(live, now);

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 #include "cost/ledger.h"
 #include "service/scheduler.h"
@@ -72,9 +73,13 @@ std::future<ApiReply> Scheduler::nodes() {
     const double now = wall_now();
     const ClusterState& st = engine_.cluster();
     std::map<std::pair<NodeId, int>, std::vector<int64_t>> holders;
+    std::set<std::pair<NodeId, int>> external;  // held by jobs frugal did not start
     for (const auto& [id, l] : jobs_)
       if (l.rec.state == JobStatus::kRunning)
-        for (const Slot& s : l.placement.slots) holders[{s.node, s.gpu}].push_back(id);
+        for (const Slot& s : l.placement.slots) {
+          holders[{s.node, s.gpu}].push_back(id);
+          if (l.rec.team == kExternalTeam) external.insert({s.node, s.gpu});
+        }
     std::map<std::pair<std::string, int>, const GpuTelemetry*> tel;
     for (const GpuTelemetry& g : telemetry_) tel[{g.node, g.gpu}] = &g;
     nlohmann::json out = nlohmann::json::array();
@@ -84,7 +89,8 @@ std::future<ApiReply> Scheduler::nodes() {
       for (int g = 0; g < spec.gpus; ++g) {
         nlohmann::json gj = {{"index", g},
                              {"allocated_milli", kMilliPerGpu - st.free_milli(n, g)},
-                             {"jobs", holders[{n, g}]}};
+                             {"jobs", holders[{n, g}]},
+                             {"external", external.count({n, g}) > 0}};
         if (const auto it = tel.find({spec.name, g}); it != tel.end()) {
           const GpuTelemetry& t = *it->second;
           gj["telemetry"] = {{"utilization", t.utilization},

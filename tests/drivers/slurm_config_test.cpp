@@ -51,5 +51,52 @@ TEST(SlurmServeConfig, ErrorsNameTheKey) {
   EXPECT_NE(backend.error().message.find("not local, dry-run or slurm"), std::string::npos);
 }
 
+TEST(SlurmServeConfig, ManageExternalIsRefusedNamingTheField) {
+  auto c = load_service_config(
+      write_config("frugal_slurm_cfg4.yaml",
+                   std::string("backend: slurm\nslurm: {manage_external: true}\n") + kTeams));
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("slurm.manage_external: true is not supported"),
+            std::string::npos)
+      << c.error().message;
+  auto off = load_service_config(
+      write_config("frugal_slurm_cfg5.yaml",
+                   std::string("backend: slurm\nslurm: {manage_external: false}\n") + kTeams));
+  EXPECT_TRUE(off.ok()) << off.error().message;
+}
+
+TEST(SlurmServeConfig, ExternalTeamNameIsReserved) {
+  auto c = load_service_config(
+      write_config("frugal_slurm_cfg6.yaml",
+                   "teams:\n  external: {token_sha256: "
+                   "96b19de18b9c05f8b1befddab64f030fe3203ba6f76814ce9b690eec08f5f8ce}\n"));
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("teams.external: reserved"), std::string::npos)
+      << c.error().message;
+}
+
+TEST(SlurmServeConfig, TierPrioritiesCoreHighestAndConfigurable) {
+  SlurmConfig d;
+  EXPECT_GT(d.priority_for_tier("core"), d.priority_for_tier("important"));
+  EXPECT_GT(d.priority_for_tier("important"), d.priority_for_tier("general"));
+  EXPECT_EQ(d.priority_for_tier("unknown"), d.priority_for_tier("general"));
+  auto c = load_service_config(write_config(
+      "frugal_slurm_cfg7.yaml",
+      std::string("backend: slurm\nslurm: {priority_core: 900, priority_important: 500, "
+                  "priority_general: 7}\n") +
+          kTeams));
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c.value().slurm.priority_for_tier("core"), 900);
+  EXPECT_EQ(c.value().slurm.priority_for_tier("important"), 500);
+  EXPECT_EQ(c.value().slurm.priority_for_tier("general"), 7);
+  auto bad = load_service_config(write_config(
+      "frugal_slurm_cfg8.yaml",
+      std::string("backend: slurm\nslurm: {priority_core: 5, priority_important: 500}\n") +
+          kTeams));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("core > important > general"), std::string::npos)
+      << bad.error().message;
+}
+
 }  // namespace
 }  // namespace frugal

@@ -83,5 +83,48 @@ TEST(EngineLive, AdoptHoldsThePlacementAndFinishFreesIt) {
   EXPECT_EQ(e.check_invariants(), "");
 }
 
+// Decisions about job `j` of kind `k` in `ds`.
+size_t count(const std::vector<Decision>& ds, JobIdx j, Decision::Kind k) {
+  size_t n = 0;
+  for (const Decision& d : ds) n += d.job == j && d.kind == k ? 1 : 0;
+  return n;
+}
+
+// A general job holds the node's 8 GPUs; a core job asks for them. Unpinned, the tier
+// preemption signals the general job; pinned (observed, not controlled), it is left alone,
+// also when its node goes down.
+TEST(EngineLive, PinnedJobIsNeverPreemptedNorStoppedByANodeDown) {
+  for (const bool pinned : {false, true}) {
+    SCOPED_TRACE(pinned ? "pinned" : "unpinned");
+    Engine e(make_homogeneous_cluster(8, kA100, 8), test_gpus(), testing::profile("tiers"),
+             EngineOptions{kA100});
+    JobSpec ext = job("ext", 0, 8, 1000), core = job("core", 0, 8, 100);
+    ext.pinned = pinned;
+    core.tier = Tier::kCore;
+    Placement p;
+    p.model = kA100;
+    for (int16_t g = 0; g < 8; ++g) p.slots.push_back(Slot{0, g, kMilliPerGpu});
+    const Status adopted = e.adopt(0, &ext, p, 0, 1);
+    ASSERT_TRUE(adopted.ok()) << adopted.error().message;
+    e.submit(1, &core, 1);
+    std::vector<Decision> ds = e.schedule(1);
+    const size_t stops =
+        count(ds, 0, Decision::Kind::kSignal) + count(ds, 0, Decision::Kind::kPreempt);
+    EXPECT_EQ(stops > 0, !pinned);
+    if (!pinned) continue;
+    EXPECT_FALSE(started(ds, 1));
+    ds = e.schedule(1000);  // long past any grace
+    EXPECT_EQ(count(ds, 0, Decision::Kind::kPreempt), 0u);
+    EXPECT_EQ(e.running_count(), 1u);
+    e.node_down(0, 1001);
+    ds = e.schedule(1001);
+    EXPECT_EQ(count(ds, 0, Decision::Kind::kPreempt), 0u);
+    EXPECT_EQ(e.running_count(), 1u);
+    e.finish(0, 1002);  // reported ended: its GPUs are free
+    EXPECT_EQ(e.cluster().allocated_milli(), 0);
+    EXPECT_EQ(e.check_invariants(), "");
+  }
+}
+
 }  // namespace
 }  // namespace frugal

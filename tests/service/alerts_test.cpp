@@ -66,5 +66,33 @@ TEST(Alerts, MemoryNodeSilenceAndDeadlineRisk) {
   EXPECT_EQ(b.book.active_count(), 0u);
 }
 
+TEST(Alerts, RaisedConditionFiresOnceSurvivesEvaluateAndResolvesWhenCleared) {
+  AlertRules r;
+  r.low_utilization_minutes = 0;
+  Book b(r);
+  b.book.raise("backend_unreachable", "slurm", "slurmrestd not answering", 10);
+  b.book.raise("backend_unreachable", "slurm", "slurmrestd not answering", 20);  // still one
+  EXPECT_EQ(b.book.active_count(), 1u);
+  EXPECT_EQ(b.lines.size(), 1u);
+  b.book.evaluate(30, {}, {}, {});  // not one of evaluate()'s conditions: stays active
+  EXPECT_EQ(b.book.active_count(), 1u);
+  auto j = b.book.to_json();
+  ASSERT_EQ(j["active"].size(), 1u);
+  EXPECT_EQ(j["active"][0]["rule"], "backend_unreachable");
+  EXPECT_EQ(j["active"][0]["subject"], "slurm");
+  EXPECT_EQ(j["active"][0]["fired_at"], 10.0);
+  b.book.clear("backend_unreachable", "slurm", 40);
+  b.book.clear("backend_unreachable", "slurm", 50);  // already resolved: nothing more
+  EXPECT_EQ(b.book.active_count(), 0u);
+  EXPECT_EQ(b.lines.size(), 2u);
+  EXPECT_NE(b.lines.back().find("resolved"), std::string::npos);
+  j = b.book.to_json();
+  ASSERT_EQ(j["recent"].size(), 1u);
+  EXPECT_EQ(j["recent"][0]["resolved_at"], 40.0);
+  // A second outage is a second alert.
+  b.book.raise("backend_unreachable", "slurm", "again", 60);
+  EXPECT_EQ(b.book.to_json()["active"][0]["id"], 2u);
+}
+
 }  // namespace
 }  // namespace frugal

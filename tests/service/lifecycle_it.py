@@ -120,6 +120,24 @@ try:
     p = subprocess.run([a.frugal, "cancel", "--server", server, str(cid)], capture_output=True,
                        text=True, env=env)
     check(p.returncode == 1 and "409" in p.stderr, f"frugal cancel of a done job: {p.stderr}")
+    # `frugal ledger`: the service's ledger, as a table (by team, total) or its JSON.
+    s, led = d.request("GET", "/v1/ledger", token=ADMIN)
+    p = subprocess.run([a.frugal, "ledger", "--server", server, "--json", "--token", ADMIN],
+                       capture_output=True, text=True)
+    check(p.returncode == 0, f"frugal ledger --json: {p.stderr}")
+    cli = json.loads(p.stdout)
+    check(abs(cli["total"]["total_usd"] - led["total"]["total_usd"]) < 1e-6 * max(1, led["total"]["total_usd"]) + 0.01
+          and set(cli["by_team"]) == set(led["by_team"]), f"frugal ledger --json: {cli} vs {led}")
+    p = subprocess.run([a.frugal, "ledger", "--server", server, "--token", ADMIN],
+                       capture_output=True, text=True)
+    rows = {l.split()[0]: l.split() for l in p.stdout.splitlines() if l.strip()}
+    check(p.returncode == 0 and "alpha" in rows and "TOTAL" in rows
+          and abs(float(rows["alpha"][-1]) - led["by_team"]["alpha"]["total_usd"]) < 0.01,
+          f"frugal ledger: {p.stdout} {p.stderr}")
+    p = subprocess.run([a.frugal, "ledger", "--server", server], capture_output=True, text=True,
+                       env=env)  # a team sees its own account only
+    check(p.returncode == 0 and "alpha" in p.stdout and "TOTAL" not in p.stdout,
+          f"frugal ledger as alpha: {p.stdout} {p.stderr}")
     p = subprocess.run([a.frugal, "jobs", "--server", server, "--token", "nope"],
                        capture_output=True, text=True)
     check(p.returncode == 1 and "401" in p.stderr, "frugal jobs with a bad token")

@@ -386,5 +386,112 @@ TEST(Scheduler, ARunningJobsTierChangesWhichJobIsPreempted) {
   EXPECT_EQ(f.shared->stopped, std::vector<std::string>{handle(i2, 0)});
 }
 
+void push(Fixture& f, DriverEvent e) {
+  std::lock_guard<std::mutex> lock(f.shared->mu);
+  f.shared->pending.push_back(std::move(e));
+}
+
+double unix_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// The running job of team "external", or null.
+nlohmann::json external_job(Scheduler& s) {
+  const nlohmann::json jobs = s.list_jobs(kAdmin, std::nullopt, 100).get().body["jobs"];
+  for (const auto& j : jobs)
+    if (j["team"] == "external" && j["state"] == "running") return j;
+  return nullptr;
+}
+
+// A job the backend runs that the service did not start holds both GPUs: it is recorded
+// (team external), its GPUs are taken (a core job waits: no preemption, no overcommit), the
+// API does not act on it, the ledger prices it, a restart keeps it once, and its end frees
+// the GPUs.
+TEST(Scheduler, ForeignJobTakesItsGpusIsAccountedAndLeftAlone) {
+  Fixture f;
+  f.grace_s = 0.2;
+  DriverEvent e;
+  e.kind = DriverEvent::Kind::kForeign;
+  e.job_id = "slurm 9 outside";
+  e.handle = "slurm-external:9:1";
+  e.owner = "bob";
+  e.start_unix = unix_now() - 30;
+  e.slots = {SlotAssignment{"n", 0, 1000}, SlotAssignment{"n", 1, 1000}};
+  e.message = "Slurm job 9 submitted directly";
+  int64_t ext = 0, core = 0;
+  {
+    auto s = f.make();
+    push(f, e);
+    ASSERT_TRUE(eventually([&] { return !external_job(*s).is_null(); }));
+    const auto ej = external_job(*s);
+    ext = ej["id"];
+    EXPECT_EQ(ej["name"], "slurm 9 outside");
+    push(f, e);  // the same run reported again: still one record
+    JobRequest c;
+    c.command = "c";
+    c.tier = Tier::kCore;
+    const ApiReply sub = s->submit(kAlpha, c).get();
+    core = sub.body["id"];
+    EXPECT_EQ(sub.body["state"], "queued");
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // cycles, past the grace
+    EXPECT_EQ(job(*s, core)["state"], "queued");
+    EXPECT_EQ(job(*s, ext)["state"], "running");
+    EXPECT_EQ(s->act(kAdmin, ext, Scheduler::Action::kCancel).get().status, 409);
+    EXPECT_EQ(s->act(kAdmin, ext, Scheduler::Action::kHold).get().status, 409);
+    EXPECT_EQ(s->set_tier(kAdmin, ext, Tier::kGeneral).get().status, 409);
+    EXPECT_EQ(s->get_job(kAlpha, ext).get().status, 404);  // not alpha's
+    const auto nodes = s->nodes().get().body["nodes"];
+    EXPECT_EQ(nodes[0]["gpus"][0]["external"], true);
+    EXPECT_EQ(nodes[0]["gpus"][1]["allocated_milli"], 1000);
+    const auto ledger = s->ledger(kAdmin).get().body;
+    ASSERT_TRUE(ledger["by_team"].contains("external")) << ledger;
+    // Two GPUs for at least the 30 s before it was seen.
+    EXPECT_GE(ledger["by_team"]["external"]["gpu_hours"].get<double>(), 2 * 30 / 3600.0 - 1e-9);
+    s->stop();
+  }
+  auto s = f.make();  // restart: adopted by its handle, once
+  EXPECT_EQ(job(*s, ext)["state"], "running");
+  push(f, e);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(job(*s, core)["state"], "queued");
+  EXPECT_EQ(s->list_jobs(kAdmin, std::nullopt, 100).get().body["jobs"].size(), 2u);
+  DriverEvent end;
+  end.handle = e.handle;  // job_id "": a foreign run's end, known by its handle
+  end.exit_code = 0;
+  end.message = "Slurm job 9 COMPLETED";
+  push(f, end);
+  wait_state(*s, ext, "completed");
+  wait_state(*s, core, "running");
+  std::lock_guard<std::mutex> lock(f.shared->mu);
+  EXPECT_TRUE(f.shared->stopped.empty());  // never stopped
+  EXPECT_EQ(f.shared->started, std::vector<std::string>{std::to_string(core)});
+}
+
+TEST(Scheduler, BackendOutageRaisesOneAlertResolvedWhenItAnswers) {
+  Fixture f;
+  auto s = f.make();
+  auto active = [&] {
+    size_t n = 0;
+    const nlohmann::json all = s->alerts().get().body["active"];
+    for (const auto& a : all) n += a["rule"] == "backend_unreachable" ? 1 : 0;
+    return n;
+  };
+  DriverEvent down;
+  down.kind = DriverEvent::Kind::kBackendDown;
+  down.message = "Slurm not answering";
+  push(f, down);
+  ASSERT_TRUE(eventually([&] { return active() == 1; }));
+  const auto a = s->alerts().get().body["active"][0];
+  EXPECT_EQ(a["subject"], "scripted");
+  EXPECT_EQ(a["message"], "Slurm not answering");
+  DriverEvent up;
+  up.kind = DriverEvent::Kind::kBackendUp;
+  push(f, up);
+  ASSERT_TRUE(eventually([&] { return active() == 0; }));
+  const auto recent = s->alerts().get().body["recent"];
+  ASSERT_EQ(recent.size(), 1u);
+  EXPECT_EQ(recent[0]["rule"], "backend_unreachable");
+}
+
 }  // namespace
 }  // namespace frugal

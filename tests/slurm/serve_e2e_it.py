@@ -7,14 +7,16 @@
   serve_e2e_it.py --frugal BIN --unavailable MARKER compare     same workload as `frugal simulate`
   serve_e2e_it.py --frugal BIN --unavailable MARKER nodedown    node down: job requeued elsewhere
   serve_e2e_it.py --frugal BIN --unavailable MARKER defer       deferral visible as Slurm begin time
+  serve_e2e_it.py --frugal BIN --unavailable MARKER external    a job sbatch'ed directly: its GPUs taken
 
 Each case starts its own daemon on a free loopback port with a temporary database and checks
 what the service says against what Slurm says (squeue --json). Standard library only.
 """
-import argparse, json, os, socket, subprocess, sys, tempfile, time, urllib.request
+import argparse, hashlib, json, os, socket, subprocess, sys, tempfile, time, urllib.request
 
 TOKEN = "alpha-dev-token"
 TOKEN_SHA = "96b19de18b9c05f8b1befddab64f030fe3203ba6f76814ce9b690eec08f5f8ce"
+ADMIN = "admin-dev-token"
 
 
 def free_port():
@@ -40,6 +42,7 @@ log_dir: {workdir}/logs
 checkpoint_dir: {workdir}/ckpt
 teams:
   alpha: {{token_sha256: {TOKEN_SHA}}}
+admin: {{token_sha256: {hashlib.sha256(ADMIN.encode()).hexdigest()}}}
 {extra}
 slurm:
   rest_url: http://127.0.0.1:6820
@@ -71,10 +74,10 @@ slurm:
         self.stop()
         raise SystemExit("frugal serve did not come up:\n" + open(self.log.name).read())
 
-    def call(self, method, path, body=None):
+    def call(self, method, path, body=None, token=TOKEN):
         req = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", method=method,
                                      data=None if body is None else json.dumps(body).encode(),
-                                     headers={"Authorization": f"Bearer {TOKEN}",
+                                     headers={"Authorization": f"Bearer {token}",
                                               "Content-Type": "application/json"})
         try:
             with urllib.request.urlopen(req, timeout=10) as r:
@@ -82,22 +85,22 @@ slurm:
         except urllib.error.HTTPError as e:
             return e.code, json.loads(e.read() or b"null")
 
-    def get(self, path):
-        return self.call("GET", path)
+    def get(self, path, token=TOKEN):
+        return self.call("GET", path, token=token)
 
     def submit(self, **job):
         status, body = self.call("POST", "/v1/jobs", job)
         assert status == 201, (status, body)
         return body["id"]
 
-    def job(self, jid):
-        return self.get(f"/v1/jobs/{jid}")[1]
+    def job(self, jid, token=TOKEN):
+        return self.get(f"/v1/jobs/{jid}", token=token)[1]
 
-    def wait(self, jid, pred, timeout=30, what="state"):
+    def wait(self, jid, pred, timeout=30, what="state", token=TOKEN):
         end = time.time() + timeout
         j = None
         while time.time() < end:
-            j = self.job(jid)
+            j = self.job(jid, token)
             if pred(j):
                 return j
             time.sleep(0.2)
@@ -165,6 +168,9 @@ def case_placement(svc):
     assert sc["job_state"] == "RUNNING" and sp["job_state"] == "RUNNING"
     assert sc["nodes"] == jc["placement"]["node"] and sc["tres_per_node"] == "gres:gpu:h100:4", sc
     assert sp["nodes"] == jp["placement"]["node"] and sp["tres_per_node"] == "gres:gpu:a100:1", sp
+    # Tiers as Slurm priorities (slurm.priority_*: core 30000 > important > general 10000).
+    print("slurm priority: core", sc["priority"], "| general", sp["priority"])
+    assert sc["priority"] == 30000 and sp["priority"] == 10000, (sc["priority"], sp["priority"])
     # Completion flows back: a cancelled job ends in Slurm too.
     cancel_all(svc, [core, prep])
     svc.wait(core, lambda j: j["state"] == "cancelled")
@@ -236,6 +242,12 @@ def case_outage(svc):
         assert accepted_s < 2, accepted_s
         assert "not answering" in log, log
         assert "→ Slurm job" not in log, log  # nothing submitted while Slurm was away
+        # Raised once, through the alerts mechanism (log, webhook, GET /v1/alerts).
+        st, al = svc.get("/v1/alerts")
+        down = [x for x in al["active"] if x["rule"] == "backend_unreachable"]
+        print("alert during the outage:", down)
+        assert st == 200 and len(down) == 1 and down[0]["subject"] == "slurm", al
+        assert log.count("alert firing: [backend_unreachable]") == 1, log
     finally:
         os.kill(int(pid), 18)  # SIGCONT
     end = time.time() + 30
@@ -249,7 +261,60 @@ def case_outage(svc):
     assert len(slurm_jobs()[jid]) == 1, slurm_jobs()[jid]  # submitted exactly once
     log = open(svc.log.name).read()
     assert "answering again" in log, log
+    st, al = svc.get("/v1/alerts")
+    assert not [x for x in al["active"] if x["rule"] == "backend_unreachable"], al
+    resolved = [x for x in al["recent"] if x["rule"] == "backend_unreachable"]
+    assert len(resolved) == 1 and resolved[0]["resolved_at"] >= resolved[0]["fired_at"], al
+    assert log.count("alert resolved: [backend_unreachable]") == 1, log
     cancel_all(svc, [jid])
+
+
+def case_external(svc):
+    """A job submitted with sbatch directly (not through frugal) holding all four H100 of
+    gpu3: frugal shows it (team external, /v1/nodes), places its own H100 work only on gpu4,
+    never submits what does not fit, refuses to act on it, and accounts for it in the
+    ledger; when it ends, its GPUs are frugal's to use."""
+    out = subprocess.run(["sbatch", "--parsable", "-p", "gpu", "-w", "gpu3", "--gres=gpu:h100:4",
+                          "-J", "outside-job", "-o", "/dev/null", "--wrap", "sleep 120"],
+                         check=True, capture_output=True, text=True).stdout
+    ext_slurm = int(out.strip().split(";")[0])
+    try:
+        end = time.time() + 20
+        ext = None
+        while time.time() < end and not ext:
+            jobs = svc.get("/v1/jobs", token=ADMIN)[1]["jobs"]
+            ext = next((j for j in jobs if j["team"] == "external" and j["state"] == "running"), None)
+            time.sleep(0.3)
+        print("frugal sees:", json.dumps(ext))
+        assert ext and str(ext_slurm) in ext["name"] and ext["placement"]["node"] == "gpu3", ext
+        assert svc.get("/v1/jobs")[1]["jobs"] == [], "team alpha sees the external job"
+        nodes = {n["name"]: n for n in svc.get("/v1/nodes")[1]["nodes"]}
+        assert all(g["external"] and g["allocated_milli"] == 1000 for g in nodes["gpu3"]["gpus"]), nodes["gpu3"]
+        st, body = svc.call("POST", f"/v1/jobs/{ext['id']}/cancel", token=ADMIN)
+        assert st == 409, (st, body)
+        # frugal's own H100 work: one fits (gpu4), the second must wait, not be overcommitted.
+        a = svc.submit(name="h100-a", command="sleep 60", gpus=4, gpu_model="H100", tier="core")
+        b = svc.submit(name="h100-b", command="sleep 60", gpus=4, gpu_model="H100", tier="core")
+        ja = svc.wait(a, lambda j: j["state"] == "running")
+        assert ja["placement"]["node"] == "gpu4", ja
+        time.sleep(3)
+        jb = svc.job(b)
+        print("second H100 job while gpu3 is taken:", jb["state"], jb.get("reason"))
+        assert jb["state"] == "queued", jb
+        assert b not in slurm_jobs(), slurm_jobs().get(b)  # nothing submitted to Slurm for it
+        led = svc.get("/v1/ledger", token=ADMIN)[1]
+        print("ledger external:", json.dumps(led["by_team"].get("external")))
+        assert led["by_team"]["external"]["gpu_hours"] > 0, led["by_team"]
+        # The outside job ends: frugal records it and its GPUs take the waiting job.
+        subprocess.run(["scancel", str(ext_slurm)], check=True)
+        je = svc.wait(ext["id"], lambda j: j["state"] in ("completed", "failed"), timeout=30,
+                      token=ADMIN)
+        print("outside job after scancel:", je["state"], je.get("reason"))
+        jb = svc.wait(b, lambda j: j["state"] == "running", timeout=30)
+        assert jb["placement"]["node"] == "gpu3", jb
+        cancel_all(svc, [a, b])
+    finally:
+        subprocess.run(["scancel", str(ext_slurm)], check=False)
 
 
 def defer_setup(d):
@@ -412,7 +477,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--frugal", required=True)
     ap.add_argument("--unavailable", required=True)
-    ap.add_argument("case", choices=["placement", "preempt", "outage", "compare", "nodedown", "defer"])
+    ap.add_argument("case", choices=["placement", "preempt", "outage", "compare", "nodedown", "defer",
+                                     "external"])
     a = ap.parse_args()
     if os.path.exists(a.unavailable) and open(a.unavailable).read().strip():
         print("[  SKIPPED ] local Slurm unavailable:", open(a.unavailable).read().strip())
@@ -437,7 +503,7 @@ def main():
         INSTANCE = svc.instance
         try:
             {"placement": case_placement, "preempt": case_preempt, "outage": case_outage,
-             "compare": case_compare, "nodedown": case_nodedown,
+             "compare": case_compare, "nodedown": case_nodedown, "external": case_external,
              "defer": lambda s: case_defer(s, cheap)}[a.case](svc)
         except BaseException:
             svc.stop()
