@@ -51,8 +51,10 @@ inline SlurmConfig config() {
 // Polls `pred` every 0.1 s until it holds or `timeout_s` passes; returns whether it held.
 template <class F>
 bool wait_until(F pred, double timeout_s) {
+  // Bounds are upper limits for a hang, not timings: tripled, because a loaded 2-core CI
+  // machine once took longer than 20 s to run a requeued job again.
   const auto end = std::chrono::steady_clock::now() +
-                   std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
+                   std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 3000));
   while (std::chrono::steady_clock::now() < end) {
     if (pred()) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -86,8 +88,8 @@ Result<SlurmJob> wait_job(SlurmClient& c, int64_t id, F pred, double timeout_s) 
       timeout_s);
   if (ok) return last;
   return Error{"job " + std::to_string(id) + " not in the expected state after " +
-               std::to_string(timeout_s) + " s: state " + last.state + " reason " + last.reason +
-               (err.empty() ? "" : " (last error: " + err + ")")};
+               std::to_string(3 * timeout_s) + " s: state " + last.state + " reason " +
+               last.reason + (err.empty() ? "" : " (last error: " + err + ")")};
 }
 
 inline int64_t now_unix() {

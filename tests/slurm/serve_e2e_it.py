@@ -97,6 +97,8 @@ slurm:
         return self.get(f"/v1/jobs/{jid}", token=token)[1]
 
     def wait(self, jid, pred, timeout=30, what="state", token=TOKEN):
+        # Upper bounds for a hang, not timings: doubled for a loaded 2-core CI machine.
+        timeout *= 2
         end = time.time() + timeout
         j = None
         while time.time() < end:
