@@ -1,8 +1,8 @@
 #include "policy/frugal_profile.h"
 
 #include <fmt/format.h>
-#include <cmath>
-#include <cstdlib>
+
+#include <algorithm>
 
 #include "policy/consolidate.h"
 #include "policy/follow_sun.h"
@@ -34,10 +34,6 @@ std::unique_ptr<QueueSort> make_tier_shortest_sort(Seconds starvation_s) {
 
 Result<FrugalOptions> parse_frugal_options(const std::string& text) {
   FrugalOptions o;
-  // The items parse_time_shift_options understands, over frugal's defaults (FrugalOptions).
-  std::string time_shift = fmt::format("max_delay_s={}:min_saving={}:overflow={}:wait_usd_gpu_h={}",
-                                       o.time_shift.max_delay_s, o.time_shift.min_saving,
-                                       o.time_shift.overflow ? 1 : 0, o.time_shift.wait_usd_gpu_h);
   size_t start = 0;
   while (start < text.size()) {
     const size_t end = std::min(text.find(':', start), text.size());
@@ -45,23 +41,15 @@ Result<FrugalOptions> parse_frugal_options(const std::string& text) {
     start = end + 1;
     if (item.empty()) continue;
     if (item.rfind("starvation_s=", 0) == 0) {
-      const std::string val = item.substr(13);
-      char* endp = nullptr;
-      const double x = std::strtod(val.c_str(), &endp);
-      if (val.empty() || *endp != '\0' || !std::isfinite(x) || x < 0)
-        return Error{fmt::format("frugal option '{}': not a non-negative number", item)};
-      o.tiers.starvation_s = x;
-      continue;
-    }
-    if (item == "sun=0" || item == "sun=1") {
+      auto x = parse_option_number(item, "frugal option");
+      if (!x.ok()) return x.error();
+      o.tiers.starvation_s = x.value();
+    } else if (item == "sun=0" || item == "sun=1") {
       o.sun = item == "sun=1";
-      continue;
+    } else if (Status st = set_time_shift_option(o.time_shift, item); !st.ok()) {
+      return Error{"frugal: " + st.error().message + ", starvation_s, sun"};
     }
-    time_shift += ":" + item;
   }
-  auto ts = parse_time_shift_options(time_shift);
-  if (!ts.ok()) return Error{"frugal: " + ts.error().message + ", starvation_s, sun"};
-  o.time_shift = ts.value();
   return o;
 }
 

@@ -11,6 +11,44 @@
 
 namespace frugal {
 
+Result<double> parse_option_number(const std::string& item, const std::string& what) {
+  const size_t eq = item.find('=');
+  if (eq == std::string::npos) return Error{fmt::format("{} '{}': expected key=value", what, item)};
+  const std::string val = item.substr(eq + 1);
+  char* endp = nullptr;
+  const double x = std::strtod(val.c_str(), &endp);
+  if (val.empty() || *endp != '\0' || !std::isfinite(x) || x < 0)
+    return Error{fmt::format("{} '{}': not a non-negative number", what, item)};
+  return x;
+}
+
+Status set_time_shift_option(TimeShiftOptions& o, const std::string& item) {
+  auto x = parse_option_number(item, "time-shift option");
+  if (!x.ok()) return x.error();
+  const std::string key = item.substr(0, item.find('='));
+  if (key == "max_delay_s") {
+    o.max_delay_s = x.value();
+  } else if (key == "min_saving") {
+    o.min_saving = x.value();
+  } else if (key == "margin_s") {
+    o.margin_s = x.value();
+  } else if (key == "margin_frac") {
+    o.margin_frac = x.value();
+  } else if (key == "overflow") {
+    o.overflow = x.value() != 0;
+  } else if (key == "wait_usd_gpu_h") {
+    o.wait_usd_gpu_h = x.value();
+  } else if (key == "valley") {
+    o.valley = x.value() != 0;
+  } else {
+    return Error{fmt::format(
+        "time-shift option '{}': known keys max_delay_s, min_saving, margin_s, margin_frac, "
+        "overflow, wait_usd_gpu_h, valley",
+        key)};
+  }
+  return Status::Ok();
+}
+
 Result<TimeShiftOptions> parse_time_shift_options(const std::string& text) {
   TimeShiftOptions o;
   size_t start = 0;
@@ -19,34 +57,7 @@ Result<TimeShiftOptions> parse_time_shift_options(const std::string& text) {
     const std::string item = text.substr(start, end - start);
     start = end + 1;
     if (item.empty()) continue;
-    const size_t eq = item.find('=');
-    if (eq == std::string::npos)
-      return Error{fmt::format("time-shift option '{}': expected key=value", item)};
-    const std::string key = item.substr(0, eq), val = item.substr(eq + 1);
-    char* endp = nullptr;
-    const double x = std::strtod(val.c_str(), &endp);
-    if (val.empty() || *endp != '\0' || !std::isfinite(x) || x < 0)
-      return Error{fmt::format("time-shift option '{}': not a non-negative number", item)};
-    if (key == "max_delay_s") {
-      o.max_delay_s = x;
-    } else if (key == "min_saving") {
-      o.min_saving = x;
-    } else if (key == "margin_s") {
-      o.margin_s = x;
-    } else if (key == "margin_frac") {
-      o.margin_frac = x;
-    } else if (key == "overflow") {
-      o.overflow = x != 0;
-    } else if (key == "wait_usd_gpu_h") {
-      o.wait_usd_gpu_h = x;
-    } else if (key == "valley") {
-      o.valley = x != 0;
-    } else {
-      return Error{fmt::format(
-          "time-shift option '{}': known keys max_delay_s, min_saving, margin_s, margin_frac, "
-          "overflow, wait_usd_gpu_h, valley",
-          key)};
-    }
+    if (Status st = set_time_shift_option(o, item); !st.ok()) return st.error();
   }
   return o;
 }

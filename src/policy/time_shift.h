@@ -57,6 +57,11 @@ struct TimeShiftOptions {
 // Parses "key=value" pairs separated by ':' (max_delay_s, min_saving, margin_s,
 // margin_frac, overflow: 0 or 1, wait_usd_gpu_h, valley: 0 or 1) over the defaults.
 Result<TimeShiftOptions> parse_time_shift_options(const std::string& text);
+// Applies one "key=value" item of the list above to `o`; an error names the item.
+Status set_time_shift_option(TimeShiftOptions& o, const std::string& item);
+// The value of a "key=value" option item as a finite non-negative number; errors start with
+// `what` and name the item.
+Result<double> parse_option_number(const std::string& item, const std::string& what);
 
 std::unique_ptr<Admit> make_time_shift_admit(TimeShiftOptions options = {});
 
