@@ -9,13 +9,7 @@ namespace frugal {
 Result<ClusterSpec> cluster_from_slurm(const std::vector<SlurmNode>& nodes,
                                        const SlurmConfig& config, const GpuCatalog& catalog,
                                        const std::string& partition) {
-  ClusterSpec spec;
-  Region r;
-  r.name = "slurm";
-  spec.regions.push_back(r);
-  Pool p;
-  p.name = "slurm";
-  spec.pools.push_back(p);
+  ClusterSpec spec = make_single_pool_cluster("slurm", "slurm");
   for (const SlurmNode& n : nodes) {
     if (!partition.empty() &&
         std::find(n.partitions.begin(), n.partitions.end(), partition) == n.partitions.end())

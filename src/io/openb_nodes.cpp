@@ -24,13 +24,7 @@ Result<ClusterSpec> read_openb_nodes(const std::string& path, const GpuCatalog& 
   if (!cols.ok()) return cols.error();
   const std::vector<int> c = std::move(cols).value();
 
-  ClusterSpec spec;
-  Region region;
-  region.name = "default";
-  spec.regions.push_back(region);
-  Pool pool;
-  pool.name = "default";
-  spec.pools.push_back(pool);
+  ClusterSpec spec = make_single_pool_cluster("default", "default");
   spec.nodes.reserve(table.rows.size());
   for (const CsvRow& row : table.rows) {
     const Where w = table.where(row);

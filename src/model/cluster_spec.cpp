@@ -18,14 +18,19 @@ std::vector<StorageTier> default_storage_tiers() {
   return {{"hot", 0.10}, {"warm", 0.02}, {"cold", 0.004}};
 }
 
-ClusterSpec make_homogeneous_cluster(int64_t gpus, GpuModelId model, int gpus_per_node) {
+ClusterSpec make_single_pool_cluster(const std::string& region, const std::string& pool) {
   ClusterSpec spec;
-  Region region;
-  region.name = "default";
-  spec.regions.push_back(region);
-  Pool pool;
-  pool.name = "default";
-  spec.pools.push_back(pool);
+  Region r;
+  r.name = region;
+  spec.regions.push_back(r);
+  Pool p;
+  p.name = pool;
+  spec.pools.push_back(p);
+  return spec;
+}
+
+ClusterSpec make_homogeneous_cluster(int64_t gpus, GpuModelId model, int gpus_per_node) {
+  ClusterSpec spec = make_single_pool_cluster("default", "default");
   int64_t left = gpus;
   for (int64_t i = 0; left > 0; ++i) {
     const int here = static_cast<int>(std::min<int64_t>(left, gpus_per_node));

@@ -95,12 +95,16 @@ struct ClusterSpec {
   uint32_t region_of(const NodeSpec& n) const { return pools[n.pool].region; }
 };
 
-// The quick homogeneous cluster behind `--gpus N`: ceil(N / gpus_per_node) nodes of
-// `gpus_per_node` cards (the last node holds the remainder) of `model`, in one region
-// "default" (timezone UTC) and one pool "default". CPU and memory are not tracked.
 // hot NVMe $0.10, warm SSD/HDD $0.02, cold object store $0.004 per GB-month (docs/COST.md).
 std::vector<StorageTier> default_storage_tiers();
 
+// A cluster of one region named `region` (timezone UTC, no prices) holding one pool named
+// `pool` (default Pool fields) and no nodes yet: the skeleton of node lists read elsewhere.
+ClusterSpec make_single_pool_cluster(const std::string& region, const std::string& pool);
+
+// The quick homogeneous cluster behind `--gpus N`: ceil(N / gpus_per_node) nodes of
+// `gpus_per_node` cards (the last node holds the remainder) of `model`, in one region
+// "default" (timezone UTC) and one pool "default". CPU and memory are not tracked.
 ClusterSpec make_homogeneous_cluster(int64_t gpus, GpuModelId model, int gpus_per_node = 8);
 
 }  // namespace frugal

@@ -45,14 +45,8 @@ std::optional<GpuModelId> match_gpu_model(const std::string& product, const GpuC
 
 Result<ClusterSpec> cluster_from_inventory(const Inventory& inv, const ServiceConfig& config,
                                            const GpuCatalog& catalog) {
-  ClusterSpec c;
-  Region r;
-  r.name = "local";
-  c.regions.push_back(r);
-  Pool p;
-  p.name = "local";
-  p.capacity = Capacity::kOwned;
-  c.pools.push_back(p);
+  ClusterSpec c = make_single_pool_cluster("local", "local");
+  c.pools[0].capacity = Capacity::kOwned;
   c.storage_tiers = default_storage_tiers();
   for (const NodeInventory& n : inv.nodes) {
     NodeSpec node;
