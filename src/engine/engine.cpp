@@ -399,27 +399,60 @@ void Engine::elastic_grow(Seconds now) {
   for (JobIdx j : cands) {
     if (state_.free_whole_total() == 0) return;
     JobRuntime& r = jobs_[j];
-    const int64_t most = std::min<int64_t>(r.spec->max_gpus, r.size + state_.free_whole_total());
-    // Place it at the largest size that fits with its own GPUs counted free.
-    state_.release(r.placement, *r.spec);
-    std::optional<Placement> p;
-    for (int n = static_cast<int>(most); n > r.size && !p; --n) p = place_sized(r, n);
-    (void)state_.allocate(r.placement, *r.spec);
+    std::optional<Placement> p = grown_in_place(r);
+    if (!p) p = grown_elsewhere(r);
     if (!p) continue;
     // Worth it only when the remaining work finishes sooner despite the restart.
     const double left = r.spec->runtime_estimate() - r.progress_ref_s - r.kept_at(now) * r.speed;
     const Seconds grown_end = now + options_.resize_cost_s + std::max(0.0, left) / speed_on(r, *p);
     if (!(grown_end < r.expected_end(now))) continue;
     Placement to = *p;
-    if (Status st = migrate(j, std::move(to), now, options_.resize_cost_s); !st.ok()) {
-      queued_.push_back(job_decision(Decision::Kind::kDefer, j, {}, now,
-                                     "internal: resize rejected: " + st.error().message));
-      return;
-    }
+    if (Status st = migrate(j, std::move(to), now, options_.resize_cost_s); !st.ok()) continue;
     ++r.resizes;
     out_.push_back(job_decision(Decision::Kind::kResize, j, std::move(*p), options_.resize_cost_s,
-                                "grown into idle GPUs"));
+                                "grown into idle GPUs of its nodes"));
   }
+}
+
+std::optional<Placement> Engine::grown_elsewhere(const JobRuntime& r) {
+  const auto paid_anyway = [&](const Placement& p) {
+    const std::vector<NodeId> held = r.placement.nodes();
+    for (NodeId n : p.nodes())
+      if (pool_.autoscaled() && pool_.on_demand(n) &&
+          std::find(held.begin(), held.end(), n) == held.end())
+        return false;
+    return true;
+  };
+  // Place it at the largest allowed size that fits with its own GPUs counted free.
+  state_.release(r.placement, *r.spec);
+  const int64_t most = std::min<int64_t>(r.spec->max_gpus, r.size + state_.free_whole_total());
+  std::optional<Placement> found;
+  for (int n = static_cast<int>(most); n > r.size && !found; --n) {
+    std::optional<Placement> p = place_sized(r, n);
+    if (p && (n <= r.spec->gpus || paid_anyway(*p))) found = std::move(p);
+  }
+  (void)state_.allocate(r.placement, *r.spec);
+  return found;
+}
+
+std::optional<Placement> Engine::grown_in_place(const JobRuntime& r) const {
+  Placement p = r.placement;
+  int room = r.spec->max_gpus - r.size;
+  for (NodeId n : r.placement.nodes()) {
+    if (!state_.up(n)) continue;
+    for (int g = 0; g < state_.gpus(n) && room > 0; ++g) {
+      if (state_.free_milli(n, g) < kMilliPerGpu) continue;
+      if (r.spec->gpu_memory_mib > 0 && state_.free_gpu_memory(n, g) < r.spec->gpu_memory_mib)
+        continue;
+      p.slots.push_back(Slot{n, static_cast<int16_t>(g), kMilliPerGpu});
+      --room;
+    }
+  }
+  if (p.slots.size() == r.placement.slots.size()) return std::nullopt;
+  std::sort(p.slots.begin(), p.slots.end(), [](const Slot& a, const Slot& b) {
+    return a.node != b.node ? a.node < b.node : a.gpu < b.gpu;
+  });
+  return p;
 }
 
 void Engine::resume(JobIdx j, const JobRuntime& before) {

@@ -147,6 +147,15 @@ class Engine final : private CycleView {
   // when nothing is queued and the time saved pays the resize cost.
   void elastic_shrink(Seconds now);
   void elastic_grow(Seconds now);
+  // The job's placement plus the wholly free GPUs of the nodes it already runs on (up to
+  // max_gpus), or nullopt when there are none: growth in place never keeps another node up
+  // nor needs a new one.
+  std::optional<Placement> grown_in_place(const JobRuntime& r) const;
+  // Failing that, a larger placement anywhere, restarting the job there: up to max_gpus
+  // when every node it adds is paid whether used or not (not an autoscaled on-demand node,
+  // whose release the job would delay), otherwise only back up to its request (a job that
+  // started below its request because the request did not fit). nullopt when none fits.
+  std::optional<Placement> grown_elsewhere(const JobRuntime& r);
   // Places j at `n` whole GPUs on `state` (a copy of its spec with gpus = n).
   std::optional<Placement> place_sized(const JobRuntime& r, int n) const;
   // Pack-down point (profile +packdown, autoscaled clusters, nothing queued): empties lightly

@@ -27,9 +27,12 @@
 //   Autoscale   soon-free (`soon_free`): no on-demand node is asked for demand that running
 //               jobs of the model are expected to free within the provisioning delay.
 //   Elastic     on (`elastic`): jobs that declare max_gpus > gpus start at what fits, grow
-//               into idle GPUs and shrink for queued work (Profile::elastic). No evaluation
-//               trace declares elastic jobs; on random elastic workloads it cut frugal's cost
-//               1-25 % at mean JCT within ±4 % (docs/EXPERIMENTS.md, "Elastic jobs").
+//               into idle GPUs and shrink for queued work (Profile::elastic). Growth takes
+//               idle GPUs of the job's own nodes, or moves it to capacity paid for whether
+//               used or not; onto an autoscaled on-demand node it moves only back up to its
+//               request, so growing never delays a node's release (Engine::grown_elsewhere).
+//               bench/evaluate makes half the training jobs elastic (docs/EXPERIMENTS.md,
+//               "Elastic jobs").
 //
 // Options follow the name like timeshift's: "frugal:max_delay_s=43200:min_saving=0.05".
 

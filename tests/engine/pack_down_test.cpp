@@ -1,8 +1,12 @@
 // Frugal's autoscaling rules, through the simulator with the ledger: pack-down (+packdown)
 // empties a lightly used on-demand node so it is released early; soon-free (+soonfree)
-// does not provision for demand a running job frees before a new node would boot.
+// does not provision for demand a running job frees before a new node would boot; an
+// elastic job (+elastic) grows onto an on-demand node only where it already runs (or back
+// to its request), so growth never keeps a node from being released.
 
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "../cost/cost_test_util.h"
 
@@ -87,6 +91,42 @@ TEST(SoonFree, ProvisionsWhenWaitingIsSlower) {
   const SimResult soon = run_priced(jobs, cl, "fifo+soonfree");
   EXPECT_EQ(soon.nodes_provisioned, 2);
   EXPECT_DOUBLE_EQ(soon.jobs[1].first_start, 1200 + kDelay);
+}
+
+JobSpec elastic(std::string id, int gpus, int min, int max, Seconds duration) {
+  JobSpec j = testing::job(std::move(id), 0, gpus, duration);
+  j.min_gpus = min;
+  j.max_gpus = max;
+  return j;
+}
+
+// Q (8 GPUs, 500 s), R (6, 1000 s) and E (2, max 8, 3000 s) arrive at 0; two nodes boot
+// until 300: Q on od0, R and E on od1. Q ends at 800: E does not move onto the idle od0
+// (which would keep it up), so od0 is released at 800 + 900. When R ends at 1300, E grows
+// in place to all of od1 (kept 1000 s at speed 1; 30 s restart) and runs the rest at 4^0.8.
+TEST(ElasticOnDemand, GrowsOnlyOnTheNodesItHolds) {
+  const std::vector<JobSpec> jobs = {testing::job("Q", 0, 8, 500), testing::job("R", 0, 6, 1000),
+                                     elastic("E", 2, 1, 8, 3000)};
+  const SimResult r = run_priced(jobs, on_demand(2), "fifo+elastic");
+  const double end = kDelay + 1000 + 30 + 2000 / std::pow(4.0, 0.8);
+  EXPECT_NEAR(r.jobs[2].finish, end, 1e-6);
+  EXPECT_EQ(r.jobs[2].resizes, 1);
+  // od0: requested at 0, released at 800 + 900; od1: until E's end + 900 ($4 per GPU-hour).
+  const double node_s = (kDelay + 500 + kTimeout) + (end + kTimeout);
+  EXPECT_NEAR(r.ledger.total.compute.rental_usd, 8 * 4 * node_s / 3600, 1e-6);
+}
+
+// Q (8 GPUs, 100 s), R (6, 5000 s) and E (4, min 2, max 8, 1000 s) arrive at 0; the pool has
+// two nodes: Q on od0, R on od1, E starts below its request on od1's 2 free GPUs. When Q
+// ends at 400, E moves to od0 but only back to its request of 4 (kept 100 s at 0.5^0.8;
+// 30 s restart): more would be growth onto an on-demand node it did not hold.
+TEST(ElasticOnDemand, StartedBelowItsRequestItMovesBackToItsRequestOnly) {
+  const std::vector<JobSpec> jobs = {testing::job("Q", 0, 8, 100), testing::job("R", 0, 6, 5000),
+                                     elastic("E", 4, 2, 8, 1000)};
+  const SimResult r = run_priced(jobs, on_demand(2), "fifo+elastic");
+  EXPECT_DOUBLE_EQ(r.jobs[2].first_start, kDelay);
+  EXPECT_EQ(r.jobs[2].resizes, 1);
+  EXPECT_NEAR(r.jobs[2].finish, kDelay + 130 + (1000 - 100 * std::pow(0.5, 0.8)), 1e-6);
 }
 
 }  // namespace

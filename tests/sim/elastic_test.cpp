@@ -86,6 +86,30 @@ TEST(Elastic, StartsSmallerWhenItsRequestDoesNotFit) {
   EXPECT_EQ(r.jobs[1].resizes, 1);
 }
 
+TEST(Elastic, MovesToAnIdleOwnedNodeToGrow) {
+  // Two owned 8-GPU nodes. R (6 GPUs, 1000 s) and E (2, max 8) fill n0; n1 is idle and paid
+  // for anyway: E restarts there on 8 GPUs at once (30 s) and runs its 3000 s at 4^0.8.
+  const std::vector<JobSpec> jobs = {job("R", 0, 6, 1000), elastic("E", 0, 2, 1, 8, 3000)};
+  const SimResult r =
+      run_sim(jobs, cluster_of({node("n0", kA100, 8), node("n1", kA100, 8)}), "fifo+elastic");
+  EXPECT_NEAR(r.jobs[1].finish, 30 + 3000 / std::pow(4.0, 0.8), 1e-6);
+  EXPECT_EQ(r.jobs[1].resizes, 1);
+}
+
+TEST(Elastic, StartedBelowItsRequestItMovesToGrow) {
+  // n0: R holds 6 GPUs until 5000; n1: Q holds all 8 until 100. E asks for 4 (min 2, max 8)
+  // and starts at once on n0's 2 free GPUs at speed 0.5^0.8. At 100 n0 has no room, but n1
+  // is free: E restarts there on all 8 (kept 100 s; 30 s restart).
+  const std::vector<JobSpec> jobs = {job("R", 0, 6, 5000), job("Q", 0, 8, 100),
+                                     elastic("E", 0, 4, 2, 8, 1000)};
+  const SimResult r =
+      run_sim(jobs, cluster_of({node("n0", kA100, 8), node("n1", kA100, 8)}), "fifo+elastic");
+  const double s2 = std::pow(0.5, 0.8), s8 = std::pow(2.0, 0.8);
+  EXPECT_DOUBLE_EQ(r.jobs[2].first_start, 0);
+  EXPECT_EQ(r.jobs[2].resizes, 1);
+  EXPECT_NEAR(r.jobs[2].finish, 130 + (1000 - 100 * s2) / s8, 1e-6);
+}
+
 TEST(Elastic, RandomWorkloadKeepsInvariantsAndBalancedBooks) {
   std::mt19937_64 rng(7);
   std::vector<JobSpec> jobs;
