@@ -52,6 +52,11 @@ void InputOptions::add_to(CLI::App& cmd) {
                  "Only jobs of at most this many hours (reference model) may be made deferrable "
                  "by --deferrable-share (0 = any)")
       ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--elastic-share", elastic_share,
+                 "Make this share of whole-GPU training jobs elastic: ceil(g/2)..2g GPUs "
+                 "(after --assign-classes)")
+      ->check(CLI::Range(0.0, 1.0));
+  cmd.add_option("--elastic-seed", elastic_seed, "Seed of --elastic-share")->capture_default_str();
   cmd.add_option("--movable-share", movable_share,
                  "Make this share of GPU jobs movable between regions (follow-the-sun, policy "
                  "suffix +sun), by the seeded rule of src/sim/class_assignment.h")
@@ -85,6 +90,7 @@ Result<Inputs> load_inputs(const InputOptions& o) {
   if (o.deferrable_share > 0)
     assign_deferrable(in.trace.jobs, o.deferrable_share, o.deadline_slack_h * 3600,
                       o.deferrable_seed, o.deferrable_max_h * 3600);
+  if (o.elastic_share > 0) assign_elastic(in.trace.jobs, o.elastic_share, o.elastic_seed);
   if (o.movable_share > 0)
     assign_movable(in.trace.jobs, o.movable_share, o.movable_seed, o.movable_dataset_gb,
                    o.movable_checkpoint_gb);

@@ -28,7 +28,9 @@ struct InputOptions {
   double deadline_slack_h = 24;      // ... with deadline = submit + duration + slack
   uint64_t deferrable_seed = 1;
   double deferrable_max_h = 0;  // only jobs this short (hours; 0 = any) may be deferrable
-  double movable_share = 0;     // > 0: make this share of GPU jobs movable (follow-the-sun)
+  double elastic_share = 0;     // > 0: make this share of training jobs elastic
+  uint64_t elastic_seed = 1;
+  double movable_share = 0;  // > 0: make this share of GPU jobs movable (follow-the-sun)
   uint64_t movable_seed = 1;
   double movable_dataset_gb = 0;  // ... with this dataset and checkpoint size where unset
   double movable_checkpoint_gb = 0;

@@ -139,6 +139,8 @@ nlohmann::json to_json(const Summary& s) {
       {"jct_s", dist_json(s.jct_s)},
       {"wait_s", dist_json(s.wait_s)},
       {"wait_multi_gpu_s", dist_json(s.wait_multi_gpu_s)},
+      {"jct_deferrable_s", dist_json(s.jct_deferrable_s)},
+      {"jct_other_s", dist_json(s.jct_other_s)},
       {"makespan_s", s.makespan_s},
       {"gpu_utilization", s.gpu_utilization},
       {"preemptions", s.preemptions},

@@ -49,6 +49,18 @@ void assign_movable(std::vector<JobSpec>& jobs, double share, uint64_t seed, dou
   }
 }
 
+void assign_elastic(std::vector<JobSpec>& jobs, double share, uint64_t seed) {
+  std::mt19937_64 rng(seed ^ 0x656c'6173'7469'63ULL);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  for (JobSpec& j : jobs) {
+    const double u = uniform(rng);
+    const bool training = j.job_class == JobClass::kPretrain || j.job_class == JobClass::kFinetune;
+    if (!training || j.gpus <= 0 || j.fractional() || j.max_gpus > 0 || !(u < share)) continue;
+    j.min_gpus = (j.gpus + 1) / 2;
+    j.max_gpus = 2 * j.gpus;
+  }
+}
+
 void assign_tiers(std::vector<JobSpec>& jobs, uint64_t seed) {
   std::mt19937_64 rng(seed ^ 0x7469'6572'7331ULL);
   std::uniform_real_distribution<double> uniform(0.0, 1.0);

@@ -39,6 +39,14 @@ void assign_deferrable(std::vector<JobSpec>& jobs, double share, double slack_s,
 void assign_movable(std::vector<JobSpec>& jobs, double share, uint64_t seed, double dataset_gb = 0,
                     double checkpoint_gb = 0);
 
+// Makes a seeded share of whole-GPU training jobs (pretrain, finetune; call after
+// assign_classes) elastic, for experiments on traces that declare no bounds
+// (docs/EXPERIMENTS.md): one uniform draw per job from std::mt19937_64(seed ^ 0x656c'6173'7469'63)
+// in trace order (drawn for every job); a chosen job of g GPUs gets min_gpus = ceil(g / 2) and
+// max_gpus = 2 g (data-parallel training that tolerates half or twice its replicas). Jobs that
+// already declare bounds, fractional and CPU-only jobs are left as they are.
+void assign_elastic(std::vector<JobSpec>& jobs, double share, uint64_t seed);
+
 // Gives priority tiers by job class (for traces without tiers, e.g. ITP; call after
 // assign_classes): one uniform draw per job from std::mt19937_64(seed ^ 0x7469'6572'7331)
 // in trace order (drawn for every job):

@@ -75,6 +75,7 @@ class Simulation {
       sim_[i].data_region = data_home(cluster, jobs[i]);
       result_.jobs[i].submit = jobs[i].submit;
       result_.jobs[i].gang_gpus = jobs[i].fractional() ? 0 : jobs[i].gpus;
+      result_.jobs[i].deferrable = jobs[i].deferrable;
     }
     order_.resize(jobs.size());
     std::iota(order_.begin(), order_.end(), 0u);

@@ -75,10 +75,11 @@ struct JobOutcome {
   // preemption's grace): paid, included in gpu_seconds, no progress, not rework.
   double checkpoint_gpu_seconds = 0;
   int preemptions = 0;
-  int migrations = 0;    // moves while running (consolidation, pack-down, relays)
-  int resizes = 0;       // elastic resizes (kResize)
-  int region_moves = 0;  // run segments begun in a region other than its data's (transfers)
-  int gang_gpus = 0;     // whole cards asked for (0 for fractional and CPU-only jobs)
+  int migrations = 0;       // moves while running (consolidation, pack-down, relays)
+  int resizes = 0;          // elastic resizes (kResize)
+  int region_moves = 0;     // run segments begun in a region other than its data's (transfers)
+  int gang_gpus = 0;        // whole cards asked for (0 for fractional and CPU-only jobs)
+  bool deferrable = false;  // JobSpec::deferrable
   bool unschedulable = false;
   std::string reason;  // why unschedulable
   GpuModelId last_model = kNoGpuModel;

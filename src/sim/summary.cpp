@@ -33,7 +33,7 @@ Summary summarize(const SimResult& r) {
   s.policy = r.policy;
   s.profile = r.profile;
   s.submitted = r.jobs.size();
-  std::vector<double> jct, wait, wait_multi;
+  std::vector<double> jct, wait, wait_multi, jct_deferrable, jct_other;
   jct.reserve(r.jobs.size());
   wait.reserve(r.jobs.size());
   double rework = 0;
@@ -49,10 +49,13 @@ Summary summarize(const SimResult& r) {
     jct.push_back(o.finish - o.submit);
     wait.push_back(std::max(0.0, o.finish - o.submit - o.run_time));
     if (o.gang_gpus >= 2) wait_multi.push_back(wait.back());
+    (o.deferrable ? jct_deferrable : jct_other).push_back(jct.back());
   }
   s.jct_s = distribution(jct);
   s.wait_s = distribution(wait);
   s.wait_multi_gpu_s = distribution(wait_multi);
+  s.jct_deferrable_s = distribution(jct_deferrable);
+  s.jct_other_s = distribution(jct_other);
   s.makespan_s = std::max(0.0, r.last_completion - r.first_arrival);
   const double capacity = static_cast<double>(r.capacity_gpus) * s.makespan_s;
   s.gpu_utilization = capacity > 0 ? r.allocated_gpu_seconds / capacity : 0;

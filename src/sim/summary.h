@@ -29,6 +29,9 @@ struct Summary {
   size_t submitted = 0, completed = 0, unschedulable = 0;
   Distribution jct_s, wait_s;
   Distribution wait_multi_gpu_s;  // wait of completed jobs asking for 2 or more whole cards
+  // JCT of completed deferrable jobs and of the others (time-shifting delays the former on
+  // purpose, within their deadlines).
+  Distribution jct_deferrable_s, jct_other_s;
   double makespan_s = 0;
   double gpu_utilization = 0;
   int64_t preemptions = 0;

@@ -56,6 +56,15 @@ TEST(Baselines, FifoBlocksAtTheHeadOfTheLine) {
   EXPECT_DOUBLE_EQ(s.gpu_utilization, 1020.0 / 1600);
 }
 
+TEST(Baselines, SummarySplitsTheJctOfDeferrableJobs) {
+  // As above with j1 deferrable (fifo ignores the flag): JCTs 100, 199, 108.
+  std::vector<JobSpec> jobs = head_of_line();
+  jobs[1].deferrable = true;
+  const Summary s = summarize(run_sim(jobs, gpus(8), "fifo"));
+  EXPECT_DOUBLE_EQ(s.jct_deferrable_s.mean, 199);
+  EXPECT_DOUBLE_EQ(s.jct_other_s.mean, (100.0 + 108) / 2);
+}
+
 TEST(Baselines, FifoStaysStrictEvenWhenTheHeadIsHuge) {
   // j1 needs the whole node: j2, j3 (1 GPU each) still wait behind it.
   //   j0 0→100; j1 100→150; j2, j3 150→160.

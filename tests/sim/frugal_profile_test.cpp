@@ -180,5 +180,41 @@ TEST(AssignTiers, ByClassAndSeed) {
   for (int t = 0; t < 3; ++t) EXPECT_GT(by_tier[t], 0) << t;
 }
 
+// The seeded elastic rule: training jobs only, bounds ceil(g/2)..2g, declared bounds kept.
+TEST(AssignElastic, TrainingJobsBySeed) {
+  std::vector<JobSpec> jobs;
+  for (int i = 0; i < 600; ++i) jobs.push_back(job(fmt::format("j{}", i), i, 1 + i % 16, 600));
+  jobs.push_back(job("cpu", 0, 0, 600));
+  JobSpec declared = job("declared", 0, 4, 600);
+  declared.job_class = JobClass::kPretrain;
+  declared.min_gpus = 4;
+  declared.max_gpus = 6;
+  jobs.push_back(declared);
+  assign_classes(jobs, 1);
+  jobs.back().job_class = JobClass::kPretrain;
+  auto a = jobs, b = jobs, all = jobs;
+  assign_elastic(a, 0.5, 1);
+  assign_elastic(b, 0.5, 1);
+  assign_elastic(all, 1.0, 1);
+  size_t training = 0, chosen = 0;
+  for (size_t i = 0; i + 1 < jobs.size(); ++i) {
+    EXPECT_EQ(a[i].max_gpus, b[i].max_gpus) << i;
+    const bool train =
+        jobs[i].job_class == JobClass::kPretrain || jobs[i].job_class == JobClass::kFinetune;
+    if (!train || jobs[i].gpus == 0) {
+      EXPECT_EQ(all[i].max_gpus, 0) << i;
+      continue;
+    }
+    ++training;
+    EXPECT_EQ(all[i].min_gpus, (jobs[i].gpus + 1) / 2) << i;
+    EXPECT_EQ(all[i].max_gpus, 2 * jobs[i].gpus) << i;
+    if (a[i].max_gpus > 0) ++chosen;
+  }
+  EXPECT_GT(chosen, training / 3);
+  EXPECT_LT(chosen, 2 * training / 3);
+  EXPECT_EQ(all.back().min_gpus, 4);  // declared bounds are kept
+  EXPECT_EQ(all.back().max_gpus, 6);
+}
+
 }  // namespace
 }  // namespace frugal::testing
