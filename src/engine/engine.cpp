@@ -37,6 +37,7 @@ Engine::Engine(const ClusterSpec& spec, const GpuCatalog& catalog, Profile profi
       starvation_after_(profile_.sort->starvation_after()),
       node_jobs_(spec.nodes.size()),
       ondemand_delay_(catalog.size(), kNever) {
+  pool_.set_prompt_release(profile_.prompt_release);
   for (const NodeSpec& n : spec.nodes) {
     const Pool& pool = spec.pools[n.pool];
     if (pool.capacity != Capacity::kOnDemand || n.model < 0) continue;
@@ -723,7 +724,8 @@ const std::vector<Decision>& Engine::schedule(Seconds now) {
                profile_.relay ? std::function<double(NodeId)>([this](NodeId n) {
                  return profile_.relay->provision_rank(*this, n);
                })
-                              : std::function<double(NodeId)>());
+                              : std::function<double(NodeId)>(),
+               deferred_.empty() ? kNever : deferred_.begin()->first);
   return out_;
 }
 

@@ -11,6 +11,7 @@ NodePool::NodePool(const ClusterSpec& spec, ClusterState& state, bool static_cap
       on_demand_(spec.nodes.size(), 0),
       jobs_on_(spec.nodes.size(), 0),
       idle_key_(spec.nodes.size(), kNever),
+      idle_since_(spec.nodes.size(), 0),
       provisioned_(state.centre_count(), 0) {
   GpuModelId max_model = 0;
   for (const NodeSpec& n : spec.nodes) max_model = std::max(max_model, n.model);
@@ -82,8 +83,13 @@ void NodePool::busy(NodeId n) {
 void NodePool::idle(NodeId n, Seconds now) {
   if (jobs_on_[n] > 0 && --jobs_on_[n] > 0) return;
   if (!on_demand_[n] || !autoscaled_ || life_[n] != NodeLife::kUp) return;
+  start_idle(n, now);
+}
+
+void NodePool::start_idle(NodeId n, Seconds now) {
   if (idle_key_[n] != kNever) idle_until_.erase({idle_key_[n], n});
-  idle_key_[n] = now + spec_.pools[spec_.nodes[n].pool].idle_timeout_s;
+  idle_since_[n] = now;
+  idle_key_[n] = now + (prompt_release_ ? 0 : timeout(n));
   idle_until_.emplace(idle_key_[n], n);
 }
 
@@ -97,7 +103,7 @@ int64_t NodePool::provisioning_gpus(GpuModelId m) const {
 }
 
 void NodePool::plan(Seconds now, const std::vector<double>& demand, std::vector<Decision>& out,
-                    const std::function<double(NodeId)>& rank) {
+                    const std::function<double(NodeId)>& rank, Seconds deferred_due) {
   if (!autoscaled_) return;
   // Release nodes idle past their timeout, unless queued work wants their model.
   while (!idle_until_.empty() && idle_until_.begin()->first <= now) {
@@ -106,16 +112,25 @@ void NodePool::plan(Seconds now, const std::vector<double>& demand, std::vector<
     if (m != kNoGpuModel && static_cast<size_t>(m) < demand.size() && demand[m] > 0) {
       // Still wanted: keep it another timeout.
       idle_until_.erase(idle_until_.begin());
-      idle_key_[n] = now + spec_.pools[spec_.nodes[n].pool].idle_timeout_s;
+      idle_key_[n] = now + timeout(n);
       idle_until_.emplace(idle_key_[n], n);
       if (idle_key_[n] <= now) break;  // zero timeout: avoid spinning
+      continue;
+    }
+    if (const Seconds full = idle_since_[n] + timeout(n);
+        prompt_release_ && deferred_due <= full && full > now) {
+      // Prompt release, but deferred work falls due within the usual timeout: wait it out.
+      idle_until_.erase(idle_until_.begin());
+      idle_key_[n] = full;
+      idle_until_.emplace(full, n);
       continue;
     }
     set_life(n, NodeLife::kUnprovisioned);
     Decision d;
     d.kind = Decision::Kind::kRelease;
     d.node = n;
-    d.reason = "idle past the pool's idle timeout";
+    d.reason = idle_since_[n] + timeout(n) <= now ? "idle past the pool's idle timeout"
+                                                  : "idle, and no known work due for it";
     out.push_back(d);
   }
   // Provision the lowest-ranked (else lowest-numbered) unprovisioned on-demand nodes of each

@@ -41,11 +41,18 @@ class NodePool {
   void busy(NodeId n);
   void idle(NodeId n, Seconds now);
 
+  // Prompt release (profile option +release): an idle on-demand node is handed back at the
+  // next plan() instead of after its pool's idle timeout, unless plan() is told of deferred
+  // work due within that timeout (then it waits out the timeout as usual). Off by default.
+  void set_prompt_release(bool on) { prompt_release_ = on; }
+
   // One autoscaling step. `demand[m]` = GPUs of model m that queued work needs and that
   // free capacity does not cover. Appends kProvision and kRelease decisions. Nodes of a
   // model are provisioned lowest `rank` first (ties → node id); without `rank`, by node id.
+  // `deferred_due`: the earliest time a deferred job becomes due (kNever: none); only prompt
+  // release looks at it.
   void plan(Seconds now, const std::vector<double>& demand_by_model, std::vector<Decision>& out,
-            const std::function<double(NodeId)>& rank = {});
+            const std::function<double(NodeId)>& rank = {}, Seconds deferred_due = kNever);
   // Earliest idle-timeout expiry (kNever if none).
   Seconds next_wakeup() const;
   // GPUs of model m on nodes currently booting.
@@ -59,15 +66,20 @@ class NodePool {
 
  private:
   void set_life(NodeId n, NodeLife l);
+  // Starts n's idle timer at `now` (at once under prompt release).
+  void start_idle(NodeId n, Seconds now);
+  Seconds timeout(NodeId n) const { return spec_.pools[spec_.nodes[n].pool].idle_timeout_s; }
 
   const ClusterSpec& spec_;
   ClusterState& state_;
   bool autoscaled_ = false;
+  bool prompt_release_ = false;
   std::vector<NodeLife> life_;
   std::vector<char> on_demand_;
   std::vector<int> jobs_on_;                         // running jobs per node
   std::set<std::pair<Seconds, NodeId>> idle_until_;  // release deadlines of idle on-demand nodes
   std::vector<Seconds> idle_key_;                    // per node: its key in idle_until_
+  std::vector<Seconds> idle_since_;                  // per node: when it last became idle
   std::vector<int64_t> provisioned_;                 // per centre
   std::vector<int64_t> booting_by_model_;            // per catalog model id + 1
   std::vector<std::set<NodeId>> unprovisioned_;      // per catalog model id + 1

@@ -46,8 +46,10 @@ Result<FrugalOptions> parse_frugal_options(const std::string& text) {
       o.tiers.starvation_s = x.value();
     } else if (item == "sun=0" || item == "sun=1") {
       o.sun = item == "sun=1";
+    } else if (item == "release=0" || item == "release=1") {
+      o.prompt_release = item == "release=1";
     } else if (Status st = set_time_shift_option(o.time_shift, item); !st.ok()) {
-      return Error{"frugal: " + st.error().message + ", starvation_s, sun"};
+      return Error{"frugal: " + st.error().message + ", starvation_s, sun, release"};
     }
   }
   return o;
@@ -66,6 +68,7 @@ Profile make_frugal_profile(const FrugalOptions& o) {
   p.elastic = o.elastic;
   p.pack_down = o.pack_down;
   p.soon_free = o.soon_free;
+  p.prompt_release = o.prompt_release;
   if (o.sun) add_follow_sun(p);
   return p;
 }

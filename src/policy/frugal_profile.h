@@ -26,6 +26,11 @@
 //               node time saved exceeds the moves' cost, so the autoscaler releases it.
 //   Autoscale   soon-free (`soon_free`): no on-demand node is asked for demand that running
 //               jobs of the model are expected to free within the provisioning delay.
+//               Prompt release (`prompt_release`, +release): an on-demand node that falls
+//               idle is handed back at once instead of after its pool's idle timeout, unless
+//               deferred work falls due within that timeout. On ITP 01-07 (bench/evaluate)
+//               it cut cost 2-7 % at mean JCT +0..+2 % (docs/EXPERIMENTS.md, "Prompt
+//               release").
 //   Elastic     on (`elastic`): jobs that declare max_gpus > gpus start at what fits, grow
 //               into idle GPUs and shrink for queued work (Profile::elastic). Growth takes
 //               idle GPUs of the job's own nodes, or moves it to capacity paid for whether
@@ -64,14 +69,15 @@ struct FrugalOptions {
   bool elastic = true;
   bool pack_down = true;
   bool soon_free = true;
+  bool prompt_release = true;
   // Follow-the-sun for movable jobs (src/policy/follow_sun.h; the +sun suffix): off by
   // default, see docs/EXPERIMENTS.md, "Follow-the-sun". Option "sun=1".
   bool sun = false;
 };
 
 // Parses "key=value" pairs separated by ':' — the time-shift keys (max_delay_s,
-// min_saving, margin_s, margin_frac, overflow, wait_usd_gpu_h), starvation_s and sun (0 or
-// 1) — over the defaults.
+// min_saving, margin_s, margin_frac, overflow, wait_usd_gpu_h, valley), starvation_s, sun
+// and release (0 or 1) — over the defaults.
 Result<FrugalOptions> parse_frugal_options(const std::string& text);
 
 // The profile described above, named "frugal".

@@ -22,7 +22,7 @@ std::vector<std::string> profile_names() {
 }
 
 std::vector<std::string> profile_options() {
-  return {"consolidate", "elastic", "packdown", "soonfree", "sun"};
+  return {"consolidate", "elastic", "packdown", "release", "soonfree", "sun"};
 }
 
 std::string Profile::describe() const {
@@ -34,6 +34,7 @@ std::string Profile::describe() const {
   if (elastic) d += " elastic";
   if (pack_down) d += " packdown";
   if (soon_free) d += " soonfree";
+  if (prompt_release) d += " release";
   return d;
 }
 
@@ -146,6 +147,8 @@ Result<Profile> make_profile(const std::string& policy) {
       p.pack_down = true;
     } else if (o == "soonfree") {
       p.soon_free = true;
+    } else if (o == "release") {
+      p.prompt_release = true;
     } else if (o == "sun") {
       if (!p.relay) add_follow_sun(p);
     } else {

@@ -66,6 +66,9 @@ struct Profile {
   bool elastic = false;                      // +elastic: resize elastic jobs (kResize)
   bool pack_down = false;  // +packdown: empty lightly used on-demand nodes (engine/pack_down)
   bool soon_free = false;  // +soonfree: no on-demand node for demand running jobs free sooner
+  // +release: hand an idle on-demand node back at once rather than after the pool's idle
+  // timeout, unless deferred work falls due within that timeout (NodePool::set_prompt_release).
+  bool prompt_release = false;
 
   // "sort=arrival admit=capacity ..." — for reports and logs.
   std::string describe() const;

@@ -223,6 +223,45 @@ TEST(NodePool, RepairedIdleNodeIsReleased) {
   EXPECT_EQ(d.engine.nodes().life(0), NodeLife::kUnprovisioned);
 }
 
+// Prompt release: an idle on-demand node goes back at the next plan, not after the timeout —
+// unless deferred work falls due within the timeout, when the usual timeout applies.
+TEST(NodePool, PromptReleaseHandsIdleNodesBackAtOnce) {
+  const ClusterSpec c = mixed(0, 2);
+  ClusterState state(c, priced_gpus());
+  NodePool pool(c, state, false);
+  pool.set_prompt_release(true);
+  std::vector<Decision> out;
+  pool.plan(0, {8.0 * 2}, out);  // boots both (kA100 is model 0 in the priced catalog)
+  ASSERT_EQ(count(out, Decision::Kind::kProvision), 2u);
+  ASSERT_TRUE(pool.provisioned(0, kDelay));
+  ASSERT_TRUE(pool.provisioned(1, kDelay));
+  EXPECT_EQ(pool.next_wakeup(), kDelay);  // idle at once, not kDelay + kTimeout
+  out.clear();
+  // Deferred work due 100 s later: both nodes wait out the usual timeout.
+  pool.plan(kDelay, {}, out, {}, kDelay + 100);
+  EXPECT_EQ(count(out, Decision::Kind::kRelease), 0u);
+  EXPECT_EQ(pool.next_wakeup(), kDelay + kTimeout);
+  // Due after the timeout would have run out: no reason to keep them.
+  pool.plan(kDelay + kTimeout, {}, out, {}, kDelay + kTimeout + 1);
+  EXPECT_EQ(count(out, Decision::Kind::kRelease), 2u);
+  EXPECT_EQ(pool.life(0), NodeLife::kUnprovisioned);
+  EXPECT_EQ(pool.next_wakeup(), kNever);
+}
+
+TEST(NodePool, PromptReleaseKeepsANodeQueuedWorkWants) {
+  const ClusterSpec c = mixed(0, 1);
+  ClusterState state(c, priced_gpus());
+  NodePool pool(c, state, false);
+  pool.set_prompt_release(true);
+  std::vector<Decision> out;
+  pool.plan(0, {8.0}, out);
+  ASSERT_TRUE(pool.provisioned(0, kDelay));
+  out.clear();
+  pool.plan(kDelay, {8.0}, out);  // queued work of its model: kept (another timeout)
+  EXPECT_EQ(count(out, Decision::Kind::kRelease), 0u);
+  EXPECT_EQ(pool.life(0), NodeLife::kUp);
+}
+
 // --- Through the simulator, with the ledger -------------------------------------------
 
 // Idle power of 8 A100s at PUE 1.5: 8 × 100 W × 1.5 = 1.2 kW; at full load 4.8 kW.
@@ -245,6 +284,15 @@ TEST(NodePoolSim, OnDemandOnlyOneJobCost) {
   EXPECT_NEAR(l.unattributed.waste.idle_unallocated_usd, 32.0 / 3 + 0.032, 1e-9);
   EXPECT_NEAR(l.unattributed.waste.stranded_usd, 0, 1e-12);
   EXPECT_NEAR(l.total.total_usd(), 32.384 + 32.0 / 3 + 0.032, 1e-9);
+}
+
+// +release: the node goes back when the job ends, not 900 s later; the job runs as before.
+TEST(NodePoolSim, PromptReleaseSavesTheIdleTimeout) {
+  const ClusterSpec c = mixed(0, 1);
+  const SimResult r = run_priced({testing::job("a", 0, 8, 3600)}, c, "fifo+release");
+  ASSERT_EQ(r.jobs[0].finish, kDelay + 3600);
+  EXPECT_EQ(r.nodes_released, 1);
+  EXPECT_NEAR(r.ledger.total.compute.rental_usd, (kDelay + 3600) / 3600 * 4 * 8, 1e-9);
 }
 
 // With no idle timeout, what is unattributed is the boot alone: 300 s of 8 idle GPUs:

@@ -35,10 +35,11 @@ TEST(FrugalProfile, ComposesTheBestPlugins) {
   EXPECT_EQ(p.describe(),
             "sort=tier-shortest admit=time-shift filter=hetero-fast place=ordered(bestfit) "
             "postfilter=easy-backfill preempt=tier-preempt consolidate=consolidate elastic "
-            "packdown soonfree");
+            "packdown soonfree release");
   EXPECT_EQ(profile("frugal+elastic").describe(), p.describe());
   FrugalOptions rigid;
   rigid.elastic = rigid.pack_down = rigid.soon_free = rigid.consolidate = false;
+  rigid.prompt_release = false;
   EXPECT_EQ(make_frugal_profile(rigid).describe(),
             "sort=tier-shortest admit=time-shift filter=hetero-fast place=ordered(bestfit) "
             "postfilter=easy-backfill preempt=tier-preempt");
@@ -65,6 +66,9 @@ TEST(FrugalProfile, Options) {
   EXPECT_DOUBLE_EQ(d.value().time_shift.wait_usd_gpu_h, 0.25);
   EXPECT_FALSE(d.value().time_shift.valley);
   EXPECT_TRUE(parse_frugal_options("valley=1").value().time_shift.valley);
+  EXPECT_TRUE(d.value().prompt_release);
+  EXPECT_FALSE(parse_frugal_options("release=0").value().prompt_release);
+  EXPECT_FALSE(parse_frugal_options("release=2").ok());
   EXPECT_DOUBLE_EQ(parse_frugal_options("wait_usd_gpu_h=0").value().time_shift.wait_usd_gpu_h, 0);
   EXPECT_FALSE(parse_frugal_options("overflow=0").value().time_shift.overflow);
   EXPECT_TRUE(make_profile("frugal:max_delay_s=3600").ok());
