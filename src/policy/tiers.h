@@ -26,8 +26,9 @@
 // Profile `tiers` = tier + tier-preempt + easy-backfill + bestfit. Easy-backfill rather than
 // skip: the first blocked job (the highest tier waiting) holds a reservation from running
 // jobs' estimated ends (a signalled victim's is its grace end), so lower-tier jobs cannot
-// take the GPUs it waits for, while short ones still backfill. Both plugins read only
-// CycleView and JobRuntime, so other profiles (the future `frugal`) can reuse them.
+// take the GPUs it waits for, while short ones still backfill; nor does a job still running
+// when a draining victim stops start on that victim's node (post_filter.h). Both plugins
+// read only CycleView and JobRuntime, so other profiles (the future `frugal`) can reuse them.
 
 #include <memory>
 

@@ -125,6 +125,27 @@ TEST(Tiers, StarvationGuardPromotesAndProtects) {
   EXPECT_GT(u.jobs[1].first_start, 2500);
 }
 
+// GPUs a draining victim frees are held for the job it yields to: a general job arriving
+// during the grace does not take the free GPU beside the victim (easy-backfill alone let
+// it, as another node's free GPU made the reservation look spare), so `p` starts when the
+// victim stops instead of preempting the newcomer next (before: 1,667 preemptions, g and s
+// taking turns, p starting at t = 90990).
+TEST(Tiers, DrainingVictimsNodeIsHeldForThePreemptor) {
+  const auto c = cluster_of({node("n0", kA100, 2), node("n1", kA100, 1)});
+  // `x` holds n1 until g has started on n0; from t = 500 one GPU is free on each node.
+  const std::vector<JobSpec> jobs = {
+      tiered("g", 1, 1, 50000, Tier::kGeneral),     tiered("x", 0, 1, 500, Tier::kGeneral),
+      tiered("p", 1000, 2, 5000, Tier::kImportant), tiered("s", 1010, 1, 20000, Tier::kGeneral),
+      tiered("s2", 1020, 1, 20000, Tier::kGeneral),
+  };
+  const SimResult r = run_tiers(jobs, c, TierOptions{});
+  EXPECT_EQ(r.preemptions, 1);
+  EXPECT_EQ(r.jobs[0].preemptions, 1);
+  EXPECT_DOUBLE_EQ(r.jobs[2].first_start, 1060);
+  EXPECT_EQ(r.jobs[3].preemptions, 0);
+  EXPECT_EQ(r.jobs[4].preemptions, 0);
+}
+
 TEST(Tiers, ProfileByName) {
   const Profile p = profile("tiers");
   EXPECT_EQ(p.describe(),
