@@ -19,7 +19,9 @@
 //   Place       ordered bestfit (honours the filter's model order).
 //   PostFilter  easy-backfill (reservation for the first blocked job).
 //   Preempt     tier-preempt (src/policy/tiers.h): checkpoint-first, lower tiers only,
-//               least work at risk; at most one checkpoint interval lost per victim.
+//               least work at risk; at most one checkpoint interval lost per victim; no
+//               plans past the first queued job that gets none (so starvation-promoted
+//               jobs do not churn, tiers.h).
 //   Consolidate on (src/policy/consolidate.h) when `consolidate`.
 //   Pack-down   on (`pack_down`; src/engine/pack_down.cpp): with nothing queued, the jobs
 //               of a lightly used on-demand node move to fuller or reserved nodes when the

@@ -63,6 +63,13 @@ class EasyBackfill final : public PostFilter {
     if (!reserved_) return true;
     const double speed = std::max(v.speed(*j.spec, p.model), 1e-9);
     const Seconds end = v.now() + (j.spec->runtime_estimate() - j.progress_ref_s) / speed;
+    // The GPUs a checkpoint-first preemption is freeing are held for the job it preempted
+    // for: a job still running when a draining victim stops does not start on its node.
+    for (NodeId n : p.nodes())
+      for (JobIdx k : v.jobs_on(n)) {
+        const JobRuntime& o = v.job(k);
+        if (o.signalled() && end > o.stop_at) return false;
+      }
     if (end <= shadow_) return true;
     // Would still run at the shadow time: only GPUs beyond the reservation's need.
     if (std::find(models_.models.begin(), models_.models.end(), p.model) == models_.models.end())

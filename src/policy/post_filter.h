@@ -8,6 +8,11 @@
 //                  ends (by its estimate) before that time, or uses only GPUs the
 //                  reservation leaves spare. Examines at most `max_jobs` queued jobs per
 //                  cycle after the reservation (Slurm's bf_max_job_test, default 500).
+//                  GPUs a checkpoint-first preemption is freeing are held for the job it
+//                  preempted for: while a job blocks, no job still running when a
+//                  draining victim stops starts on that victim's node (the reservation
+//                  counts GPUs per model, so a free GPU elsewhere let one take the hole,
+//                  and the preemptor then preempted it in turn).
 
 #include <memory>
 

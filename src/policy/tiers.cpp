@@ -105,10 +105,13 @@ class TierPreempt final : public Preempt {
       for (size_t i = 0; i < cand.size(); ++i)
         if (!taken[i] && static_cast<int>(effective_tier(v.job(cand[i].job))) > tier)
           lower.push_back(i);
-      if (lower.empty()) continue;
-      std::optional<Plan> plan = per_node_plan(v, *future, s, cand, lower);
-      if (!plan) plan = greedy_plan(v, *future, s, cand, lower);
-      if (!plan) continue;
+      // No plan for this job: it stays blocked, and a job behind it may start only by
+      // backfilling around it, so GPUs freed for that job would go to work that ends
+      // sooner and be fought for again next cycle (tiers.h). Stop here.
+      std::optional<Plan> plan;
+      if (!lower.empty()) plan = per_node_plan(v, *future, s, cand, lower);
+      if (!plan && !lower.empty()) plan = greedy_plan(v, *future, s, cand, lower);
+      if (!plan) break;
       for (size_t i : plan->victims) {
         const JobRuntime& r = v.job(cand[i].job);
         future->release(r.placement, *r.spec);

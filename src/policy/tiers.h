@@ -20,14 +20,22 @@
 //    Checkpoint-first: victims are signalled and keep their GPUs `checkpoint_grace_s`
 //    while writing a checkpoint (Preempt::checkpoint_grace), then stop with no lost work.
 //    Never a victim: a signalled job, a job expected to end within the grace anyway, and
-//    a starved job within `protect_s` of its start. Bounded: at most `max_examined` queued
-//    jobs and `max_plans` preemption plans per cycle; deterministic.
+//    a starved job within `protect_s` of its start. Queued jobs are examined in queue
+//    order and planning stops at the first one that neither fits nor gets a plan: a job
+//    behind a blocked one may start only by backfilling around it, so GPUs freed for it
+//    went to shorter work that it then preempted again. (Without this stop, on ITP
+//    cluster04 on hetero-4pool with every job general, jobs promoted by the starvation
+//    guard made 4,830 plans, 4,600 of them repeats for a job already planned for in the
+//    same wait, and 6,185 preemptions, 5,739 of them of jobs that had started in GPUs
+//    freed for the same preemptor; with it 564, docs/EXPERIMENTS.md.) Bounded: at most
+//    `max_examined` queued jobs and `max_plans` preemption plans per cycle; deterministic.
 //
 // Profile `tiers` = tier + tier-preempt + easy-backfill + bestfit. Easy-backfill rather than
 // skip: the first blocked job (the highest tier waiting) holds a reservation from running
 // jobs' estimated ends (a signalled victim's is its grace end), so lower-tier jobs cannot
-// take the GPUs it waits for, while short ones still backfill. Both plugins read only
-// CycleView and JobRuntime, so other profiles (the future `frugal`) can reuse them.
+// take the GPUs it waits for, while short ones still backfill; nor does a job still running
+// when a draining victim stops start on that victim's node (post_filter.h). Both plugins
+// read only CycleView and JobRuntime, so other profiles (the future `frugal`) can reuse them.
 
 #include <memory>
 

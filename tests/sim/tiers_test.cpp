@@ -125,6 +125,53 @@ TEST(Tiers, StarvationGuardPromotesAndProtects) {
   EXPECT_GT(u.jobs[1].first_start, 2500);
 }
 
+// Preemption churn (cluster04 on hetero-4pool: 6,185 preemptions, 4,600 of 4,830 plans
+// repeated for a job whose earlier victims had already stopped). `big` heads the queue and
+// no preemption can place it (the core job holds the GPUs it needs), so easy-backfill
+// reserves for it from t = 20000. GPUs freed for `p` behind it would not go to `p` (it runs
+// past the reservation) but to a short general job, which `p` then preempted at the next
+// arrival, and so on. Now no plan is made for a job behind one that gets none.
+TEST(Tiers, NoPreemptionForAJobBehindAnUnplaceableOne) {
+  const auto c = cluster_of({node("n0", kA100, 4), node("n1", kA100, 1)});
+  std::vector<JobSpec> jobs = {
+      tiered("core", 0, 3, 20000, Tier::kCore),     tiered("g1", 0, 1, 50000, Tier::kGeneral),
+      tiered("g2", 0, 1, 50000, Tier::kGeneral),    tiered("big", 100, 4, 1000, Tier::kImportant),
+      tiered("p", 200, 1, 30000, Tier::kImportant),
+  };
+  for (int i = 0; i < 20; ++i)
+    jobs.push_back(tiered(fmt::format("s{}", i), 300 + 100 * i, 1, 5000, Tier::kGeneral));
+  const SimResult r = run_tiers(jobs, c, TierOptions{});
+  // Only once the core job ends: `big` preempts the general job beside it, `p` the other.
+  EXPECT_EQ(r.preemptions, 2);
+  EXPECT_DOUBLE_EQ(r.jobs[3].first_start, 20060);
+  EXPECT_GE(r.jobs[4].first_start, 20060);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    EXPECT_LE(r.jobs[i].preemptions, i < 3 ? 1 : 0) << jobs[i].id;
+    EXPECT_GE(r.jobs[i].finish, 0) << jobs[i].id;
+  }
+}
+
+// GPUs a draining victim frees are held for the job it yields to: a general job arriving
+// during the grace does not take the free GPU beside the victim (easy-backfill alone let
+// it, as another node's free GPU made the reservation look spare), so `p` starts when the
+// victim stops instead of preempting the newcomer next (before: 1,667 preemptions, g and s
+// taking turns, p starting at t = 90990).
+TEST(Tiers, DrainingVictimsNodeIsHeldForThePreemptor) {
+  const auto c = cluster_of({node("n0", kA100, 2), node("n1", kA100, 1)});
+  // `x` holds n1 until g has started on n0; from t = 500 one GPU is free on each node.
+  const std::vector<JobSpec> jobs = {
+      tiered("g", 1, 1, 50000, Tier::kGeneral),     tiered("x", 0, 1, 500, Tier::kGeneral),
+      tiered("p", 1000, 2, 5000, Tier::kImportant), tiered("s", 1010, 1, 20000, Tier::kGeneral),
+      tiered("s2", 1020, 1, 20000, Tier::kGeneral),
+  };
+  const SimResult r = run_tiers(jobs, c, TierOptions{});
+  EXPECT_EQ(r.preemptions, 1);
+  EXPECT_EQ(r.jobs[0].preemptions, 1);
+  EXPECT_DOUBLE_EQ(r.jobs[2].first_start, 1060);
+  EXPECT_EQ(r.jobs[3].preemptions, 0);
+  EXPECT_EQ(r.jobs[4].preemptions, 0);
+}
+
 TEST(Tiers, ProfileByName) {
   const Profile p = profile("tiers");
   EXPECT_EQ(p.describe(),
