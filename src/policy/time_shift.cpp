@@ -40,10 +40,12 @@ Status set_time_shift_option(TimeShiftOptions& o, const std::string& item) {
     o.wait_usd_gpu_h = x.value();
   } else if (key == "valley") {
     o.valley = x.value() != 0;
+  } else if (key == "energy_only") {
+    o.energy_only = x.value() != 0;
   } else {
     return Error{fmt::format(
         "time-shift option '{}': known keys max_delay_s, min_saving, margin_s, margin_frac, "
-        "overflow, wait_usd_gpu_h, valley",
+        "overflow, wait_usd_gpu_h, valley, energy_only",
         key)};
   }
   return Status::Ok();
@@ -118,12 +120,13 @@ class TimeShiftAdmit final : public Admit {
       latest = std::min(latest, job.deadline - runtime_safe -
                                     std::max(opt_.margin_s, opt_.margin_frac * runtime_safe));
     if (!(latest > now)) return base;
-    // Mean cost over the candidate centres of a start at t: {total, energy}.
+    // Mean cost over the candidate centres of a start at t: {total (energy alone with
+    // energy_only), energy}.
     const auto cost = [&](Seconds t) {
       double sum = 0, energy = 0, w = 0;
       for (const Cand& c : priced) {
         const SpanCost sc = pricing_->span(c.centre, gpus, job.utilization, t, t + c.runtime);
-        sum += c.weight * sc.total_usd();
+        sum += c.weight * (opt_.energy_only ? sc.energy_usd : sc.total_usd());
         energy += c.weight * sc.energy_usd;
         w += c.weight;
       }

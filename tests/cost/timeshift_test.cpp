@@ -91,6 +91,27 @@ TEST(TimeShift, WaitPriceTradesSavingAgainstDelay) {
   }
 }
 
+TEST(TimeShift, EnergyOnlyIgnoresTheRentalDiscount) {
+  // On-demand A100 ($4/GPU-h, 50 % off in hour 1 only; no boot delay) under the six prices
+  // 100, 80, 20, 50, 10, 90 $/MWh; a 30-min run with latest start 4.5 h. By cost (rental +
+  // energy) hour 1 is cheapest: $1 + 0.4 × 0.5 × 80 / 1000 = $1.016 against $2.002 at hour 4;
+  // by energy alone hour 4: $0.002 against $0.016 at hour 1 (and $0.020 at once).
+  ClusterSpec spec = six_hour_cluster();
+  spec.pools[0].capacity = Capacity::kOnDemand;
+  spec.pools[0].provisioning_delay_s = 0;
+  spec.regions[0].time_of_use.discount = 0.5;
+  spec.regions[0].offpeak = HourlySeries(kEpoch, {0, 1, 0, 0, 0, 0});
+  const JobSpec a = deferrable("a", 0, 1800, 6 * kHour);
+  const SimResult cost = run_priced({a}, spec, "timeshift");
+  EXPECT_DOUBLE_EQ(cost.jobs[0].first_start, 1 * kHour);
+  EXPECT_NEAR(cost.ledger.deferrable.energy_usd, 0.4 * 0.5 * 80 / 1000, 1e-12);
+  const SimResult energy = run_priced({a}, spec, "timeshift:energy_only=1");
+  EXPECT_DOUBLE_EQ(energy.jobs[0].first_start, 4 * kHour);
+  EXPECT_NEAR(energy.ledger.deferrable.energy_usd, 0.4 * 0.5 * 10 / 1000, 1e-12);
+  EXPECT_GT(energy.ledger.deferrable.cost_usd, cost.ledger.deferrable.cost_usd);
+  EXPECT_EQ(energy.deadline_misses, 0);
+}
+
 TEST(TimeShift, ParsesOptions) {
   EXPECT_FALSE(make_profile("timeshift:bogus=1").ok());
   EXPECT_FALSE(make_profile("timeshift:max_delay_s=x").ok());
@@ -105,6 +126,10 @@ TEST(TimeShift, ParsesOptions) {
   auto w = parse_time_shift_options("wait_usd_gpu_h=1.5");
   ASSERT_TRUE(w.ok());
   EXPECT_EQ(w.value().wait_usd_gpu_h, 1.5);
+  EXPECT_FALSE(w.value().energy_only);
+  auto e = parse_time_shift_options("energy_only=1");
+  ASSERT_TRUE(e.ok());
+  EXPECT_TRUE(e.value().energy_only);
 }
 
 TEST(DeadlineMisses, CountsLateAndUnschedulable) {
