@@ -67,7 +67,8 @@ struct FrugalOptions {
 };
 
 // Parses "key=value" pairs separated by ':' — the time-shift keys (max_delay_s,
-// min_saving, margin_s, margin_frac, overflow, wait_usd_gpu_h, valley, energy_only;
+// min_saving, margin_s, margin_frac, overflow, wait_usd_gpu_h, valley, energy_only,
+// overflow_model;
 // src/policy/time_shift.h), starvation_s and sun (0 or 1) — over the defaults.
 Result<FrugalOptions> parse_frugal_options(const std::string& text);
 

@@ -112,6 +112,40 @@ TEST(TimeShift, EnergyOnlyIgnoresTheRentalDiscount) {
   EXPECT_EQ(energy.deadline_misses, 0);
 }
 
+TEST(TimeShift, OverflowModelPricesWhereTheAutoscalerAddsCapacity) {
+  // All on demand, no boot delay: one A100 in region "r" (prices 100, 80, 20, 50, 10, 90)
+  // and 32 T4s in region "s" (0 in hours 2-4, 100 otherwise). The autoscaler adds A100s for
+  // a 1-GPU job (the first candidate model with on-demand capacity), so it runs there. A
+  // 30-min run (2.5 h on a T4), latest start 4.5 h.
+  //   GPU-weighted mix (default): hour 2, where the 32 T4s' energy is 0 over [2, 4.5) h
+  //             (hour 4: their run reaches hours 5-6 at 100) — the A100 run then pays 20.
+  //   overflow_model: the A100 alone: hour 4 (10).
+  ClusterSpec spec = six_hour_cluster();
+  spec.pools[0].capacity = Capacity::kOnDemand;
+  spec.pools[0].provisioning_delay_s = 0;
+  Region s = hand_region("s");
+  s.electricity_usd_per_mwh = HourlySeries(kEpoch, {100, 100, 0, 0, 0, 100});
+  s.offpeak = HourlySeries();
+  s.pue = 1.0;
+  spec.regions.push_back(s);
+  Pool t4;
+  t4.name = "t4";
+  t4.region = 1;
+  t4.capacity = Capacity::kOnDemand;
+  t4.provisioning_delay_s = 0;
+  spec.pools.push_back(t4);
+  for (int i = 0; i < 8; ++i) spec.nodes.push_back(gpu_node("t" + std::to_string(i), kT4, 4, 0, 1));
+  const JobSpec a = deferrable("a", 0, 1800, 6 * kHour);
+  const SimResult mix = run_priced({a}, spec, "timeshift:energy_only=1");
+  EXPECT_DOUBLE_EQ(mix.jobs[0].first_start, 2 * kHour);
+  const SimResult om = run_priced({a}, spec, "timeshift:energy_only=1:overflow_model=1");
+  EXPECT_DOUBLE_EQ(om.jobs[0].first_start, 4 * kHour);
+  // It ran on the A100 both times: energy 0.4 kW × 0.5 h × 20 (or 10) $/MWh.
+  EXPECT_NEAR(mix.ledger.deferrable.energy_usd, 0.4 * 0.5 * 20 / 1000, 1e-12);
+  EXPECT_NEAR(om.ledger.deferrable.energy_usd, 0.4 * 0.5 * 10 / 1000, 1e-12);
+  EXPECT_EQ(om.deadline_misses, 0);
+}
+
 TEST(TimeShift, ParsesOptions) {
   EXPECT_FALSE(make_profile("timeshift:bogus=1").ok());
   EXPECT_FALSE(make_profile("timeshift:max_delay_s=x").ok());
@@ -130,6 +164,10 @@ TEST(TimeShift, ParsesOptions) {
   auto e = parse_time_shift_options("energy_only=1");
   ASSERT_TRUE(e.ok());
   EXPECT_TRUE(e.value().energy_only);
+  EXPECT_FALSE(e.value().overflow_model);
+  auto m = parse_time_shift_options("overflow_model=1");
+  ASSERT_TRUE(m.ok());
+  EXPECT_TRUE(m.value().overflow_model);
 }
 
 TEST(DeadlineMisses, CountsLateAndUnschedulable) {
