@@ -10,8 +10,10 @@
 namespace frugal {
 
 OfflineBound solve_offline_bound(const Pricing& pricing, const std::vector<OfflineJob>& jobs,
-                                 const std::vector<double>& capacity, int64_t epoch_unix_s) {
+                                 const std::vector<double>& capacity, int64_t epoch_unix_s,
+                                 OfflineObjective objective) {
   OfflineBound out;
+  out.objective = objective;
   out.jobs = jobs.size();
   if (jobs.empty()) {
     out.ok = true;
@@ -60,7 +62,7 @@ OfflineBound solve_offline_bound(const Pricing& pricing, const std::vector<Offli
   // Rows: one per job (assignment), then one per (centre, hour) used.
   std::map<std::pair<uint32_t, int64_t>, int> cap_row;
   std::vector<int> index;
-  std::vector<double> value, obj, energy;
+  std::vector<double> value, obj, energy, total;
   std::vector<CoinBigIndex> colstart;
   const int nj = static_cast<int>(jobs.size());
   for (size_t j = 0; j < jobs.size(); ++j) {
@@ -68,8 +70,9 @@ OfflineBound solve_offline_bound(const Pricing& pricing, const std::vector<Offli
     for (double s : starts[j]) {
       colstart.push_back(static_cast<CoinBigIndex>(index.size()));
       const SpanCost c = pricing.span(o.centre, o.gpus, o.utilization, s, s + o.runtime);
-      obj.push_back(c.total_usd());
+      total.push_back(c.total_usd());
       energy.push_back(c.energy_usd);
+      obj.push_back(objective == OfflineObjective::kEnergy ? c.energy_usd : c.total_usd());
       index.push_back(static_cast<int>(j));
       value.push_back(1.0);
       const double e = s + o.runtime;
@@ -105,7 +108,7 @@ OfflineBound solve_offline_bound(const Pricing& pricing, const std::vector<Offli
   }
   const double* x = lp.primalColumnSolution();
   for (int c = 0; c < ncols; ++c) {
-    out.cost_usd += x[c] * obj[c];
+    out.cost_usd += x[c] * total[c];
     out.energy_usd += x[c] * energy[c];
   }
   out.ok = true;

@@ -65,6 +65,14 @@ std::optional<Placement> Engine::try_place(const ClusterState& state, const JobS
   return profile_.placer->place(state, job, c);
 }
 
+GpuModelId Engine::overflow_model(const JobSpec& job) const {
+  if (!pool_.autoscaled() || job.gpus == 0) return kNoGpuModel;
+  // As unmet_demand(): the first candidate model that on-demand capacity could add.
+  for (GpuModelId m : profile_.filter->filter(*this, job).models)
+    if (pool_.has_on_demand(m)) return m;
+  return kNoGpuModel;
+}
+
 double Engine::speed(const JobSpec& job, GpuModelId m) const {
   return catalog_.relative_speed(m, options_.reference_model, job.job_class);
 }
@@ -548,7 +556,7 @@ std::vector<double> Engine::unmet_demand() {
     const JobSpec& s = *jobs_[it->job].spec;
     if (s.gpus == 0) continue;
     const Candidates c = profile_.filter->filter(*this, s);
-    // The first candidate model that on-demand capacity could add.
+    // The first candidate model that on-demand capacity could add (overflow_model()).
     for (GpuModelId m : c.models) {
       if (pool_.has_on_demand(m)) {
         demand[m] += static_cast<double>(s.total_milli()) / kMilliPerGpu;

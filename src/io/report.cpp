@@ -162,11 +162,17 @@ nlohmann::json to_json(const Summary& s) {
   }
   if (s.has_offline_bound) {
     const OfflineBound& b = s.offline_bound;
+    const OfflineBound& e = s.offline_energy_bound;
     if (b.ok) {
       j["offline_bound"] = {{"jobs", b.jobs},
                             {"columns", b.columns},
                             {"deferrable_energy_usd", b.energy_usd},
                             {"deferrable_cost_usd", b.cost_usd}};
+      // The energy-optimal schedule's energy cost: the least the same jobs' energy could be.
+      if (e.ok)
+        j["offline_bound"]["energy_optimal_usd"] = e.energy_usd;
+      else
+        j["offline_bound"]["energy_optimal_error"] = e.error;
     } else {
       j["offline_bound"] = {{"jobs", b.jobs}, {"error", b.error}};
     }

@@ -78,8 +78,9 @@ struct FrugalOptions {
 };
 
 // Parses "key=value" pairs separated by ':' — the time-shift keys (max_delay_s,
-// min_saving, margin_s, margin_frac, overflow, wait_usd_gpu_h, valley), starvation_s, sun
-// and release (0 or 1) — over the defaults.
+// min_saving, margin_s, margin_frac, overflow, wait_usd_gpu_h, valley, energy_only,
+// overflow_model; src/policy/time_shift.h), starvation_s, sun and release (0 or 1) — over
+// the defaults.
 Result<FrugalOptions> parse_frugal_options(const std::string& text);
 
 // The profile described above, named "frugal".

@@ -67,6 +67,13 @@ class CycleView {
     (void)job;
     return std::nullopt;
   }
+  // The GPU model the autoscaler would add on-demand capacity of for `job` when it is queued:
+  // the first of the profile's candidate models that has on-demand capacity; kNoGpuModel when
+  // none does, the cluster is not autoscaled, or the view does not know.
+  virtual GpuModelId overflow_model(const JobSpec& job) const {
+    (void)job;
+    return kNoGpuModel;
+  }
 };
 
 // QueueSort: the order in which pending jobs are considered.

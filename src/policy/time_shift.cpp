@@ -40,10 +40,14 @@ Status set_time_shift_option(TimeShiftOptions& o, const std::string& item) {
     o.wait_usd_gpu_h = x.value();
   } else if (key == "valley") {
     o.valley = x.value() != 0;
+  } else if (key == "energy_only") {
+    o.energy_only = x.value() != 0;
+  } else if (key == "overflow_model") {
+    o.overflow_model = x.value() != 0;
   } else {
     return Error{fmt::format(
         "time-shift option '{}': known keys max_delay_s, min_saving, margin_s, margin_frac, "
-        "overflow, wait_usd_gpu_h, valley",
+        "overflow, wait_usd_gpu_h, valley, energy_only, overflow_model",
         key)};
   }
   return Status::Ok();
@@ -108,6 +112,21 @@ class TimeShiftAdmit final : public Admit {
       if ((st.spec().pools[st.centre_pool(c.centre)].capacity == Capacity::kOnDemand) != fits_now)
         priced.push_back(c);
     if (priced.empty()) priced = cands;
+    // With overflow_model, a job priced on on-demand centres only is priced on those of the
+    // model the autoscaler would add for it (CycleView::overflow_model), not the GPU-weighted
+    // mix of every on-demand model.
+    if (opt_.overflow_model) {
+      const auto on_demand = [&](const Cand& c) {
+        return st.spec().pools[st.centre_pool(c.centre)].capacity == Capacity::kOnDemand;
+      };
+      const GpuModelId om = v.overflow_model(job);
+      if (om != kNoGpuModel && std::all_of(priced.begin(), priced.end(), on_demand)) {
+        std::vector<Cand> same;
+        for (const Cand& c : priced)
+          if (st.centre_model(c.centre) == om) same.push_back(c);
+        if (!same.empty()) priced = std::move(same);
+      }
+    }
     // Deadline safety: the run time on the reference model, or on the fastest candidate when
     // none is as fast (a job on a slower model may still miss; deadline_misses tells).
     double fastest = 0;
@@ -118,12 +137,13 @@ class TimeShiftAdmit final : public Admit {
       latest = std::min(latest, job.deadline - runtime_safe -
                                     std::max(opt_.margin_s, opt_.margin_frac * runtime_safe));
     if (!(latest > now)) return base;
-    // Mean cost over the candidate centres of a start at t: {total, energy}.
+    // Mean cost over the candidate centres of a start at t: {total (energy alone with
+    // energy_only), energy}.
     const auto cost = [&](Seconds t) {
       double sum = 0, energy = 0, w = 0;
       for (const Cand& c : priced) {
         const SpanCost sc = pricing_->span(c.centre, gpus, job.utilization, t, t + c.runtime);
-        sum += c.weight * sc.total_usd();
+        sum += c.weight * (opt_.energy_only ? sc.energy_usd : sc.total_usd());
         energy += c.weight * sc.energy_usd;
         w += c.weight;
       }

@@ -29,6 +29,19 @@
 // the total); otherwise, and for every other job, the verdict is the capacity admit's (which also
 // rejects jobs that can never run). Deterministic.
 //
+// With `energy_only`, cost(h) is the energy part of span() alone: the job goes to the hour of
+// least energy cost whatever the rental there (time-of-use rental discounts are ignored). It
+// minimises the deferrable jobs' energy cost (the goal of issue 5's time-shifting target and
+// the energy-optimal offline bound), not their cost: where an off-peak rental window and the
+// cheap-energy hours differ it gives up the rental discount. Off by default.
+//
+// With `overflow_model`, a job priced on on-demand centres only (all its candidates are on
+// demand, or `overflow` and it does not fit now) is priced on the centres of the model the
+// autoscaler would add for it (CycleView::overflow_model: the first of the profile's
+// candidate models with on-demand capacity), not on the GPU-weighted mix of every on-demand
+// model — on an autoscaled cluster with large pools of slower models the mix prices hours in
+// regions the job never runs in. Off by default (docs/EXPERIMENTS.md measures it).
+//
 // With `valley` (and `overflow`), a job that does not fit now may also be deferred to the
 // earliest time a reserved or owned node is expected to have room for it
 // (src/policy/reserved_valley.h), priced at its energy alone — that rental is paid whether or
@@ -52,10 +65,13 @@ struct TimeShiftOptions {
   bool overflow = false;             // price on on-demand centres when it does not fit now
   double wait_usd_gpu_h = 0;         // price of deferral, USD per GPU-hour of waiting
   bool valley = false;               // also consider reserved valleys (below)
+  bool energy_only = false;          // cost(h) = energy alone, rental ignored (below)
+  bool overflow_model = false;       // on-demand pricing: only the autoscaler's model (below)
 };
 
 // Parses "key=value" pairs separated by ':' (max_delay_s, min_saving, margin_s,
-// margin_frac, overflow: 0 or 1, wait_usd_gpu_h, valley: 0 or 1) over the defaults.
+// margin_frac, overflow: 0 or 1, wait_usd_gpu_h, valley: 0 or 1, energy_only: 0 or 1,
+// overflow_model: 0 or 1) over the defaults.
 Result<TimeShiftOptions> parse_time_shift_options(const std::string& text);
 // Applies one "key=value" item of the list above to `o`; an error names the item.
 Status set_time_shift_option(TimeShiftOptions& o, const std::string& item);

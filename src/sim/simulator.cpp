@@ -187,8 +187,10 @@ class Simulation {
       jobs.push_back(b);
     }
     result_.has_offline_bound = true;
-    result_.offline_bound =
-        solve_offline_bound(ledger_->pricing(), jobs, capacity, cluster_.epoch_unix_s);
+    result_.offline_bound = solve_offline_bound(ledger_->pricing(), jobs, capacity,
+                                                cluster_.epoch_unix_s, OfflineObjective::kCost);
+    result_.offline_energy_bound = solve_offline_bound(
+        ledger_->pricing(), jobs, capacity, cluster_.epoch_unix_s, OfflineObjective::kEnergy);
   }
 
   // Every job is done, but autoscaled on-demand nodes stay provisioned (and paid) until

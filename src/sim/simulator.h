@@ -58,7 +58,8 @@ struct SimOptions {
   bool predict_runtimes = false;
   PredictorOptions predictor;
   // After the run, solve the offline time-shifting bound for the deferrable jobs that
-  // completed (src/cost/offline_bound.h; needs the ledger). Jobs without a deadline may
+  // completed (src/cost/offline_bound.h; needs the ledger), once for each objective (the
+  // least cost and the least energy cost). Jobs without a deadline may
   // start up to offline_max_delay_s after arrival.
   bool offline_bound = false;
   double offline_max_delay_s = 24 * 3600.0;
@@ -110,8 +111,9 @@ struct SimResult {
   PredictionReport prediction;      // predicted estimates vs true durations, at arrival
   // Jobs with a deadline that completed after it or were never scheduled.
   int64_t deadline_misses = 0;
-  bool has_offline_bound = false;  // SimOptions::offline_bound was on (see .ok)
-  OfflineBound offline_bound;
+  bool has_offline_bound = false;     // SimOptions::offline_bound was on (see .ok)
+  OfflineBound offline_bound;         // minimising rental + energy (OfflineObjective::kCost)
+  OfflineBound offline_energy_bound;  // the same LP minimising energy alone (kEnergy)
 };
 
 // Replays `jobs` on `cluster` under `profile`. `catalog` must contain every model the

@@ -76,6 +76,7 @@ Summary summarize(const SimResult& r) {
   s.deadline_misses = r.deadline_misses;
   s.has_offline_bound = r.has_offline_bound;
   s.offline_bound = r.offline_bound;
+  s.offline_energy_bound = r.offline_energy_bound;
   s.has_ledger = r.ledger.total.total_usd() != 0 || r.ledger.total.gpu_hours > 0;
   return s;
 }

@@ -47,7 +47,8 @@ struct Summary {
   std::string invariant_violation;
   int64_t deadline_misses = 0;
   bool has_offline_bound = false;
-  OfflineBound offline_bound;
+  OfflineBound offline_bound;         // least cost (see SimResult)
+  OfflineBound offline_energy_bound;  // least energy cost
   bool has_ledger = false;
   LedgerReport ledger;
   bool has_prediction = false;  // --predict-runtimes

@@ -80,8 +80,10 @@ TEST(CliEvaluate, QuickRunsEveryPolicyOnBothTraces) {
         EXPECT_GT(share, rs.at("fifo-static").at("provisioned_allocated_share").get<double>());
       }
     }
-    for (const char* p : {"backfill", "timeshift", "frugal"})
+    for (const char* p : {"backfill", "timeshift", "frugal"}) {
       EXPECT_TRUE(rs.at(p).at("offline_bound").contains("deferrable_cost_usd")) << p;
+      EXPECT_TRUE(rs.at(p).at("offline_bound").contains("energy_optimal_usd")) << p;
+    }
   }
   const std::string page = slurp(md);
   for (const char* s :

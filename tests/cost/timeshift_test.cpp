@@ -91,6 +91,61 @@ TEST(TimeShift, WaitPriceTradesSavingAgainstDelay) {
   }
 }
 
+TEST(TimeShift, EnergyOnlyIgnoresTheRentalDiscount) {
+  // On-demand A100 ($4/GPU-h, 50 % off in hour 1 only; no boot delay) under the six prices
+  // 100, 80, 20, 50, 10, 90 $/MWh; a 30-min run with latest start 4.5 h. By cost (rental +
+  // energy) hour 1 is cheapest: $1 + 0.4 × 0.5 × 80 / 1000 = $1.016 against $2.002 at hour 4;
+  // by energy alone hour 4: $0.002 against $0.016 at hour 1 (and $0.020 at once).
+  ClusterSpec spec = six_hour_cluster();
+  spec.pools[0].capacity = Capacity::kOnDemand;
+  spec.pools[0].provisioning_delay_s = 0;
+  spec.regions[0].time_of_use.discount = 0.5;
+  spec.regions[0].offpeak = HourlySeries(kEpoch, {0, 1, 0, 0, 0, 0});
+  const JobSpec a = deferrable("a", 0, 1800, 6 * kHour);
+  const SimResult cost = run_priced({a}, spec, "timeshift");
+  EXPECT_DOUBLE_EQ(cost.jobs[0].first_start, 1 * kHour);
+  EXPECT_NEAR(cost.ledger.deferrable.energy_usd, 0.4 * 0.5 * 80 / 1000, 1e-12);
+  const SimResult energy = run_priced({a}, spec, "timeshift:energy_only=1");
+  EXPECT_DOUBLE_EQ(energy.jobs[0].first_start, 4 * kHour);
+  EXPECT_NEAR(energy.ledger.deferrable.energy_usd, 0.4 * 0.5 * 10 / 1000, 1e-12);
+  EXPECT_GT(energy.ledger.deferrable.cost_usd, cost.ledger.deferrable.cost_usd);
+  EXPECT_EQ(energy.deadline_misses, 0);
+}
+
+TEST(TimeShift, OverflowModelPricesWhereTheAutoscalerAddsCapacity) {
+  // All on demand, no boot delay: one A100 in region "r" (prices 100, 80, 20, 50, 10, 90)
+  // and 32 T4s in region "s" (0 in hours 2-4, 100 otherwise). The autoscaler adds A100s for
+  // a 1-GPU job (the first candidate model with on-demand capacity), so it runs there. A
+  // 30-min run (2.5 h on a T4), latest start 4.5 h.
+  //   GPU-weighted mix (default): hour 2, where the 32 T4s' energy is 0 over [2, 4.5) h
+  //             (hour 4: their run reaches hours 5-6 at 100) — the A100 run then pays 20.
+  //   overflow_model: the A100 alone: hour 4 (10).
+  ClusterSpec spec = six_hour_cluster();
+  spec.pools[0].capacity = Capacity::kOnDemand;
+  spec.pools[0].provisioning_delay_s = 0;
+  Region s = hand_region("s");
+  s.electricity_usd_per_mwh = HourlySeries(kEpoch, {100, 100, 0, 0, 0, 100});
+  s.offpeak = HourlySeries();
+  s.pue = 1.0;
+  spec.regions.push_back(s);
+  Pool t4;
+  t4.name = "t4";
+  t4.region = 1;
+  t4.capacity = Capacity::kOnDemand;
+  t4.provisioning_delay_s = 0;
+  spec.pools.push_back(t4);
+  for (int i = 0; i < 8; ++i) spec.nodes.push_back(gpu_node("t" + std::to_string(i), kT4, 4, 0, 1));
+  const JobSpec a = deferrable("a", 0, 1800, 6 * kHour);
+  const SimResult mix = run_priced({a}, spec, "timeshift:energy_only=1");
+  EXPECT_DOUBLE_EQ(mix.jobs[0].first_start, 2 * kHour);
+  const SimResult om = run_priced({a}, spec, "timeshift:energy_only=1:overflow_model=1");
+  EXPECT_DOUBLE_EQ(om.jobs[0].first_start, 4 * kHour);
+  // It ran on the A100 both times: energy 0.4 kW × 0.5 h × 20 (or 10) $/MWh.
+  EXPECT_NEAR(mix.ledger.deferrable.energy_usd, 0.4 * 0.5 * 20 / 1000, 1e-12);
+  EXPECT_NEAR(om.ledger.deferrable.energy_usd, 0.4 * 0.5 * 10 / 1000, 1e-12);
+  EXPECT_EQ(om.deadline_misses, 0);
+}
+
 TEST(TimeShift, ParsesOptions) {
   EXPECT_FALSE(make_profile("timeshift:bogus=1").ok());
   EXPECT_FALSE(make_profile("timeshift:max_delay_s=x").ok());
@@ -105,6 +160,14 @@ TEST(TimeShift, ParsesOptions) {
   auto w = parse_time_shift_options("wait_usd_gpu_h=1.5");
   ASSERT_TRUE(w.ok());
   EXPECT_EQ(w.value().wait_usd_gpu_h, 1.5);
+  EXPECT_FALSE(w.value().energy_only);
+  auto e = parse_time_shift_options("energy_only=1");
+  ASSERT_TRUE(e.ok());
+  EXPECT_TRUE(e.value().energy_only);
+  EXPECT_FALSE(e.value().overflow_model);
+  auto m = parse_time_shift_options("overflow_model=1");
+  ASSERT_TRUE(m.ok());
+  EXPECT_TRUE(m.value().overflow_model);
 }
 
 TEST(DeadlineMisses, CountsLateAndUnschedulable) {
@@ -144,6 +207,74 @@ TEST(OfflineBound, TinyCaseKnownOptimum) {
   }
 }
 
+TEST(OfflineBound, EnergyObjectiveDiffersFromCostWhenOffPeakRentalIsNotCheapEnergy) {
+  // On-demand A100s ($4/GPU-h list, 50 % off in the off-peak hour 1 only) under the six
+  // prices 100, 80, 20, 50, 10, 90 $/MWh: the rental discount and the cheap energy fall in
+  // different hours. 1-hour 1-GPU jobs (0.4 kW) may start at 0 … 4 h.
+  //   one job:  cost-optimal hour 1: $2 + 0.4 × 80 / 1000 = $2.032 (energy $0.032);
+  //             energy-optimal hour 4: 0.4 × 10 / 1000 = $0.004 (cost $4.004).
+  //   two jobs on one GPU: cost-optimal hours 1 and 4: $2.032 + $4.004 = $6.036 (energy
+  //             $0.036); energy-optimal hours 4 and 2: 0.4 × (10 + 20) / 1000 = $0.012
+  //             (cost $8.012).
+  ClusterSpec spec = six_hour_cluster(1);
+  spec.pools[0].capacity = Capacity::kOnDemand;
+  spec.regions[0].time_of_use.discount = 0.5;
+  spec.regions[0].offpeak = HourlySeries(kEpoch, {0, 1, 0, 0, 0, 0});
+  const ClusterState st(spec, priced_gpus());
+  const Pricing pricing(spec, priced_gpus(), st);
+  OfflineJob j;
+  j.centre = 0;
+  j.runtime = kHour;
+  j.earliest = 0;
+  j.latest = 4 * kHour;
+  struct Case {
+    std::vector<OfflineJob> jobs;
+    double cost_energy, cost_total, energy_energy, energy_total;
+  };
+  for (const Case& c :
+       {Case{{j}, 0.032, 2.032, 0.004, 4.004}, Case{{j, j}, 0.036, 6.036, 0.012, 8.012}}) {
+    const OfflineBound b = solve_offline_bound(pricing, c.jobs, {1.0}, kEpoch);
+    ASSERT_TRUE(b.ok) << b.error;
+    EXPECT_EQ(b.objective, OfflineObjective::kCost);
+    EXPECT_NEAR(b.cost_usd, c.cost_total, 1e-9) << c.jobs.size();
+    EXPECT_NEAR(b.energy_usd, c.cost_energy, 1e-9) << c.jobs.size();
+    const OfflineBound e =
+        solve_offline_bound(pricing, c.jobs, {1.0}, kEpoch, OfflineObjective::kEnergy);
+    ASSERT_TRUE(e.ok) << e.error;
+    EXPECT_EQ(e.objective, OfflineObjective::kEnergy);
+    EXPECT_EQ(e.columns, b.columns);  // the same candidates
+    EXPECT_NEAR(e.energy_usd, c.energy_energy, 1e-9) << c.jobs.size();
+    EXPECT_NEAR(e.cost_usd, c.energy_total, 1e-9) << c.jobs.size();
+    // Each is the least of its own objective.
+    EXPECT_LT(e.energy_usd, b.energy_usd);
+    EXPECT_GT(e.cost_usd, b.cost_usd);
+  }
+}
+
+TEST(OfflineBound, EnergyObjectiveFractionalHourAndCapacity) {
+  // Two 30-min jobs released at 0.5 h, latest start 3.5 h, one GPU (reserved, no time of
+  // use: the objectives agree on rental). Energy-optimal: both in hour 2 (20 $/MWh), one
+  // after the other (the hour holds two half-hour runs, starting at 2 h — a whole hour — and
+  // 2.5 h — a start that ends on one): 0.4 × 0.5 × 2 × 20 / 1000 = $0.008. Hour 4 (10 $/MWh)
+  // is out of reach.
+  const ClusterSpec spec = six_hour_cluster(1);
+  const ClusterState st(spec, priced_gpus());
+  const Pricing pricing(spec, priced_gpus(), st);
+  OfflineJob j;
+  j.centre = 0;
+  j.runtime = kHour / 2;
+  j.earliest = kHour / 2;
+  j.latest = 3.5 * kHour;
+  const OfflineBound e =
+      solve_offline_bound(pricing, {j, j}, {1.0}, kEpoch, OfflineObjective::kEnergy);
+  ASSERT_TRUE(e.ok) << e.error;
+  EXPECT_NEAR(e.energy_usd, 0.008, 1e-9);
+  const OfflineBound b = solve_offline_bound(pricing, {j, j}, {1.0}, kEpoch);
+  ASSERT_TRUE(b.ok) << b.error;
+  EXPECT_NEAR(b.energy_usd, 0.008, 1e-9);  // reserved rental is fixed: the same schedule
+  EXPECT_NEAR(b.cost_usd, e.cost_usd, 1e-9);
+}
+
 TEST(OfflineBound, FromSimulationIsBelowActual) {
   // Three deferrable 30-min jobs at t = 0 with a 6 h deadline on one GPU.
   std::vector<JobSpec> jobs;
@@ -160,6 +291,10 @@ TEST(OfflineBound, FromSimulationIsBelowActual) {
     // Optimum: two half-hours in hour 4 (10) and one in hour 2 (20):
     // 0.4 kW × 0.5 h × (10 + 10 + 20) / 1000.
     EXPECT_NEAR(r.offline_bound.energy_usd, 0.4 * 0.5 * 40 / 1000, 1e-9) << policy;
+    // Reserved rental does not move with time: the energy objective finds the same optimum.
+    ASSERT_TRUE(r.offline_energy_bound.ok) << r.offline_energy_bound.error;
+    EXPECT_EQ(r.offline_energy_bound.objective, OfflineObjective::kEnergy);
+    EXPECT_NEAR(r.offline_energy_bound.energy_usd, 0.4 * 0.5 * 40 / 1000, 1e-9) << policy;
     EXPECT_EQ(r.deadline_misses, 0) << policy;
   }
 }
