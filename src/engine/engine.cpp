@@ -73,6 +73,11 @@ GpuModelId Engine::overflow_model(const JobSpec& job) const {
   return kNoGpuModel;
 }
 
+bool Engine::can_add_capacity(const JobSpec& job) const {
+  const GpuModelId m = overflow_model(job);
+  return m != kNoGpuModel && pool_.unprovisioned_gpus(m) >= job.gpus;
+}
+
 double Engine::speed(const JobSpec& job, GpuModelId m) const {
   return catalog_.relative_speed(m, options_.reference_model, job.job_class);
 }

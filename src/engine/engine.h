@@ -118,6 +118,7 @@ class Engine final : private CycleView {
   Seconds migration_cost_s() const override { return options_.migration_cost_s; }
   std::optional<Placement> try_place(const ClusterState& state, const JobSpec& job) const override;
   GpuModelId overflow_model(const JobSpec& job) const override;
+  bool can_add_capacity(const JobSpec& job) const override;
 
   // Resets j's runtime to a new job of `spec` arriving now (per-job arrays grow as needed).
   JobRuntime& fresh_runtime(JobIdx j, const JobSpec* spec, Seconds now);

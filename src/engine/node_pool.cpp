@@ -93,6 +93,14 @@ void NodePool::start_idle(NodeId n, Seconds now) {
   idle_until_.emplace(idle_key_[n], n);
 }
 
+int64_t NodePool::unprovisioned_gpus(GpuModelId m) const {
+  const size_t i = static_cast<size_t>(m + 1);
+  if (i >= unprovisioned_.size()) return 0;
+  int64_t g = 0;
+  for (NodeId n : unprovisioned_[i]) g += spec_.nodes[n].gpus;
+  return g;
+}
+
 Seconds NodePool::next_wakeup() const {
   return idle_until_.empty() ? kNever : idle_until_.begin()->first;
 }

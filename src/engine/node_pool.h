@@ -57,6 +57,8 @@ class NodePool {
   Seconds next_wakeup() const;
   // GPUs of model m on nodes currently booting.
   int64_t provisioning_gpus(GpuModelId m) const;
+  // GPUs of model m on on-demand nodes not provisioned (what the autoscaler could still add).
+  int64_t unprovisioned_gpus(GpuModelId m) const;
   bool on_demand(NodeId n) const { return on_demand_[n]; }
   // Whether the cluster has autoscaled on-demand nodes of model m.
   bool has_on_demand(GpuModelId m) const {

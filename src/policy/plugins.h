@@ -74,6 +74,12 @@ class CycleView {
     (void)job;
     return kNoGpuModel;
   }
+  // Whether the autoscaler could still add a node of overflow_model(job) big enough for the
+  // job's GPUs on one node, or enough such nodes for a gang (false when not autoscaled).
+  virtual bool can_add_capacity(const JobSpec& job) const {
+    (void)job;
+    return false;
+  }
 };
 
 // QueueSort: the order in which pending jobs are considered.

@@ -100,6 +100,9 @@ class TierPreempt final : public Preempt {
         (void)future->allocate(*pl, s);
         continue;
       }
+      // The autoscaler will add a node for it within its provisioning delay: preempting
+      // would gain the job at most that delay and cost the victim its place (tiers.h).
+      if (v.can_add_capacity(s)) continue;
       const int tier = static_cast<int>(effective_tier(p));
       std::vector<size_t> lower;
       for (size_t i = 0; i < cand.size(); ++i)

@@ -172,6 +172,34 @@ TEST(Tiers, DrainingVictimsNodeIsHeldForThePreemptor) {
   EXPECT_EQ(r.jobs[4].preemptions, 0);
 }
 
+// On-demand only: `n` 4-GPU A100 nodes, 300 s to boot, 900 s idle timeout.
+ClusterSpec on_demand_nodes(int n) {
+  ClusterSpec c = cluster_of({});
+  Pool od;
+  od.name = "od";
+  od.capacity = Capacity::kOnDemand;
+  od.provisioning_delay_s = 300;
+  od.idle_timeout_s = 900;
+  c.pools = {od};
+  for (int i = 0; i < n; ++i) c.nodes.push_back(node("od" + std::to_string(i), kA100, 4));
+  return c;
+}
+
+// g (general, 4 GPUs) runs on the only booted node when a core job arrives at 1000. With a
+// second node left to boot, the core job waits the 300 s boot and g is not disturbed;
+// with the pool exhausted, g is preempted and the core job starts after the 60 s grace.
+TEST(Tiers, NoPreemptionWhileTheAutoscalerCanAddANode) {
+  const std::vector<JobSpec> jobs = {tiered("g", 0, 4, 10000, Tier::kGeneral),
+                                     tiered("c", 1000, 4, 1000, Tier::kCore)};
+  const SimResult two = run_tiers(jobs, on_demand_nodes(2), {});
+  EXPECT_EQ(two.preemptions, 0);
+  EXPECT_DOUBLE_EQ(two.jobs[1].first_start, 1300);
+  EXPECT_DOUBLE_EQ(two.jobs[0].finish, 300 + 10000);
+  const SimResult one = run_tiers(jobs, on_demand_nodes(1), {});
+  EXPECT_EQ(one.preemptions, 1);
+  EXPECT_DOUBLE_EQ(one.jobs[1].first_start, 1060);
+}
+
 TEST(Tiers, ProfileByName) {
   const Profile p = profile("tiers");
   EXPECT_EQ(p.describe(),
