@@ -54,10 +54,11 @@ TEST(CliEvaluate, QuickRunsEveryPolicyOnBothTraces) {
   for (const auto& r : j.at("ablations")) in_ablations.insert(r.at("policy"));
   EXPECT_EQ(in_results, (std::set<std::string>{"fifo", "backfill", "sjf", "las", "gavel", "frugal",
                                                "fifo-static"}));
-  EXPECT_EQ(in_ablations, (std::set<std::string>{"tiers", "timeshift", "frugal-place"}));
-  const std::set<std::string> policies = {"fifo",   "backfill",   "sjf",       "las",
-                                          "gavel",  "tiers",      "timeshift", "frugal-place",
-                                          "frugal", "fifo-static"};
+  EXPECT_EQ(in_ablations,
+            (std::set<std::string>{"tiers", "timeshift", "timeshift-energy", "frugal-place"}));
+  const std::set<std::string> policies = {
+      "fifo",      "backfill",         "sjf",          "las",    "gavel",      "tiers",
+      "timeshift", "timeshift-energy", "frugal-place", "frugal", "fifo-static"};
   for (const auto& [trace, rs] : by) {
     SCOPED_TRACE(trace);
     std::set<std::string> seen;
@@ -80,15 +81,17 @@ TEST(CliEvaluate, QuickRunsEveryPolicyOnBothTraces) {
         EXPECT_GT(share, rs.at("fifo-static").at("provisioned_allocated_share").get<double>());
       }
     }
-    for (const char* p : {"backfill", "timeshift", "frugal"}) {
+    EXPECT_NE(rs.at("timeshift-energy").at("profile").get<std::string>().find("time-shift"),
+              std::string::npos);
+    for (const char* p : {"backfill", "timeshift", "timeshift-energy", "frugal"}) {
       EXPECT_TRUE(rs.at(p).at("offline_bound").contains("deferrable_cost_usd")) << p;
       EXPECT_TRUE(rs.at(p).at("offline_bound").contains("energy_optimal_usd")) << p;
     }
   }
   const std::string page = slurp(md);
-  for (const char* s :
-       {"## Targets", "## itp-cluster01", "## itp-cluster03", "fifo-static",
-        "## Time-shifting alone", "Ablations (frugal's components alone; not baselines)"})
+  for (const char* s : {"## Targets", "## itp-cluster01", "## itp-cluster03", "fifo-static",
+                        "## Time-shifting alone", "### The issue's energy line, per shifter",
+                        "Ablations (frugal's components alone; not baselines)"})
     EXPECT_NE(page.find(s), std::string::npos) << s;
   fs::remove_all(dir);
 }

@@ -63,7 +63,7 @@ TEST(FrugalProfile, Options) {
   ASSERT_TRUE(d.ok());
   EXPECT_DOUBLE_EQ(d.value().time_shift.max_delay_s, 12 * 3600.0);
   EXPECT_DOUBLE_EQ(d.value().time_shift.min_saving, 2);
-  EXPECT_DOUBLE_EQ(d.value().time_shift.wait_usd_gpu_h, 0.25);
+  EXPECT_DOUBLE_EQ(d.value().time_shift.wait_usd_gpu_h, 1.0);
   EXPECT_FALSE(d.value().time_shift.valley);
   EXPECT_TRUE(parse_frugal_options("valley=1").value().time_shift.valley);
   EXPECT_TRUE(d.value().prompt_release);
