@@ -326,12 +326,16 @@ Status SlurmDriver::launch(Run& r) {
       return c;
     }
   }
+  int reuse_restarts = 0;
   if (reuse > 0) {
     SlurmUpdate u;
     u.nodelist = nodelist;
     u.features = q.feature;
-    for (const SlurmJob& j : jobs_)
-      if (j.id == reuse && j.tres_per_node.empty()) u.gres = q.gres;
+    for (const SlurmJob& j : jobs_) {
+      if (j.id != reuse) continue;
+      if (j.tres_per_node.empty()) u.gres = q.gres;
+      reuse_restarts = j.restarts;
+    }
     if (Status st = client_.update(reuse, u); !st.ok()) return st;
     r.slurm_id = reuse;
     // An earlier run of this job on the same Slurm job is over: it must not act on (signal,
@@ -356,9 +360,13 @@ Status SlurmDriver::launch(Run& r) {
       return st;
     }
   }
-  if (reuse > 0) {
+  if (reuse > 0 && reuse_restarts == 0) {
+    // A deferred job that never ran: clear the begin time frugal gave it. A requeued job
+    // keeps the one Slurm set (requeue + cred_expire + 1 s): until then its old credential
+    // is revoked on the node and an earlier launch there fails ("Job credential revoked"),
+    // which ends the job instead of restarting it.
     SlurmUpdate now;
-    now.begin_now = true;  // a requeued job waits cred_expire+1 s otherwise
+    now.begin_now = true;
     if (Status st = client_.update(r.slurm_id, now); !st.ok()) return st;
   }
   if (Status st = client_.release(r.slurm_id); !st.ok()) return st;
@@ -539,9 +547,11 @@ void SlurmDriver::diff() {
     }
     if (j->pending()) {
       if (!r.seen_running) {
-        // Released to run now: a begin time Slurm set while finishing a requeue (cred_expire
-        // + 1 s) overrides the one frugal sent; send it again.
-        if (!r.stopping && j->reason == "BeginTime" && j->eligible_time > j->submit_time) {
+        // Released to run now but still waiting on a begin time frugal gave it (a deferral):
+        // send "now" again. Not for a requeued job: Slurm's cred_expire + 1 s delay protects
+        // its restart (place()).
+        if (!r.stopping && j->restarts == 0 && j->reason == "BeginTime" &&
+            j->eligible_time > j->submit_time) {
           SlurmUpdate now;
           now.begin_now = true;
           (void)client_.update(j->id, now);
