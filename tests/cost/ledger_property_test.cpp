@@ -1,6 +1,6 @@
 // Property tests of the ledger over random workloads: two regions with different hourly
 // price series (including negative prices), reserved, owned and on-demand pools, random
-// utilization, checkpoints, datasets, deadlines, node failures, under every baseline
+// utilization, checkpoints, datasets, deadlines, elastic bounds, node failures, under every
 // profile. The ledger must balance, and its rental and energy must agree with figures
 // computed independently from the cluster and the job outcomes.
 
@@ -136,6 +136,10 @@ std::vector<JobSpec> random_jobs(uint32_t seed, size_t n) {
     j.storage_tier = tiers[uni(0, 2)];
     if (chance(0.2)) j.deadline = t + j.duration * real(1.0, 6.0);
     if (chance(0.2)) j.deferrable = true;
+    if (j.gpus > 0 && !j.fractional() && chance(0.2)) {  // elastic: half to twice its GPUs
+      j.min_gpus = (j.gpus + 1) / 2;
+      j.max_gpus = 2 * j.gpus;
+    }
     jobs.push_back(std::move(j));
   }
   return jobs;
@@ -215,6 +219,7 @@ void expect_balanced(const LedgerReport& l, const std::string& what) {
 constexpr uint32_t kSeeds[] = {1, 2, 3};
 
 TEST(LedgerProperty, MixedClusterBalancesUnderEveryProfile) {
+  int64_t frugal_resizes = 0;
   for (uint32_t seed : kSeeds) {
     const ClusterSpec c = mixed_cluster(seed);
     const std::vector<JobSpec> jobs = random_jobs(seed, 150);
@@ -222,6 +227,7 @@ TEST(LedgerProperty, MixedClusterBalancesUnderEveryProfile) {
       const std::string what = policy + " seed " + std::to_string(seed);
       const SimResult r = run(jobs, c, policy, seed);
       ASSERT_EQ(r.invariant_violation, "") << what;
+      if (policy == "frugal") frugal_resizes += r.resizes;
       const LedgerReport& l = r.ledger;
       expect_balanced(l, what);
       EXPECT_GT(l.total.compute.rental_usd, 0) << what;
@@ -238,6 +244,7 @@ TEST(LedgerProperty, MixedClusterBalancesUnderEveryProfile) {
       EXPECT_GE(l.total.compute.rental_usd, always - rel_tol(always)) << what;
     }
   }
+  EXPECT_GT(frugal_resizes, 0);  // the elastic jobs were resized (frugal has +elastic)
 }
 
 // Only owned/reserved pools: every GPU is provisioned for the whole simulated span, so
