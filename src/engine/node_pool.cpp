@@ -17,6 +17,7 @@ NodePool::NodePool(const ClusterSpec& spec, ClusterState& state, bool static_cap
   for (const NodeSpec& n : spec.nodes) max_model = std::max(max_model, n.model);
   booting_by_model_.assign(static_cast<size_t>(max_model) + 2, 0);
   unprovisioned_.resize(booting_by_model_.size());
+  unprovisioned_gpus_.assign(booting_by_model_.size(), 0);
   has_on_demand_.assign(booting_by_model_.size(), 0);
   for (NodeId n = 0; n < spec.nodes.size(); ++n) {
     const bool od = spec.pools[spec.nodes[n].pool].capacity == Capacity::kOnDemand;
@@ -27,6 +28,7 @@ NodePool::NodePool(const ClusterSpec& spec, ClusterState& state, bool static_cap
       state_.set_up(n, false);
       if (spec.nodes[n].gpus > 0) {
         unprovisioned_[spec.nodes[n].model + 1].insert(n);
+        unprovisioned_gpus_[spec.nodes[n].model + 1] += spec.nodes[n].gpus;
         has_on_demand_[spec.nodes[n].model + 1] = 1;
       }
     } else {
@@ -41,9 +43,15 @@ void NodePool::set_life(NodeId n, NodeLife l) {
   if (counted(life_[n]) != counted(l)) provisioned_[state_.centre_of(n)] += counted(l) ? g : -g;
   if (life_[n] == NodeLife::kProvisioning) booting_by_model_[spec_.nodes[n].model + 1] -= g;
   if (l == NodeLife::kProvisioning) booting_by_model_[spec_.nodes[n].model + 1] += g;
-  if (g > 0 && life_[n] == NodeLife::kUnprovisioned)
-    unprovisioned_[spec_.nodes[n].model + 1].erase(n);
-  if (g > 0 && l == NodeLife::kUnprovisioned) unprovisioned_[spec_.nodes[n].model + 1].insert(n);
+  const size_t m = static_cast<size_t>(spec_.nodes[n].model + 1);
+  if (g > 0 && life_[n] == NodeLife::kUnprovisioned) {
+    unprovisioned_[m].erase(n);
+    unprovisioned_gpus_[m] -= g;
+  }
+  if (g > 0 && l == NodeLife::kUnprovisioned) {
+    unprovisioned_[m].insert(n);
+    unprovisioned_gpus_[m] += g;
+  }
   life_[n] = l;
   state_.set_up(n, l == NodeLife::kUp);
   if (l != NodeLife::kUp && idle_key_[n] != kNever) {
@@ -95,10 +103,7 @@ void NodePool::start_idle(NodeId n, Seconds now) {
 
 int64_t NodePool::unprovisioned_gpus(GpuModelId m) const {
   const size_t i = static_cast<size_t>(m + 1);
-  if (i >= unprovisioned_.size()) return 0;
-  int64_t g = 0;
-  for (NodeId n : unprovisioned_[i]) g += spec_.nodes[n].gpus;
-  return g;
+  return i < unprovisioned_gpus_.size() ? unprovisioned_gpus_[i] : 0;
 }
 
 Seconds NodePool::next_wakeup() const {

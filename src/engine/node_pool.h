@@ -85,6 +85,7 @@ class NodePool {
   std::vector<int64_t> provisioned_;                 // per centre
   std::vector<int64_t> booting_by_model_;            // per catalog model id + 1
   std::vector<std::set<NodeId>> unprovisioned_;      // per catalog model id + 1
+  std::vector<int64_t> unprovisioned_gpus_;          // their GPUs, per catalog model id + 1
   std::vector<char> has_on_demand_;                  // per catalog model id + 1
 };
 

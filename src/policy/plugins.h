@@ -74,8 +74,8 @@ class CycleView {
     (void)job;
     return kNoGpuModel;
   }
-  // Whether the autoscaler could still add a node of overflow_model(job) big enough for the
-  // job's GPUs on one node, or enough such nodes for a gang (false when not autoscaled).
+  // Whether unprovisioned on-demand nodes of overflow_model(job) hold at least the job's GPUs,
+  // i.e. the autoscaler could still add capacity for it (false when not autoscaled).
   virtual bool can_add_capacity(const JobSpec& job) const {
     (void)job;
     return false;

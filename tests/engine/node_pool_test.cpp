@@ -231,8 +231,10 @@ TEST(NodePool, PromptReleaseHandsIdleNodesBackAtOnce) {
   NodePool pool(c, state, false);
   pool.set_prompt_release(true);
   std::vector<Decision> out;
+  EXPECT_EQ(pool.unprovisioned_gpus(kA100), 16);
   pool.plan(0, {8.0 * 2}, out);  // boots both (kA100 is model 0 in the priced catalog)
   ASSERT_EQ(count(out, Decision::Kind::kProvision), 2u);
+  EXPECT_EQ(pool.unprovisioned_gpus(kA100), 0);
   ASSERT_TRUE(pool.provisioned(0, kDelay));
   ASSERT_TRUE(pool.provisioned(1, kDelay));
   EXPECT_EQ(pool.next_wakeup(), kDelay);  // idle at once, not kDelay + kTimeout
@@ -245,6 +247,7 @@ TEST(NodePool, PromptReleaseHandsIdleNodesBackAtOnce) {
   pool.plan(kDelay + kTimeout, {}, out, {}, kDelay + kTimeout + 1);
   EXPECT_EQ(count(out, Decision::Kind::kRelease), 2u);
   EXPECT_EQ(pool.life(0), NodeLife::kUnprovisioned);
+  EXPECT_EQ(pool.unprovisioned_gpus(kA100), 16);
   EXPECT_EQ(pool.next_wakeup(), kNever);
 }
 
