@@ -199,6 +199,7 @@ void Engine::start(JobIdx j, Placement p, Seconds now) {
   r.service_from = now;
   running_.insert(key_of(j));
   if (r.spec->movable) ++running_movable_;
+  if (r.elastic()) ++running_elastic_;
   end_key_[j] = r.expected_end(now);
   running_by_end_.emplace(end_key_[j], j);
   for (NodeId n : r.placement.nodes()) {
@@ -213,6 +214,7 @@ void Engine::stop(JobIdx j, Seconds now, bool saved) {
   state_.release(r.placement, *r.spec);
   running_.erase(key_of(j));
   if (r.spec->movable) --running_movable_;
+  if (r.elastic()) --running_elastic_;
   running_by_end_.erase({end_key_[j], j});
   if (demote_at_[j] != kNever) demotions_.erase({demote_at_[j], j});
   demote_at_[j] = kNever;
@@ -403,6 +405,7 @@ void Engine::elastic_shrink(Seconds now) {
 }
 
 void Engine::elastic_grow(Seconds now) {
+  if (running_elastic_ == 0) return;
   std::vector<JobIdx> cands;
   for (const QueueKey& k : running_) {
     const JobRuntime& r = jobs_[k.job];
@@ -475,6 +478,7 @@ void Engine::resume(JobIdx j, const JobRuntime& before) {
   r = before;
   running_.insert(key_of(j));  // keyed as it ran (a stop clears `starved`)
   if (r.spec->movable) ++running_movable_;
+  if (r.elastic()) ++running_elastic_;
   end_key_[j] = r.expected_end(now_);
   running_by_end_.emplace(end_key_[j], j);
   for (NodeId n : r.placement.nodes()) {
@@ -769,6 +773,9 @@ std::string Engine::check_invariants() const {
   if (running != running_.size() || running != running_by_end_.size())
     return "running index size mismatch";
   if (pending != pending_.size() + deferred_.size()) return "pending index size mismatch";
+  size_t elastic_running = 0;
+  for (const QueueKey& k : running_) elastic_running += jobs_[k.job].elastic() ? 1 : 0;
+  if (elastic_running != running_elastic_) return "running elastic count mismatch";
   if (milli != state_.allocated_milli())
     return fmt::format("jobs hold {} milli-GPU, cluster counts {}", milli,
                        state_.allocated_milli());

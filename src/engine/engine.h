@@ -205,6 +205,7 @@ class Engine final : private CycleView {
   std::vector<Seconds> ondemand_delay_;
   size_t pending_small_ = 0;    // pending fractional or CPU-only jobs
   size_t running_movable_ = 0;  // running jobs with JobSpec::movable (Relay point)
+  size_t running_elastic_ = 0;  // running jobs with elastic bounds (JobRuntime::elastic)
   Seconds relay_next_ = 0;      // the Relay's next price tick
   int fragmentation_block_ = 0;
   uint64_t next_seq_ = 0;

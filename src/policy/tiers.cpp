@@ -63,9 +63,11 @@ class TierPreempt final : public Preempt {
     for (auto it = pending.begin(); it != pending.end() && seen < o_.max_examined; ++it, ++seen)
       highest_pending = std::min(highest_pending, static_cast<int>(effective_tier(v.job(it->job))));
     if (highest_pending >= kTierCount - 1) return out;  // only general work waits
+    // From the back: with a tier-first order (tier, tier-shortest) the lowest-ranked running
+    // job comes first, so this usually stops at once.
     int lowest_running = 0;
-    for (const QueueKey& k : running) {
-      lowest_running = std::max(lowest_running, static_cast<int>(effective_tier(v.job(k.job))));
+    for (auto it = running.rbegin(); it != running.rend(); ++it) {
+      lowest_running = std::max(lowest_running, static_cast<int>(effective_tier(v.job(it->job))));
       if (lowest_running == kTierCount - 1) break;  // general work runs: no lower rank exists
     }
     if (highest_pending >= lowest_running) return out;
