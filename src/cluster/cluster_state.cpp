@@ -8,15 +8,16 @@ namespace {
 const std::set<NodeId> kEmptySet;
 }
 
-ClusterState::ClusterState(const ClusterSpec& spec, const GpuCatalog& catalog) : spec_(spec) {
-  const size_t n = spec_.nodes.size();
+ClusterState::ClusterState(const ClusterSpec& spec, const GpuCatalog& catalog)
+    : spec_(std::make_shared<const ClusterSpec>(spec)) {
+  const size_t n = spec_->nodes.size();
   nodes_.resize(n);
   offset_.resize(n + 1);
   gpu_mem_.resize(n);
   model_slot_.assign(catalog.size() + 1, -1);
   uint32_t off = 0;
   for (size_t i = 0; i < n; ++i) {
-    const NodeSpec& ns = spec_.nodes[i];
+    const NodeSpec& ns = spec_->nodes[i];
     offset_[i] = off;
     off += static_cast<uint32_t>(ns.gpus);
     gpu_mem_[i] = ns.model == kNoGpuModel ? 0 : catalog.at(ns.model).memory_mib;
@@ -36,7 +37,7 @@ ClusterState::ClusterState(const ClusterSpec& spec, const GpuCatalog& catalog) :
   }
   node_centre_.resize(n);
   for (size_t i = 0; i < n; ++i) {
-    const NodeSpec& ns = spec_.nodes[i];
+    const NodeSpec& ns = spec_->nodes[i];
     const GpuModelId m = ns.gpus > 0 ? ns.model : kNoGpuModel;
     uint32_t c = 0;
     while (c < centre_pool_.size() && (centre_pool_[c] != ns.pool || centre_model_[c] != m)) ++c;
@@ -53,7 +54,7 @@ ClusterState::ClusterState(const ClusterSpec& spec, const GpuCatalog& catalog) :
   centre_alloc_.assign(centre_pool_.size(), 0);
   centre_version_.assign(centre_pool_.size(), 0);
   max_per_node_.assign(models_.size(), 0);
-  for (const auto& ns : spec_.nodes)
+  for (const auto& ns : spec_->nodes)
     if (ns.model != kNoGpuModel && ns.gpus > 0)
       max_per_node_[slot_of(ns.model)] = std::max(max_per_node_[slot_of(ns.model)], ns.gpus);
   free_buckets_.resize(models_.size());
@@ -65,13 +66,13 @@ ClusterState::ClusterState(const ClusterSpec& spec, const GpuCatalog& catalog) :
   for (size_t i = 0; i < n; ++i) {
     for (uint32_t g = offset_[i]; g < offset_[i + 1]; ++g) gpu_free_mem_[g] = gpu_mem_[i];
     index(static_cast<NodeId>(i));
-    centre_up_gpus_[node_centre_[i]] += spec_.nodes[i].gpus;
+    centre_up_gpus_[node_centre_[i]] += spec_->nodes[i].gpus;
   }
   up_gpus_ = capacity_gpus_;
 }
 
 bool ClusterState::host_fits(NodeId n, const JobSpec& job) const {
-  const NodeSpec& ns = spec_.nodes[n];
+  const NodeSpec& ns = spec_->nodes[n];
   if (job.cpu_milli > 0 && ns.cpu_milli > 0 && nodes_[n].cpu_free < job.cpu_milli) return false;
   if (job.memory_mib > 0 && ns.memory_mib > 0 && nodes_[n].mem_free < job.memory_mib) return false;
   return true;
@@ -107,7 +108,7 @@ int64_t ClusterState::centre_free_below(uint32_t c, int k) const {
 }
 
 void ClusterState::unindex(NodeId n) {
-  const NodeSpec& ns = spec_.nodes[n];
+  const NodeSpec& ns = spec_->nodes[n];
   if (!nodes_[n].up) return;
   --centre_nodes_free_[node_centre_[n]][nodes_[n].free_whole];
   ++centre_version_[node_centre_[n]];
@@ -120,7 +121,7 @@ void ClusterState::unindex(NodeId n) {
 }
 
 void ClusterState::index(NodeId n) {
-  const NodeSpec& ns = spec_.nodes[n];
+  const NodeSpec& ns = spec_->nodes[n];
   if (!nodes_[n].up) return;
   ++centre_nodes_free_[node_centre_[n]][nodes_[n].free_whole];
   ++centre_version_[node_centre_[n]];
@@ -146,19 +147,19 @@ Status ClusterState::allocate(const Placement& p, const JobSpec& job) {
     if (prev && (s.node < prev->node || (s.node == prev->node && s.gpu <= prev->gpu)))
       return Error{"placement slots are not in strictly increasing (node, gpu) order"};
     prev = &s;
-    if (!nodes_[s.node].up) return Error{fmt::format("node {} is down", spec_.nodes[s.node].name)};
+    if (!nodes_[s.node].up) return Error{fmt::format("node {} is down", spec_->nodes[s.node].name)};
     if (s.node != last) {
       if (!host_fits(s.node, job))
-        return Error{fmt::format("node {} lacks CPU or memory", spec_.nodes[s.node].name)};
+        return Error{fmt::format("node {} lacks CPU or memory", spec_->nodes[s.node].name)};
       last = s.node;
     }
     if (s.gpu < 0) continue;
-    if (s.gpu >= spec_.nodes[s.node].gpus || s.milli <= 0 || s.milli > kMilliPerGpu)
-      return Error{fmt::format("bad slot on node {}", spec_.nodes[s.node].name)};
+    if (s.gpu >= spec_->nodes[s.node].gpus || s.milli <= 0 || s.milli > kMilliPerGpu)
+      return Error{fmt::format("bad slot on node {}", spec_->nodes[s.node].name)};
     const uint32_t g = offset_[s.node] + static_cast<uint32_t>(s.gpu);
     if (gpu_free_milli_[g] < s.milli || gpu_free_mem_[g] < gpu_mem_need(job, s.node, s.milli))
       return Error{
-          fmt::format("GPU {} of node {} is over-committed", s.gpu, spec_.nodes[s.node].name)};
+          fmt::format("GPU {} of node {} is over-committed", s.gpu, spec_->nodes[s.node].name)};
   }
   last = static_cast<NodeId>(-1);
   for (const Slot& s : p.slots) {
@@ -217,13 +218,13 @@ void ClusterState::set_up(NodeId n, bool is_up) {
   if (!is_up) {
     unindex(n);
     nodes_[n].up = false;
-    up_gpus_ -= spec_.nodes[n].gpus;
-    centre_up_gpus_[node_centre_[n]] -= spec_.nodes[n].gpus;
+    up_gpus_ -= spec_->nodes[n].gpus;
+    centre_up_gpus_[node_centre_[n]] -= spec_->nodes[n].gpus;
   } else {
     nodes_[n].up = true;
     index(n);
-    up_gpus_ += spec_.nodes[n].gpus;
-    centre_up_gpus_[node_centre_[n]] += spec_.nodes[n].gpus;
+    up_gpus_ += spec_->nodes[n].gpus;
+    centre_up_gpus_[node_centre_[n]] += spec_->nodes[n].gpus;
   }
 }
 
@@ -231,7 +232,7 @@ std::string ClusterState::check_invariants() const {
   int64_t alloc = 0, free_total = 0;
   std::vector<int64_t> by_slot(models_.size(), 0);
   for (NodeId n = 0; n < nodes_.size(); ++n) {
-    const NodeSpec& ns = spec_.nodes[n];
+    const NodeSpec& ns = spec_->nodes[n];
     int whole = 0, shared = 0;
     for (uint32_t g = offset_[n]; g < offset_[n + 1]; ++g) {
       const Milli f = gpu_free_milli_[g];
@@ -271,7 +272,7 @@ std::string ClusterState::check_invariants() const {
       for (uint32_t g = offset_[n]; g < offset_[n + 1]; ++g)
         by_centre[c] += kMilliPerGpu - gpu_free_milli_[g];
       if (nodes_[n].up) {
-        up[c] += spec_.nodes[n].gpus;
+        up[c] += spec_->nodes[n].gpus;
         ++counts[c][nodes_[n].free_whole];
       }
     }
@@ -286,7 +287,7 @@ std::string ClusterState::check_invariants() const {
     for (const auto& b : free_buckets_[s]) indexed += b.size();
     size_t expect = 0;
     for (NodeId n = 0; n < nodes_.size(); ++n)
-      expect += nodes_[n].up && spec_.nodes[n].gpus > 0 && spec_.nodes[n].model == models_[s];
+      expect += nodes_[n].up && spec_->nodes[n].gpus > 0 && spec_->nodes[n].model == models_[s];
     if (indexed != expect) return "bucket index has stale entries";
   }
   return {};

@@ -8,6 +8,7 @@
 // against this state; allocate() verifies capacity and returns an Error instead of
 // over-committing.
 
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -24,13 +25,13 @@ class ClusterState {
  public:
   ClusterState(const ClusterSpec& spec, const GpuCatalog& catalog);
 
-  const ClusterSpec& spec() const { return spec_; }
+  const ClusterSpec& spec() const { return *spec_; }
   size_t node_count() const { return nodes_.size(); }
 
   // --- per-node and per-GPU views ---
   bool up(NodeId n) const { return nodes_[n].up; }
-  GpuModelId model(NodeId n) const { return spec_.nodes[n].model; }
-  int gpus(NodeId n) const { return spec_.nodes[n].gpus; }
+  GpuModelId model(NodeId n) const { return spec_->nodes[n].model; }
+  int gpus(NodeId n) const { return spec_->nodes[n].gpus; }
   int free_whole(NodeId n) const { return nodes_[n].free_whole; }
   Milli free_milli(NodeId n, int gpu) const { return gpu_free_milli_[offset_[n] + gpu]; }
   int64_t free_gpu_memory(NodeId n, int gpu) const { return gpu_free_mem_[offset_[n] + gpu]; }
@@ -98,7 +99,8 @@ class ClusterState {
   void index(NodeId n);
   int64_t gpu_mem_need(const JobSpec& job, NodeId n, Milli milli) const;
 
-  ClusterSpec spec_;
+  // Immutable after construction; copies of the state (tentative plans) share it.
+  std::shared_ptr<const ClusterSpec> spec_;
   std::vector<NodeState> nodes_;
   std::vector<uint32_t> offset_;  // first GPU of each node in the flat arrays
   std::vector<Milli> gpu_free_milli_;
