@@ -112,6 +112,28 @@ TEST(TimeShift, EnergyOnlyIgnoresTheRentalDiscount) {
   EXPECT_EQ(energy.deadline_misses, 0);
 }
 
+// Prompt release (+release) keeps an idle on-demand node for deferred work due within the
+// pool's idle timeout, and only then. One on-demand A100 (300 s boot, 900 s timeout); `a` is
+// deferred by energy to hour 4 (14,400 s). If `b` holds the node until 13,800 (600 s before
+// `a` is due) the node is kept and `a` starts at once at 14,400; if `b` ends at 2,100 the node
+// goes back then and `a` waits for a new boot (14,700).
+TEST(TimeShift, PromptReleaseKeepsTheNodeForDeferredWorkDueSoon) {
+  ClusterSpec spec = six_hour_cluster();
+  spec.pools[0].capacity = Capacity::kOnDemand;
+  spec.pools[0].provisioning_delay_s = 300;
+  spec.pools[0].idle_timeout_s = 900;
+  const JobSpec a = deferrable("a", 0, 1800, 6 * kHour);
+  const std::string policy = "timeshift:energy_only=1+release";
+  const SimResult soon = run_priced({job("b", 0, 1, 13500), a}, spec, policy);
+  EXPECT_DOUBLE_EQ(soon.jobs[0].finish, 300 + 13500);
+  EXPECT_DOUBLE_EQ(soon.jobs[1].first_start, 4 * kHour);
+  EXPECT_EQ(soon.nodes_provisioned, 1);
+  const SimResult early = run_priced({job("b", 0, 1, 1800), a}, spec, policy);
+  EXPECT_DOUBLE_EQ(early.jobs[0].finish, 300 + 1800);
+  EXPECT_DOUBLE_EQ(early.jobs[1].first_start, 4 * kHour + 300);
+  EXPECT_EQ(early.nodes_provisioned, 2);
+}
+
 TEST(TimeShift, OverflowModelPricesWhereTheAutoscalerAddsCapacity) {
   // All on demand, no boot delay: one A100 in region "r" (prices 100, 80, 20, 50, 10, 90)
   // and 32 T4s in region "s" (0 in hours 2-4, 100 otherwise). The autoscaler adds A100s for
