@@ -44,10 +44,12 @@ Result<FrugalOptions> parse_frugal_options(const std::string& text) {
       auto x = parse_option_number(item, "frugal option");
       if (!x.ok()) return x.error();
       o.tiers.starvation_s = x.value();
-    } else if (item == "sun=0" || item == "sun=1") {
-      o.sun = item == "sun=1";
-    } else if (item == "release=0" || item == "release=1") {
-      o.prompt_release = item == "release=1";
+    } else if (item.rfind("sun=", 0) == 0 || item.rfind("release=", 0) == 0) {
+      const bool sun = item[0] == 's';
+      const std::string value = item.substr(item.find('=') + 1);
+      if (value != "0" && value != "1")
+        return Error{fmt::format("frugal option '{}': must be 0 or 1", item)};
+      (sun ? o.sun : o.prompt_release) = value == "1";
     } else if (Status st = set_time_shift_option(o.time_shift, item); !st.ok()) {
       return Error{"frugal: " + st.error().message + ", starvation_s, sun, release"};
     }

@@ -69,6 +69,9 @@ TEST(FrugalProfile, Options) {
   EXPECT_TRUE(d.value().prompt_release);
   EXPECT_FALSE(parse_frugal_options("release=0").value().prompt_release);
   EXPECT_FALSE(parse_frugal_options("release=2").ok());
+  EXPECT_EQ(parse_frugal_options("release=x").error().message,
+            "frugal option 'release=x': must be 0 or 1");
+  EXPECT_TRUE(parse_frugal_options("sun=1").value().sun);
   EXPECT_DOUBLE_EQ(parse_frugal_options("wait_usd_gpu_h=0").value().time_shift.wait_usd_gpu_h, 0);
   EXPECT_FALSE(parse_frugal_options("overflow=0").value().time_shift.overflow);
   EXPECT_TRUE(make_profile("frugal:max_delay_s=3600").ok());
