@@ -34,22 +34,18 @@ std::unique_ptr<QueueSort> make_tier_shortest_sort(Seconds starvation_s) {
 
 Result<FrugalOptions> parse_frugal_options(const std::string& text) {
   FrugalOptions o;
-  size_t start = 0;
-  while (start < text.size()) {
-    const size_t end = std::min(text.find(':', start), text.size());
-    const std::string item = text.substr(start, end - start);
-    start = end + 1;
-    if (item.empty()) continue;
-    if (item.rfind("starvation_s=", 0) == 0) {
+  for (const std::string& item : split_option_items(text)) {
+    const std::string key = item.substr(0, item.find('='));
+    bool* flag = key == "sun" ? &o.sun : key == "release" ? &o.prompt_release : nullptr;
+    if (key == "starvation_s") {
       auto x = parse_option_number(item, "frugal option");
       if (!x.ok()) return x.error();
       o.tiers.starvation_s = x.value();
-    } else if (item.rfind("sun=", 0) == 0 || item.rfind("release=", 0) == 0) {
-      const bool sun = item[0] == 's';
-      const std::string value = item.substr(item.find('=') + 1);
+    } else if (flag != nullptr) {
+      const std::string value = item.substr(key.size() + (key.size() < item.size() ? 1 : 0));
       if (value != "0" && value != "1")
         return Error{fmt::format("frugal option '{}': must be 0 or 1", item)};
-      (sun ? o.sun : o.prompt_release) = value == "1";
+      *flag = value == "1";
     } else if (Status st = set_time_shift_option(o.time_shift, item); !st.ok()) {
       return Error{"frugal: " + st.error().message + ", starvation_s, sun, release"};
     }

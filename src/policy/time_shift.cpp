@@ -53,16 +53,21 @@ Status set_time_shift_option(TimeShiftOptions& o, const std::string& item) {
   return Status::Ok();
 }
 
-Result<TimeShiftOptions> parse_time_shift_options(const std::string& text) {
-  TimeShiftOptions o;
+std::vector<std::string> split_option_items(const std::string& text) {
+  std::vector<std::string> items;
   size_t start = 0;
   while (start < text.size()) {
     const size_t end = std::min(text.find(':', start), text.size());
-    const std::string item = text.substr(start, end - start);
+    if (end > start) items.push_back(text.substr(start, end - start));
     start = end + 1;
-    if (item.empty()) continue;
-    if (Status st = set_time_shift_option(o, item); !st.ok()) return st.error();
   }
+  return items;
+}
+
+Result<TimeShiftOptions> parse_time_shift_options(const std::string& text) {
+  TimeShiftOptions o;
+  for (const std::string& item : split_option_items(text))
+    if (Status st = set_time_shift_option(o, item); !st.ok()) return st.error();
   return o;
 }
 

@@ -50,6 +50,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "model/result.h"
 #include "policy/plugins.h"
@@ -78,6 +79,8 @@ Status set_time_shift_option(TimeShiftOptions& o, const std::string& item);
 // The value of a "key=value" option item as a finite non-negative number; errors start with
 // `what` and name the item.
 Result<double> parse_option_number(const std::string& item, const std::string& what);
+// The non-empty items of a ':'-separated option list ("a=1:b=2" → {"a=1", "b=2"}).
+std::vector<std::string> split_option_items(const std::string& text);
 
 std::unique_ptr<Admit> make_time_shift_admit(TimeShiftOptions options = {});
 

@@ -169,6 +169,8 @@ TEST(TimeShift, OverflowModelPricesWhereTheAutoscalerAddsCapacity) {
 }
 
 TEST(TimeShift, ParsesOptions) {
+  EXPECT_EQ(split_option_items("a=1::b=2:"), (std::vector<std::string>{"a=1", "b=2"}));
+  EXPECT_TRUE(split_option_items("").empty());
   EXPECT_FALSE(make_profile("timeshift:bogus=1").ok());
   EXPECT_FALSE(make_profile("timeshift:max_delay_s=x").ok());
   EXPECT_FALSE(make_profile("backfill:max_delay_s=1").ok());
