@@ -65,18 +65,25 @@ std::vector<std::pair<std::string_view, std::string_view>> pairs(std::string_vie
   return out;
 }
 
+// The lines of `text` with their 1-based numbers (a last line without '\n' included).
+std::vector<std::pair<size_t, std::string_view>> numbered_lines(std::string_view text) {
+  std::vector<std::pair<size_t, std::string_view>> lines;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    lines.emplace_back(lines.size() + 1, text.substr(pos, nl - pos));
+    pos = nl + 1;
+  }
+  return lines;
+}
+
 }  // namespace
 
 Result<std::vector<JobcompRecord>> parse_jobcomp(std::string_view text, const std::string& origin,
                                                  int64_t utc_offset_s) {
   std::vector<JobcompRecord> out;
-  size_t line_no = 0, pos = 0;
-  while (pos < text.size()) {
-    size_t nl = text.find('\n', pos);
-    if (nl == std::string_view::npos) nl = text.size();
-    std::string_view line = text.substr(pos, nl - pos);
-    pos = nl + 1;
-    ++line_no;
+  for (auto [line_no, line] : numbered_lines(text)) {
     while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.remove_suffix(1);
     if (line.empty()) continue;
     const std::string where = fmt::format("{}:{}", origin, line_no);
@@ -138,13 +145,7 @@ Result<std::vector<JobcompRecord>> parse_jobcomp(std::string_view text, const st
 
 Result<GresLog> parse_gres_log(std::string_view text, const std::string& origin) {
   GresLog log;
-  size_t line_no = 0, pos = 0;
-  while (pos < text.size()) {
-    size_t nl = text.find('\n', pos);
-    if (nl == std::string_view::npos) nl = text.size();
-    std::string_view line = text.substr(pos, nl - pos);
-    pos = nl + 1;
-    ++line_no;
+  for (const auto& [line_no, line] : numbered_lines(text)) {
     if (line.empty() || line[0] == '#') continue;
     const std::string where = fmt::format("{}:{}", origin, line_no);
     int64_t id = 0, start = 0;
