@@ -160,9 +160,9 @@ class Engine final : private CycleView {
   std::optional<Placement> grown_elsewhere(const JobRuntime& r);
   // Places j at `n` whole GPUs on `state` (a copy of its spec with gpus = n).
   std::optional<Placement> place_sized(const JobRuntime& r, int n) const;
-  // Pack-down point (profile +packdown, autoscaled clusters, nothing queued): empties lightly
-  // used on-demand nodes by migration so the autoscaler can release them
-  // (src/engine/pack_down.cpp); appends kMigrate decisions to out_.
+  // Pack-down point (profile +packdown, autoscaled clusters, nothing queued): empties
+  // on-demand nodes by migration (onto fuller nodes or idle reserved/owned ones) so the
+  // autoscaler can release them (src/engine/pack_down.cpp); appends kMigrate decisions.
   void pack_down(Seconds now);
   // Relay point (profile +sun), at the relay's price ticks and only when no job is queued
   // (a relay must not take GPUs a waiting job could use): offers each running movable job

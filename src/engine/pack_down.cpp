@@ -1,24 +1,29 @@
-// Pack-down (profile +packdown): the Engine's point that empties lightly used on-demand
-// nodes so the autoscaler can hand them back.
+// Pack-down (profile +packdown): the Engine's point that empties on-demand nodes so the
+// autoscaler can hand them back.
 //
 // Runs after the queue walk when nothing is queued (a queued job would use the room
-// anyway) on an autoscaled cluster. Donors: up on-demand nodes using at most half of their
-// GPUs, every job on them whole-GPU, on that node only, not signalled and not elastic;
-// fewest used GPUs first, at most EngineOptions::pack_down_nodes a cycle. Each of a donor's
-// jobs needs a destination of the same model (so its speed does not change): an up node
-// other than the donor with enough wholly free GPUs that is either reserved/owned (paid
-// whatever happens) or an on-demand node that already runs jobs and uses at least as many
-// GPUs as the donor (moves only go towards fuller nodes, so nothing ping-pongs and no idle
-// node is kept alive). Among destinations, the least extension of an on-demand node's life
-// wins (its GPUs × how much later than its current jobs the moved job is expected to end),
-// then the best fit, then the lowest node id; at most pack_down_scan are examined per job.
-// The moves are made (kMigrate, the migration restart counted as rework) only when
+// anyway) on an autoscaled cluster. Donors: up on-demand nodes with every job on them
+// whole-GPU, on that node only, not signalled and not elastic; fewest used GPUs first, at
+// most EngineOptions::pack_down_nodes a cycle. Each of a donor's jobs needs a destination of
+// the same model (so its speed does not change), an up node other than the donor with
+// enough wholly free GPUs:
+//  - reserved/owned (paid whatever happens), for any donor; or
+//  - for a donor using at most half of its GPUs, an on-demand node that already runs jobs
+//    and uses at least as many GPUs as the donor (moves only go towards fuller nodes, so
+//    nothing ping-pongs and no idle node is kept alive).
+// Among destinations, the least cost wins, then the best fit, then the lowest node id; at
+// most pack_down_scan are examined per job. A destination's cost: on an on-demand node, the
+// extension of its life (its GPUs × how much later than its current jobs the moved job is
+// expected to end); on a reserved/owned node, the moved GPUs × the model's on-demand
+// provisioning delay (the node was a spare an arrival could start on at once; filled, the
+// next such arrival may wait for a boot). The moves are made (kMigrate, the migration
+// restart counted as rework) only when
 //   saving = donor GPUs × (latest expected end of its jobs − now)
 // exceeds
 //   cost = Σ moved GPUs × (migration_cost_s + work since the job's last checkpoint)
-//          + Σ destination extensions,
+//          + Σ destination costs,
 // all in GPU-seconds from runtime estimates. The emptied node idles and is released after
-// its pool's idle timeout. Deterministic (node order, stable keys).
+// its pool's idle timeout (at once under +release). Deterministic (node order, stable keys).
 
 #include <fmt/format.h>
 #include <algorithm>
@@ -41,7 +46,7 @@ void Engine::pack_down(Seconds now) {
     if (!pool_.on_demand(n) || pool_.life(n) != NodeLife::kUp || !state_.up(n)) continue;
     const auto& js = node_jobs_[n];
     const int used = used_of(n);
-    if (js.empty() || used <= 0 || 2 * used > state_.gpus(n)) continue;
+    if (js.empty() || used <= 0) continue;
     const bool movable = std::all_of(js.begin(), js.end(), [&](JobIdx j) {
       const JobRuntime& r = jobs_[j];
       return r.spec->gpus > 0 && !r.spec->fractional() && !r.signalled() && !elastic(r) &&
@@ -55,6 +60,7 @@ void Engine::pack_down(Seconds now) {
   for (const auto& [used, n] : donors) {
     if (tried++ >= options_.pack_down_nodes) break;
     if (node_jobs_[n].empty()) continue;
+    const bool full = 2 * used > state_.gpus(n);
     const double saving = static_cast<double>(state_.gpus(n)) * (node_end(n) - now);
     double cost = 0;
     std::map<NodeId, int> taken;     // GPUs planned onto a destination
@@ -77,10 +83,11 @@ void Engine::pack_down(Seconds now) {
           if (free < g) continue;
           const int used_d = state_.gpus(d) - free;
           const bool paid_anyway = !pool_.on_demand(d);
-          if (!paid_anyway && (node_jobs_[d].empty() || used_d < used)) continue;
+          if (!paid_anyway && (full || node_jobs_[d].empty() || used_d < used)) continue;
           const Seconds dend = ends.count(d) ? ends[d] : node_end(d);
           const double ext =
-              paid_anyway ? 0 : static_cast<double>(state_.gpus(d)) * std::max(0.0, job_end - dend);
+              paid_anyway ? g * ondemand_delay_[static_cast<size_t>(m)]
+                          : static_cast<double>(state_.gpus(d)) * std::max(0.0, job_end - dend);
           const std::tuple<double, int, NodeId> key{ext, free - g, d};
           if (!found || key < best) best = key, found = true;
         }

@@ -67,6 +67,49 @@ TEST(PackDown, SkipsMovesThatDoNotPay) {
   for (const JobOutcome& o : r.jobs) EXPECT_EQ(o.migrations, 0);
 }
 
+// One reserved 8-GPU A100 node (pool 0, paid whether used or not) before `n` on-demand ones.
+ClusterSpec reserved_and_on_demand(int n) {
+  ClusterSpec c = on_demand(n);
+  Pool res;
+  res.name = "res";
+  res.capacity = Capacity::kReserved;
+  c.pools.push_back(res);
+  NodeSpec r = gpu_node("res0", kA100, 8, 0, 1);
+  c.nodes.insert(c.nodes.begin(), r);
+  return c;
+}
+
+// r fills the reserved node until 3,600; a (8 GPUs) boots an on-demand node and runs there
+// from 300. When r ends, a's node is full, but the reserved node is paid anyway: a moves
+// there (60 s restart) and its on-demand node is released 900 s later instead of after
+// a ends. Worth it: 8 × 16,700 GPU-seconds saved against 8 × (60 + 300) (the restart, and
+// the boot a later arrival may now wait for).
+TEST(PackDown, MovesAFullNodesJobOntoAnIdleReservedNode) {
+  const ClusterSpec cl = reserved_and_on_demand(1);
+  const std::vector<JobSpec> jobs = {testing::job("r", 0, 8, 3600), testing::job("a", 0, 8, 20000)};
+  const SimResult plain = run_priced(jobs, cl, "fifo");
+  const SimResult packed = run_priced(jobs, cl, "fifo+packdown");
+  EXPECT_EQ(plain.jobs[1].migrations, 0);
+  ASSERT_EQ(packed.jobs[1].migrations, 1);
+  EXPECT_DOUBLE_EQ(packed.jobs[1].finish, kDelay + 20000 + 60);
+  // On-demand node-seconds: plain 300 + 20,000 + 900, packed 300 + 3,300 + 900 ($4 per
+  // GPU-hour); the reserved node is paid in both, 60 s longer in packed.
+  EXPECT_LT(packed.ledger.total.compute.rental_usd,
+            plain.ledger.total.compute.rental_usd - 8 * 4 * 16000 / 3600.0);
+}
+
+// An idle reserved node is a spare an arrival can start on at once; filling it may make the
+// next job wait a boot. c (2 GPUs) ends 50 s after r: emptying c's on-demand node saves
+// 8 × 50 GPU-seconds, less than 2 × (60 s restart + 300 s boot), so c stays.
+TEST(PackDown, KeepsTheReservedSpareWhenTheMoveSavesLessThanABoot) {
+  const ClusterSpec cl = reserved_and_on_demand(1);
+  const std::vector<JobSpec> jobs = {testing::job("r", 0, 8, 3600), testing::job("c", 0, 2, 3350)};
+  const SimResult r = run_priced(jobs, cl, "fifo+packdown");
+  ASSERT_EQ(r.jobs.size(), 2u);
+  EXPECT_DOUBLE_EQ(r.jobs[1].finish, kDelay + 3350);
+  EXPECT_EQ(r.jobs[1].migrations, 0);
+}
+
 // a holds the only booted node until 1,300; b arrives at 1,200. A new node would be usable
 // at 1,500, a's GPUs free at 1,300: soon-free provisions nothing, and b starts at 1,300
 // either way.
