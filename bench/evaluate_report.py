@@ -5,7 +5,8 @@ Every number on the page comes from the results document; nothing is typed in by
 import datetime
 
 FRUGAL, STATIC = "frugal", "fifo-static"
-WASTE = [("idle_unallocated_usd", "idle unalloc"), ("stranded_usd", "stranded"),
+WASTE = [("idle_unallocated_usd", "idle unalloc"), ("booting_usd", "booting"),
+         ("stranded_usd", "stranded"),
          ("idle_allocated_usd", "idle alloc"), ("rework_usd", "rework"),
          ("peak_premium_usd", "peak premium"), ("oversized_usd", "oversized"),
          ("storage_tier_usd", "storage tier"), ("duplicate_storage_usd", "dup storage")]

@@ -16,6 +16,7 @@ Waste& Waste::operator+=(const Waste& o) {
   idle_allocated_usd += o.idle_allocated_usd;
   idle_unallocated_usd += o.idle_unallocated_usd;
   stranded_usd += o.stranded_usd;
+  booting_usd += o.booting_usd;
   rework_usd += o.rework_usd;
   peak_premium_usd += o.peak_premium_usd;
   oversized_usd += o.oversized_usd;
@@ -25,8 +26,8 @@ Waste& Waste::operator+=(const Waste& o) {
 }
 
 double Waste::total() const {
-  return idle_allocated_usd + idle_unallocated_usd + stranded_usd + rework_usd + peak_premium_usd +
-         oversized_usd + storage_tier_usd + duplicate_storage_usd;
+  return idle_allocated_usd + idle_unallocated_usd + stranded_usd + booting_usd + rework_usd +
+         peak_premium_usd + oversized_usd + storage_tier_usd + duplicate_storage_usd;
 }
 
 CostAccount& CostAccount::operator+=(const CostAccount& o) {
@@ -134,7 +135,8 @@ void Ledger::transfer(JobIdx j, const JobSpec& job, double usd) {
 }
 
 void Ledger::capacity(double t0, double t1, int fragmentation_block,
-                      const std::vector<int64_t>& provisioned_gpus) {
+                      const std::vector<int64_t>& provisioned_gpus,
+                      const std::vector<int64_t>& booting_gpus) {
   if (!(t1 > t0)) return;
   note_time(t0, t1);
   capacity_end_ = t1;
@@ -145,26 +147,30 @@ void Ledger::capacity(double t0, double t1, int fragmentation_block,
   const int block = fragmented ? fragmentation_block : 0;
   for (uint32_t c = 0; c < state_.centre_count(); ++c) {
     IdleStretch& o = open_[c];
-    // Nothing that decides this centre's idle or stranded count moved: the stretch goes on.
+    const int64_t boot = c < booting_gpus.size() ? booting_gpus[c] : 0;
+    // Nothing that decides this centre's idle, stranded or booting count moved: the stretch
+    // goes on.
     if (o.open && o.version == state_.centre_version(c) && o.block == block &&
-        o.provisioned == provisioned_gpus[c])
+        o.provisioned == provisioned_gpus[c] && o.booting_gpus == boot)
       continue;
-    double idle = 0, stranded = 0;
+    double idle = 0, stranded = 0, booting = 0;
     if (state_.centre_model(c) == kNoGpuModel) {
       idle = static_cast<double>(centre_nodes_[c]);  // CPU-only nodes: host power only
     } else {
       const double alloc = static_cast<double>(state_.centre_allocated_milli(c)) / kMilliPerGpu;
       idle = std::max(0.0, static_cast<double>(provisioned_gpus[c]) - alloc);
-      if (fragmented && idle > 0)
-        stranded =
-            std::min(idle, static_cast<double>(state_.centre_free_below(c, fragmentation_block)));
+      booting = std::min(idle, static_cast<double>(boot));
+      if (fragmented && idle > booting)
+        stranded = std::min(idle - booting,
+                            static_cast<double>(state_.centre_free_below(c, fragmentation_block)));
     }
-    const bool same = o.open && o.idle == idle && o.stranded == stranded;
+    const bool same = o.open && o.idle == idle && o.stranded == stranded && o.booting == booting;
     if (o.open && !same) price_stretch(c, o, t0, unattributed_, unattributed_by_region_);
-    if (!same) o = IdleStretch{true, t0, idle, stranded};
+    if (!same) o = IdleStretch{true, t0, idle, stranded, booting};
     o.version = state_.centre_version(c);
     o.block = block;
     o.provisioned = provisioned_gpus[c];
+    o.booting_gpus = boot;
   }
 }
 
@@ -179,7 +185,8 @@ void Ledger::price_stretch(uint32_t c, const IdleStretch& o, double until, CostA
   } else {
     add.gpu_hours = o.idle * (until - o.since) / 3600.0;
     add.waste.stranded_usd = total_usd * o.stranded / o.idle;
-    add.waste.idle_unallocated_usd = total_usd - add.waste.stranded_usd;
+    add.waste.booting_usd = total_usd * o.booting / o.idle;
+    add.waste.idle_unallocated_usd = total_usd - add.waste.stranded_usd - add.waste.booting_usd;
   }
   total += add;
   by_region[centre_region_[c]] += add;

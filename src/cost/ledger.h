@@ -16,12 +16,14 @@
 //     storage_tier     hot-tier premium over the next tier for data kept while queued
 //     duplicate_storage a dataset kept by several jobs at once, beyond one copy
 //   unattributed (provisioned capacity nobody held), split exactly into:
+//     booting          GPUs of on-demand nodes still booting (the pool's provisioning
+//                      delay: paid from the request, usable only when the node is up)
 //     stranded         free GPUs on nodes with fewer free than the smallest queued job
 //                      blocked by fragmentation (while enough GPUs were free in total)
 //     idle_unallocated the rest
 //
-// Every dollar lands once: total = Σ teams + unattributed; idle_unallocated + stranded =
-// unattributed. Driven by the simulator (later: the live service); no clock, no I/O.
+// Every dollar lands once: total = Σ teams + unattributed; idle_unallocated + stranded +
+// booting = unattributed. Driven by the simulator (later: the live service); no clock, no I/O.
 
 #include <map>
 #include <string>
@@ -35,8 +37,9 @@
 namespace frugal {
 
 struct Waste {
-  double idle_allocated_usd = 0, idle_unallocated_usd = 0, stranded_usd = 0, rework_usd = 0,
-         peak_premium_usd = 0, oversized_usd = 0, storage_tier_usd = 0, duplicate_storage_usd = 0;
+  double idle_allocated_usd = 0, idle_unallocated_usd = 0, stranded_usd = 0, booting_usd = 0,
+         rework_usd = 0, peak_premium_usd = 0, oversized_usd = 0, storage_tier_usd = 0,
+         duplicate_storage_usd = 0;
   Waste& operator+=(const Waste& o);
   double total() const;
 };
@@ -86,9 +89,11 @@ class Ledger {
   // Capacity between two instants with the cluster as it is now (call before the state
   // changes at t1): provisioned GPUs per cost centre (NodePool::provisioned_gpus) not
   // allocated to a job are unattributed; `fragmentation_block` as reported by the engine
-  // after its last cycle.
+  // after its last cycle; `booting_gpus` per centre (NodePool::booting_gpus; empty = none)
+  // the part of the provisioned GPUs on nodes still booting.
   void capacity(double t0, double t1, int fragmentation_block,
-                const std::vector<int64_t>& provisioned_gpus);
+                const std::vector<int64_t>& provisioned_gpus,
+                const std::vector<int64_t>& booting_gpus = {});
   // Job `j` ended or was rejected: storage and the per-job waste checks. `first_start` < 0
   // when it never ran; `run_time` is its total running time.
   void job_ended(JobIdx j, const JobSpec& job, double first_start, double finish, double run_time);
@@ -138,10 +143,12 @@ class Ledger {
     double since = 0;
     double idle = 0;      // idle GPUs (nodes, for CPU-only centres)
     double stranded = 0;  // of which stranded
+    double booting = 0;   // of which on nodes still booting
     // What the counts were derived from (to skip recomputing them when nothing moved).
     uint64_t version = 0;
     int block = 0;
     int64_t provisioned = 0;
+    int64_t booting_gpus = 0;
   };
   void price_stretch(uint32_t c, const IdleStretch& o, double until, CostAccount& total,
                      std::vector<CostAccount>& by_region) const;

@@ -12,7 +12,8 @@ NodePool::NodePool(const ClusterSpec& spec, ClusterState& state, bool static_cap
       jobs_on_(spec.nodes.size(), 0),
       idle_key_(spec.nodes.size(), kNever),
       idle_since_(spec.nodes.size(), 0),
-      provisioned_(state.centre_count(), 0) {
+      provisioned_(state.centre_count(), 0),
+      booting_(state.centre_count(), 0) {
   GpuModelId max_model = 0;
   for (const NodeSpec& n : spec.nodes) max_model = std::max(max_model, n.model);
   booting_by_model_.assign(static_cast<size_t>(max_model) + 2, 0);
@@ -41,8 +42,14 @@ void NodePool::set_life(NodeId n, NodeLife l) {
   const auto counted = [](NodeLife x) { return x != NodeLife::kUnprovisioned; };
   const int64_t g = spec_.nodes[n].gpus;
   if (counted(life_[n]) != counted(l)) provisioned_[state_.centre_of(n)] += counted(l) ? g : -g;
-  if (life_[n] == NodeLife::kProvisioning) booting_by_model_[spec_.nodes[n].model + 1] -= g;
-  if (l == NodeLife::kProvisioning) booting_by_model_[spec_.nodes[n].model + 1] += g;
+  if (life_[n] == NodeLife::kProvisioning) {
+    booting_by_model_[spec_.nodes[n].model + 1] -= g;
+    booting_[state_.centre_of(n)] -= g;
+  }
+  if (l == NodeLife::kProvisioning) {
+    booting_by_model_[spec_.nodes[n].model + 1] += g;
+    booting_[state_.centre_of(n)] += g;
+  }
   const size_t m = static_cast<size_t>(spec_.nodes[n].model + 1);
   if (g > 0 && life_[n] == NodeLife::kUnprovisioned) {
     unprovisioned_[m].erase(n);

@@ -30,6 +30,8 @@ class NodePool {
   bool autoscaled() const { return autoscaled_; }
   // Provisioned GPUs per cost centre (ClusterState::centre_*), for the ledger.
   const std::vector<int64_t>& provisioned_gpus() const { return provisioned_; }
+  // Of those, GPUs on nodes still booting (requested, not yet usable), per cost centre.
+  const std::vector<int64_t>& booting_gpus() const { return booting_; }
 
   // Transitions driven by events. Each returns false (and changes nothing) when the node
   // is not in a state where the event applies.
@@ -83,6 +85,7 @@ class NodePool {
   std::vector<Seconds> idle_key_;                    // per node: its key in idle_until_
   std::vector<Seconds> idle_since_;                  // per node: when it last became idle
   std::vector<int64_t> provisioned_;                 // per centre
+  std::vector<int64_t> booting_;                     // per centre
   std::vector<int64_t> booting_by_model_;            // per catalog model id + 1
   std::vector<std::set<NodeId>> unprovisioned_;      // per catalog model id + 1
   std::vector<int64_t> unprovisioned_gpus_;          // their GPUs, per catalog model id + 1

@@ -16,6 +16,7 @@ std::vector<std::pair<const char*, double>> waste_items(const Waste& w) {
   return {{"idle_allocated_usd", w.idle_allocated_usd},
           {"idle_unallocated_usd", w.idle_unallocated_usd},
           {"stranded_usd", w.stranded_usd},
+          {"booting_usd", w.booting_usd},
           {"rework_usd", w.rework_usd},
           {"peak_premium_usd", w.peak_premium_usd},
           {"oversized_usd", w.oversized_usd},

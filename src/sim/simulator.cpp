@@ -107,7 +107,7 @@ class Simulation {
       result_.allocated_gpu_seconds += alloc_milli_ * (t - last_t) / kMilliPerGpu;
       if (ledger_)
         ledger_->capacity(last_t, t, engine_.fragmentation_block(),
-                          engine_.nodes().provisioned_gpus());
+                          engine_.nodes().provisioned_gpus(), engine_.nodes().booting_gpus());
       last_t = t;
       while (!events_.empty() && events_.top().t <= t) {
         const Event e = events_.top();
@@ -206,7 +206,7 @@ class Simulation {
       t = std::max(t, last_t);
       if (ledger_)
         ledger_->capacity(last_t, t, engine_.fragmentation_block(),
-                          engine_.nodes().provisioned_gpus());
+                          engine_.nodes().provisioned_gpus(), engine_.nodes().booting_gpus());
       last_t = t;
       while (!events_.empty() && events_.top().t <= t &&
              events_.top().kind == Event::kNodeProvisioned) {

@@ -53,7 +53,7 @@ TEST(CliCost, CompareTwoRegionReportsABalancedLedger) {
                             "energy_kwh", "co2_kg", "storage_usd", "series_wrapped"})
       EXPECT_TRUE(cost.contains(key)) << policy << ": no cost." << key;
     for (const char* key :
-         {"idle_allocated_usd", "idle_unallocated_usd", "stranded_usd", "rework_usd",
+         {"idle_allocated_usd", "idle_unallocated_usd", "stranded_usd", "booting_usd", "rework_usd",
           "peak_premium_usd", "oversized_usd", "storage_tier_usd", "duplicate_storage_usd"})
       EXPECT_TRUE(run["waste"].contains(key)) << policy << ": no waste." << key;
     EXPECT_TRUE(run["by_region"].contains("us-west")) << policy;

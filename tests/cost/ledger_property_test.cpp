@@ -165,6 +165,7 @@ void expect_waste_non_negative(const Waste& w, const std::string& what) {
   EXPECT_GE(w.idle_allocated_usd, 0) << what;
   EXPECT_GE(w.idle_unallocated_usd, 0) << what;
   EXPECT_GE(w.stranded_usd, 0) << what;
+  EXPECT_GE(w.booting_usd, 0) << what;
   EXPECT_GE(w.rework_usd, 0) << what;
   EXPECT_GE(w.peak_premium_usd, 0) << what;
   EXPECT_GE(w.oversized_usd, 0) << what;
@@ -196,7 +197,8 @@ void expect_balanced(const LedgerReport& l, const std::string& what) {
   expect_account_sane(l.total, what + " total");
   expect_account_sane(l.unattributed, what + " unattributed");
   EXPECT_NEAR(total, teams.total_usd() + l.unattributed.total_usd(), rel_tol(total)) << what;
-  EXPECT_NEAR(l.unattributed.waste.idle_unallocated_usd + l.unattributed.waste.stranded_usd,
+  EXPECT_NEAR(l.unattributed.waste.idle_unallocated_usd + l.unattributed.waste.stranded_usd +
+                  l.unattributed.waste.booting_usd,
               l.unattributed.total_usd(), rel_tol(total))
       << what;
   EXPECT_NEAR(regions.total_usd(), total, rel_tol(total)) << what;
