@@ -24,8 +24,10 @@
 //               jobs do not churn, tiers.h).
 //   Consolidate on (src/policy/consolidate.h) when `consolidate`.
 //   Pack-down   on (`pack_down`; src/engine/pack_down.cpp): with nothing queued, the jobs
-//               of a lightly used on-demand node move to fuller or reserved nodes when the
-//               node time saved exceeds the moves' cost, so the autoscaler releases it.
+//               of a lightly used on-demand node move to fuller or reserved nodes, and those
+//               of any on-demand node onto idle reserved GPUs, when the node time saved
+//               exceeds the moves' cost (restart, plus a boot's worth of the reserved GPUs
+//               filled), so the autoscaler releases it.
 //   Autoscale   soon-free (`soon_free`): no on-demand node is asked for demand that running
 //               jobs of the model are expected to free within the provisioning delay.
 //               Prompt release (`prompt_release`, +release): an on-demand node that falls
