@@ -58,6 +58,10 @@ def targets(rs):
     return rows
 
 
+# bench/evaluate's reserved pools (paid whether used or not), by name.
+RESERVED_POOLS = {"h100-reserved"}
+
+
 def headroom_row(t, rs):
     """Where frugal's saving against the cheapest baseline comes from: its cost without the
     capacity no job held (unattributed), split into booting, stranded and idle."""
@@ -72,10 +76,12 @@ def headroom_row(t, rs):
     fc, fu = fr["cost"]["total_usd"], fr["cost"]["unattributed_usd"]
     w = fr["waste"]
     pct = lambda x: f"{100 * x / fc:.1f} %"  # noqa: E731 (share of frugal's total)
+    reserved = sum(a.get("total_usd", 0) for p, a in fr.get("unattributed_by_pool", {}).items()
+                   if p in RESERVED_POOLS)
     return (f"| {t} | `{best['policy']}` | {fc / bc:.3f} | {(fc - fu) / bc:.3f} | "
             f"{(fc - fu) / (bc - bu):.3f} | {pct(fu)} | {pct(w.get('booting_usd', 0))} | "
             f"{pct(w.get('stranded_usd', 0))} | {pct(w.get('idle_unallocated_usd', 0))} | "
-            f"{100 * bu / bc:.1f} % |")
+            f"{pct(reserved)} | {fr['provisioned_allocated_share']:.3f} | {100 * bu / bc:.1f} % |")
 
 
 def policy_table(rs):
@@ -222,10 +228,12 @@ def write_results(doc):
             "\"without unattributed\" is what frugal would cost if every provisioned GPU-second "
             "were allocated — a floor no online policy reaches (each on-demand node is paid "
             "while it boots); \"work\" compares the two policies' allocated (attributed) "
-            "cost alone.", "",
+            "cost alone. The unattributed columns are shares of frugal's total cost; \"of it on "
+            "reserved nodes\" is the reserved base left idle (included in idle).", "",
             "| trace | cheapest baseline | frugal ÷ it | frugal without unattributed ÷ it | "
-            "work: frugal ÷ it | frugal unattributed | booting | stranded | idle | baseline "
-            "unattributed |", "|---|---|---|---|---|---|---|---|---|---|"]
+            "work: frugal ÷ it | frugal unattributed | booting | stranded | idle | of it on "
+            "reserved nodes | frugal allocated share | baseline unattributed |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     out += [row for t, rs in traces.items() if t.startswith("itp-")
             for row in [headroom_row(t, rs)] if row]
     out += ["",

@@ -49,6 +49,7 @@ Ledger::Ledger(const ClusterSpec& spec, const GpuCatalog& catalog, const Cluster
       jobs_(jobs_hint),
       specs_(jobs_hint, nullptr),
       unattributed_by_region_(spec.regions.size()),
+      unattributed_by_pool_(spec.pools.size()),
       centre_nodes_(state.centre_count(), 0),
       centre_region_(state.centre_count(), 0),
       open_(state.centre_count()) {
@@ -165,7 +166,8 @@ void Ledger::capacity(double t0, double t1, int fragmentation_block,
                             static_cast<double>(state_.centre_free_below(c, fragmentation_block)));
     }
     const bool same = o.open && o.idle == idle && o.stranded == stranded && o.booting == booting;
-    if (o.open && !same) price_stretch(c, o, t0, unattributed_, unattributed_by_region_);
+    if (o.open && !same)
+      price_stretch(c, o, t0, unattributed_, unattributed_by_region_, unattributed_by_pool_);
     if (!same) o = IdleStretch{true, t0, idle, stranded, booting};
     o.version = state_.centre_version(c);
     o.block = block;
@@ -175,7 +177,8 @@ void Ledger::capacity(double t0, double t1, int fragmentation_block,
 }
 
 void Ledger::price_stretch(uint32_t c, const IdleStretch& o, double until, CostAccount& total,
-                           std::vector<CostAccount>& by_region) const {
+                           std::vector<CostAccount>& by_region,
+                           std::vector<CostAccount>& by_pool) const {
   if (!o.open || o.idle <= 0 || !(until > o.since)) return;
   CostAccount add;
   add.compute = pricing_.span(c, o.idle, 0, o.since, until);
@@ -190,6 +193,7 @@ void Ledger::price_stretch(uint32_t c, const IdleStretch& o, double until, CostA
   }
   total += add;
   by_region[centre_region_[c]] += add;
+  by_pool[state_.centre_pool(c)] += add;
 }
 
 void Ledger::job_ended(JobIdx j, const JobSpec& job, double first_start, double finish,
@@ -338,8 +342,13 @@ LedgerReport Ledger::report() const {
     if (region_seen[i]) r.by_region[spec_.regions[i].name] += by_region[i];
   CostAccount unattributed = unattributed_;
   std::vector<CostAccount> unattributed_by_region = unattributed_by_region_;
+  std::vector<CostAccount> unattributed_by_pool = unattributed_by_pool_;
   for (uint32_t c = 0; c < open_.size(); ++c)
-    price_stretch(c, open_[c], capacity_end_, unattributed, unattributed_by_region);
+    price_stretch(c, open_[c], capacity_end_, unattributed, unattributed_by_region,
+                  unattributed_by_pool);
+  for (size_t i = 0; i < spec_.pools.size(); ++i)
+    if (unattributed_by_pool[i].total_usd() != 0 || unattributed_by_pool[i].gpu_hours > 0)
+      r.unattributed_by_pool[spec_.pools[i].name] += unattributed_by_pool[i];
   r.unattributed = unattributed;
   r.total += unattributed;
   for (size_t i = 0; i < spec_.regions.size(); ++i)

@@ -68,6 +68,9 @@ struct LedgerReport {
   CostAccount total;         // everything: teams + unattributed
   CostAccount unattributed;  // provisioned capacity no job held
   std::map<std::string, CostAccount> by_team, by_class, by_region;
+  // Unattributed cost per pool (the capacity no job held, where it was: e.g. how much of a
+  // reserved commitment sat idle); pools with none are absent.
+  std::map<std::string, CostAccount> unattributed_by_pool;
   bool series_wrapped = false;  // a price/carbon series was reused past its end
   DeferrableTotals deferrable;
 };
@@ -132,6 +135,7 @@ class Ledger {
   std::vector<const JobSpec*> specs_;
   CostAccount unattributed_;
   std::vector<CostAccount> unattributed_by_region_;
+  std::vector<CostAccount> unattributed_by_pool_;
   std::map<std::string, std::vector<DatasetUse>> datasets_;
   std::vector<int64_t> centre_nodes_;
   std::vector<uint32_t> centre_region_;  // per centre, constant
@@ -151,7 +155,7 @@ class Ledger {
     int64_t booting_gpus = 0;
   };
   void price_stretch(uint32_t c, const IdleStretch& o, double until, CostAccount& total,
-                     std::vector<CostAccount>& by_region) const;
+                     std::vector<CostAccount>& by_region, std::vector<CostAccount>& by_pool) const;
   std::vector<IdleStretch> open_;
   double capacity_end_ = 0;
   std::vector<StorageTier> default_tiers_ = default_storage_tiers();

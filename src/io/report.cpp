@@ -122,6 +122,7 @@ nlohmann::json to_json(const LedgerReport& l) {
   j["by_team"] = accounts_json(l.by_team);
   j["by_class"] = accounts_json(l.by_class);
   j["by_region"] = accounts_json(l.by_region);
+  j["unattributed_by_pool"] = accounts_json(l.unattributed_by_pool);
   j["deferrable"] = {{"jobs", l.deferrable.jobs},
                      {"energy_usd", l.deferrable.energy_usd},
                      {"energy_kwh", l.deferrable.energy_kwh},

@@ -202,6 +202,10 @@ void expect_balanced(const LedgerReport& l, const std::string& what) {
               l.unattributed.total_usd(), rel_tol(total))
       << what;
   EXPECT_NEAR(regions.total_usd(), total, rel_tol(total)) << what;
+  CostAccount pools;
+  for (const auto& [k, a] : l.unattributed_by_pool) pools += a;
+  EXPECT_NEAR(pools.total_usd(), l.unattributed.total_usd(), rel_tol(total)) << what;
+  EXPECT_NEAR(pools.gpu_hours, l.unattributed.gpu_hours, rel_tol(l.unattributed.gpu_hours)) << what;
   EXPECT_NEAR(classes.total_usd(), teams.total_usd(), rel_tol(total)) << what;
   // Component-wise too: rental, energy, kWh and CO2 add up the same way.
   EXPECT_NEAR(regions.compute.rental_usd, l.total.compute.rental_usd, rel_tol(total)) << what;

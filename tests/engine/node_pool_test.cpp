@@ -291,6 +291,26 @@ TEST(NodePoolSim, OnDemandOnlyOneJobCost) {
   EXPECT_NEAR(l.total.total_usd(), 32.384 + 32.0 / 3 + 0.032, 1e-9);
 }
 
+// The unattributed cost per pool says where the idle capacity was: the owned node idle the
+// whole run, the on-demand node's boot (300 s) and idle timeout (900 s). The pools add up to
+// the unattributed total.
+TEST(NodePoolSim, UnattributedCostByPool) {
+  const ClusterSpec c = mixed(1, 1);
+  const SimResult r =
+      run_priced({testing::job("a", 0, 8, 3600), testing::job("b", 0, 8, 3600)}, c, "fifo");
+  const LedgerReport& l = r.ledger;
+  ASSERT_EQ(l.unattributed_by_pool.size(), 2u);
+  const CostAccount& own = l.unattributed_by_pool.at("own");
+  const CostAccount& od = l.unattributed_by_pool.at("od");
+  EXPECT_NEAR(od.waste.booting_usd, 32.0 / 12 + 0.008, 1e-9);
+  EXPECT_NEAR(od.waste.idle_unallocated_usd, 8 + 0.024, 1e-9);
+  EXPECT_NEAR(own.waste.booting_usd, 0, 1e-12);
+  // The owned node ran a for 3,600 s and then idled until the run ended (b's end, 900 s
+  // timeout included): 8 GPUs × 1,200 s.
+  EXPECT_NEAR(own.gpu_hours, 8 * 1200 / 3600.0, 1e-9);
+  EXPECT_NEAR(own.total_usd() + od.total_usd(), l.unattributed.total_usd(), 1e-9);
+}
+
 // +release: the node goes back when the job ends, not 900 s later; the job runs as before.
 TEST(NodePoolSim, PromptReleaseSavesTheIdleTimeout) {
   const ClusterSpec c = mixed(0, 1);
