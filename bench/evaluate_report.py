@@ -5,8 +5,7 @@ Every number on the page comes from the results document; nothing is typed in by
 import datetime
 
 FRUGAL, STATIC = "frugal", "fifo-static"
-WASTE = [("idle_unallocated_usd", "idle unalloc"), ("booting_usd", "booting"),
-         ("stranded_usd", "stranded"),
+WASTE = [("idle_unallocated_usd", "idle unalloc"), ("stranded_usd", "stranded"),
          ("idle_allocated_usd", "idle alloc"), ("rework_usd", "rework"),
          ("peak_premium_usd", "peak premium"), ("oversized_usd", "oversized"),
          ("storage_tier_usd", "storage tier"), ("duplicate_storage_usd", "dup storage")]
@@ -76,11 +75,12 @@ def headroom_row(t, rs):
     fc, fu = fr["cost"]["total_usd"], fr["cost"]["unattributed_usd"]
     w = fr["waste"]
     pct = lambda x: f"{100 * x / fc:.1f} %"  # noqa: E731 (share of frugal's total)
+    boot = fr["cost"].get("booting_usd", 0)  # within idle_unallocated_usd
     reserved = sum(a.get("total_usd", 0) for p, a in fr.get("unattributed_by_pool", {}).items()
                    if p in RESERVED_POOLS)
     return (f"| {t} | `{best['policy']}` | {fc / bc:.3f} | {(fc - fu) / bc:.3f} | "
-            f"{(fc - fu) / (bc - bu):.3f} | {pct(fu)} | {pct(w.get('booting_usd', 0))} | "
-            f"{pct(w.get('stranded_usd', 0))} | {pct(w.get('idle_unallocated_usd', 0))} | "
+            f"{(fc - fu) / (bc - bu):.3f} | {pct(fu)} | {pct(boot)} | "
+            f"{pct(w.get('stranded_usd', 0))} | {pct(w.get('idle_unallocated_usd', 0) - boot)} | "
             f"{pct(reserved)} | {fr['provisioned_allocated_share']:.3f} | {100 * bu / bc:.1f} % |")
 
 
@@ -224,14 +224,15 @@ def write_results(doc):
             "rows are below.", "",
             "### Where the cost difference comes from", "",
             "frugal's cost against the cheapest baseline, with and without the capacity no job "
-            "held (unattributed: provisioned GPUs booting, stranded by fragmentation, or idle). "
+            "held (unattributed: provisioned GPUs booting, stranded by fragmentation, or otherwise "
+            "idle). "
             "\"without unattributed\" is what frugal would cost if every provisioned GPU-second "
             "were allocated — a floor no online policy reaches (each on-demand node is paid "
             "while it boots); \"work\" compares the two policies' allocated (attributed) "
             "cost alone. The unattributed columns are shares of frugal's total cost; \"of it on "
-            "reserved nodes\" is the reserved base left idle (included in idle).", "",
+            "reserved nodes\" is the reserved base left idle (included in other idle).", "",
             "| trace | cheapest baseline | frugal ÷ it | frugal without unattributed ÷ it | "
-            "work: frugal ÷ it | frugal unattributed | booting | stranded | idle | of it on "
+            "work: frugal ÷ it | frugal unattributed | booting | stranded | other idle | of it on "
             "reserved nodes | frugal allocated share | baseline unattributed |",
             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     out += [row for t, rs in traces.items() if t.startswith("itp-")

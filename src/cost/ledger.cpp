@@ -26,8 +26,8 @@ Waste& Waste::operator+=(const Waste& o) {
 }
 
 double Waste::total() const {
-  return idle_allocated_usd + idle_unallocated_usd + stranded_usd + booting_usd + rework_usd +
-         peak_premium_usd + oversized_usd + storage_tier_usd + duplicate_storage_usd;
+  return idle_allocated_usd + idle_unallocated_usd + stranded_usd + rework_usd + peak_premium_usd +
+         oversized_usd + storage_tier_usd + duplicate_storage_usd;
 }
 
 CostAccount& CostAccount::operator+=(const CostAccount& o) {
@@ -188,8 +188,8 @@ void Ledger::price_stretch(uint32_t c, const IdleStretch& o, double until, CostA
   } else {
     add.gpu_hours = o.idle * (until - o.since) / 3600.0;
     add.waste.stranded_usd = total_usd * o.stranded / o.idle;
-    add.waste.booting_usd = total_usd * o.booting / o.idle;
-    add.waste.idle_unallocated_usd = total_usd - add.waste.stranded_usd - add.waste.booting_usd;
+    add.waste.idle_unallocated_usd = total_usd - add.waste.stranded_usd;
+    add.waste.booting_usd = total_usd * o.booting / o.idle;  // within idle_unallocated
   }
   total += add;
   by_region[centre_region_[c]] += add;

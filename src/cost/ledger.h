@@ -16,14 +16,16 @@
 //     storage_tier     hot-tier premium over the next tier for data kept while queued
 //     duplicate_storage a dataset kept by several jobs at once, beyond one copy
 //   unattributed (provisioned capacity nobody held), split exactly into:
-//     booting          GPUs of on-demand nodes still booting (the pool's provisioning
-//                      delay: paid from the request, usable only when the node is up)
 //     stranded         free GPUs on nodes with fewer free than the smallest queued job
 //                      blocked by fragmentation (while enough GPUs were free in total)
-//     idle_unallocated the rest
+//     idle_unallocated the rest; of which
+//       booting        GPUs of on-demand nodes still booting (the pool's provisioning
+//                      delay: paid from the request, usable only when the node is up) —
+//                      a part of idle_unallocated, not a category beside it
 //
-// Every dollar lands once: total = Σ teams + unattributed; idle_unallocated + stranded +
-// booting = unattributed. Driven by the simulator (later: the live service); no clock, no I/O.
+// Every dollar lands once: total = Σ teams + unattributed; idle_unallocated + stranded =
+// unattributed; booting <= idle_unallocated. Driven by the simulator (later: the live service); no
+// clock, no I/O.
 
 #include <map>
 #include <string>
@@ -37,11 +39,11 @@
 namespace frugal {
 
 struct Waste {
-  double idle_allocated_usd = 0, idle_unallocated_usd = 0, stranded_usd = 0, booting_usd = 0,
-         rework_usd = 0, peak_premium_usd = 0, oversized_usd = 0, storage_tier_usd = 0,
-         duplicate_storage_usd = 0;
+  double idle_allocated_usd = 0, idle_unallocated_usd = 0, stranded_usd = 0, rework_usd = 0,
+         peak_premium_usd = 0, oversized_usd = 0, storage_tier_usd = 0, duplicate_storage_usd = 0;
+  double booting_usd = 0;  // the part of idle_unallocated_usd on nodes still booting
   Waste& operator+=(const Waste& o);
-  double total() const;
+  double total() const;  // the categories (booting_usd is inside idle_unallocated_usd)
 };
 
 // A slice of the ledger: a team, a job class, a region, or the whole cluster.

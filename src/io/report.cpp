@@ -16,7 +16,6 @@ std::vector<std::pair<const char*, double>> waste_items(const Waste& w) {
   return {{"idle_allocated_usd", w.idle_allocated_usd},
           {"idle_unallocated_usd", w.idle_unallocated_usd},
           {"stranded_usd", w.stranded_usd},
-          {"booting_usd", w.booting_usd},
           {"rework_usd", w.rework_usd},
           {"peak_premium_usd", w.peak_premium_usd},
           {"oversized_usd", w.oversized_usd},
@@ -68,11 +67,14 @@ std::string ledger_table(const std::string& title, const LedgerReport& l) {
   const double total = l.total.total_usd();
   std::string out = fmt::format(
       "\n{}: cost {} (rental {}, energy {} for {:.0f} kWh, storage {}{}), {:.1f} t CO2, "
-      "unattributed {}{}\n",
+      "unattributed {}{}{}\n",
       title, usd(total), usd(l.total.compute.rental_usd), usd(l.total.compute.energy_usd),
       l.total.compute.energy_kwh, usd(l.total.storage_usd),
       l.total.transfer_usd > 0 ? ", transfer " + usd(l.total.transfer_usd) : std::string(),
       l.total.compute.co2_kg / 1000, usd(l.unattributed.total_usd()),
+      l.unattributed.waste.booting_usd > 0
+          ? fmt::format(" ({} of it booting)", usd(l.unattributed.waste.booting_usd))
+          : std::string(),
       l.series_wrapped ? " [price series reused past its end]" : "");
   auto items = waste_items(l.total.waste);
   std::stable_sort(items.begin(), items.end(),
@@ -108,12 +110,16 @@ nlohmann::json to_json(const PredictionReport& p) {
 
 nlohmann::json to_json(const LedgerReport& l) {
   nlohmann::json j;
-  j["cost"] = {
-      {"total_usd", l.total.total_usd()},         {"unattributed_usd", l.unattributed.total_usd()},
-      {"rental_usd", l.total.compute.rental_usd}, {"energy_usd", l.total.compute.energy_usd},
-      {"energy_kwh", l.total.compute.energy_kwh}, {"co2_kg", l.total.compute.co2_kg},
-      {"storage_usd", l.total.storage_usd},       {"transfer_usd", l.total.transfer_usd},
-      {"series_wrapped", l.series_wrapped}};
+  j["cost"] = {{"total_usd", l.total.total_usd()},
+               {"unattributed_usd", l.unattributed.total_usd()},
+               {"rental_usd", l.total.compute.rental_usd},
+               {"energy_usd", l.total.compute.energy_usd},
+               {"energy_kwh", l.total.compute.energy_kwh},
+               {"co2_kg", l.total.compute.co2_kg},
+               {"storage_usd", l.total.storage_usd},
+               {"transfer_usd", l.total.transfer_usd},
+               {"booting_usd", l.unattributed.waste.booting_usd},
+               {"series_wrapped", l.series_wrapped}};
   j["waste"] = waste_json(l.total.waste);
   // Allocated GPU-hours over provisioned GPU-hours (allocated + provisioned-but-idle).
   const double provisioned_h = l.total.gpu_hours;

@@ -50,10 +50,10 @@ TEST(CliCost, CompareTwoRegionReportsABalancedLedger) {
       ASSERT_TRUE(run.contains(key)) << policy << ": no " << key;
     const auto& cost = run["cost"];
     for (const char* key : {"total_usd", "unattributed_usd", "rental_usd", "energy_usd",
-                            "energy_kwh", "co2_kg", "storage_usd", "series_wrapped"})
+                            "energy_kwh", "co2_kg", "storage_usd", "series_wrapped", "booting_usd"})
       EXPECT_TRUE(cost.contains(key)) << policy << ": no cost." << key;
     for (const char* key :
-         {"idle_allocated_usd", "idle_unallocated_usd", "stranded_usd", "booting_usd", "rework_usd",
+         {"idle_allocated_usd", "idle_unallocated_usd", "stranded_usd", "rework_usd",
           "peak_premium_usd", "oversized_usd", "storage_tier_usd", "duplicate_storage_usd"})
       EXPECT_TRUE(run["waste"].contains(key)) << policy << ": no waste." << key;
     EXPECT_TRUE(run["by_region"].contains("us-west")) << policy;

@@ -284,9 +284,9 @@ TEST(NodePoolSim, OnDemandOnlyOneJobCost) {
   // Job: 8 × $4 × 1 h = $32 + 4.8 kWh × $0.08 = $0.384
   EXPECT_NEAR(l.by_team.at("default").total_usd(), 32.384, 1e-9);
   // Unattributed, all idle (1200 s): 8 × $4 × 1200 s = $10.666…; 1.2 kW × 1/3 h × $0.08.
-  // Of it the 300 s boot is booting waste ($2.666… + $0.008), the 900 s timeout idle.
+  // Of it the 300 s boot is booting ($2.666… + $0.008), the rest the 900 s timeout.
+  EXPECT_NEAR(l.unattributed.waste.idle_unallocated_usd, 32.0 / 3 + 0.032, 1e-9);
   EXPECT_NEAR(l.unattributed.waste.booting_usd, 32.0 / 12 + 0.008, 1e-9);
-  EXPECT_NEAR(l.unattributed.waste.idle_unallocated_usd, 8 + 0.024, 1e-9);
   EXPECT_NEAR(l.unattributed.waste.stranded_usd, 0, 1e-12);
   EXPECT_NEAR(l.total.total_usd(), 32.384 + 32.0 / 3 + 0.032, 1e-9);
 }
@@ -303,7 +303,7 @@ TEST(NodePoolSim, UnattributedCostByPool) {
   const CostAccount& own = l.unattributed_by_pool.at("own");
   const CostAccount& od = l.unattributed_by_pool.at("od");
   EXPECT_NEAR(od.waste.booting_usd, 32.0 / 12 + 0.008, 1e-9);
-  EXPECT_NEAR(od.waste.idle_unallocated_usd, 8 + 0.024, 1e-9);
+  EXPECT_NEAR(od.waste.idle_unallocated_usd, 32.0 / 3 + 0.032, 1e-9);
   EXPECT_NEAR(own.waste.booting_usd, 0, 1e-12);
   // The owned node ran a for 3,600 s and then idled until the run ended (b's end, 900 s
   // timeout included): 8 GPUs × 1,200 s.
@@ -320,16 +320,17 @@ TEST(NodePoolSim, PromptReleaseSavesTheIdleTimeout) {
   EXPECT_NEAR(r.ledger.total.compute.rental_usd, (kDelay + 3600) / 3600 * 4 * 8, 1e-9);
 }
 
-// With no idle timeout, what is unattributed is the boot alone, named booting waste: 300 s
-// of 8 idle GPUs: 8 × $4 × 300 s = $2.666…; 1.2 kW × 300 s × $0.08/kWh = $0.008.
-TEST(NodePoolSim, BootingNodesAreBootingWaste) {
+// With no idle timeout, what is unattributed is the boot alone, idle_unallocated and all of
+// it booting: 300 s of 8 idle GPUs: 8 × $4 × 300 s = $2.666…; 1.2 kW × 300 s × $0.08/kWh =
+// $0.008.
+TEST(NodePoolSim, BootingNodesAreIdleUnallocatedAndNamedBooting) {
   ClusterSpec c = mixed(0, 1);
   c.pools[1].idle_timeout_s = 0;
   const SimResult r = run_priced({testing::job("a", 0, 8, 3600)}, c, "fifo");
   ASSERT_EQ(r.jobs[0].first_start, kDelay);
   const LedgerReport& l = r.ledger;
+  EXPECT_NEAR(l.unattributed.waste.idle_unallocated_usd, 32.0 * 300 / 3600 + 0.008, 1e-9);
   EXPECT_NEAR(l.unattributed.waste.booting_usd, 32.0 * 300 / 3600 + 0.008, 1e-9);
-  EXPECT_NEAR(l.unattributed.waste.idle_unallocated_usd, 0, 1e-9);
   EXPECT_NEAR(l.unattributed.gpu_hours, 8 * 300 / 3600.0, 1e-9);
   EXPECT_NEAR(l.total.compute.rental_usd, 8 * 4 * 3900 / 3600.0, 1e-9);
 }
