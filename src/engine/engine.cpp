@@ -578,8 +578,14 @@ std::vector<double> Engine::unmet_demand() {
       demand[m] = std::max(
           0.0, demand[m] - static_cast<double>(state_.free_whole_of(static_cast<GpuModelId>(m))));
   if (profile_.soon_free) {
-    // GPUs that running jobs are expected to free before a new node would be up.
+    // GPUs that running jobs are expected to free before a new node would be up. A job
+    // still running at its expected end has shown its estimate wrong: when it frees its GPUs
+    // is unknown, so they are not counted (counting them as freeing "now" kept a queued job
+    // waiting on an overrunning job instead of adding a node). The engine wakes at the
+    // earliest end it counted, so an overrun is seen when it happens.
+    soon_free_wake_ = kNever;
     for (const auto& [end, j] : running_by_end_) {
+      if (end <= now_) continue;
       const JobRuntime& r = jobs_[j];
       const GpuModelId m = r.placement.model;
       if (m < 0 || static_cast<size_t>(m) >= demand.size() || demand[m] <= 0) continue;
@@ -588,6 +594,7 @@ std::vector<double> Engine::unmet_demand() {
         continue;
       }
       demand[m] = std::max(0.0, demand[m] - r.gpus());
+      soon_free_wake_ = std::min(soon_free_wake_, end);
     }
   }
   return demand;
@@ -626,6 +633,7 @@ Seconds Engine::next_wakeup() const {
   if (!drains_.empty()) t = std::min(t, drains_.begin()->first);
   if (!starvations_.empty()) t = std::min(t, starvations_.begin()->first);
   if (profile_.relay && running_movable_ > 0) t = std::min(t, std::max(now_, relay_next_));
+  if (soon_free_wake_ > now_) t = std::min(t, soon_free_wake_);
   return std::min(t, pool_.next_wakeup());
 }
 
@@ -736,6 +744,7 @@ const std::vector<Decision>& Engine::schedule(Seconds now) {
   if (profile_.relay && running_movable_ > 0 && now >= relay_next_) relay_jobs(now);
   if (profile_.pack_down && pending_.empty() && pool_.autoscaled()) pack_down(now);
   // Autoscale point: size on-demand capacity to the queue; release idle nodes.
+  if (pending_.empty()) soon_free_wake_ = kNever;  // nothing waits on a running job's end
   if (pool_.autoscaled() && (!pending_.empty() || pool_.next_wakeup() <= now))
     pool_.plan(now, pending_.empty() ? std::vector<double>() : unmet_demand(), out_,
                profile_.relay ? std::function<double(NodeId)>([this](NodeId n) {

@@ -207,6 +207,9 @@ class Engine final : private CycleView {
   size_t running_movable_ = 0;  // running jobs with JobSpec::movable (Relay point)
   size_t running_elastic_ = 0;  // running jobs with elastic bounds (JobRuntime::elastic)
   Seconds relay_next_ = 0;      // the Relay's next price tick
+  // Soon-free (+soonfree): the earliest expected end it counted on in the last autoscaling
+  // step (kNever: none); next_wakeup() includes it so an overrun is noticed.
+  Seconds soon_free_wake_ = kNever;
   int fragmentation_block_ = 0;
   uint64_t next_seq_ = 0;
 

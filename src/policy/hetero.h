@@ -19,7 +19,8 @@
 // preferred model is full runs on the next one instead of waiting. For core work a slower
 // model stays a fallback when starting on it now is estimated to finish no later than waiting
 // for a faster candidate (the wait estimated from running jobs' expected ends, as backfill
-// does), or — for a model at least kCoreFallbackSpeedFraction as fast as the best — when it
+// does; a job running past its expected end frees its GPUs at an unknown time and is not
+// counted), or — for a model at least kCoreFallbackSpeedFraction as fast as the best — when it
 // finishes no later than waiting plus one run on the best model: a fallback at most doubles
 // the job's estimated completion time. (Before that bound, core work fell back to any model
 // within the fraction unconditionally, and 8-GPU pretrain jobs of 7–11 A100-days ran 43 days

@@ -49,6 +49,9 @@ class EasyBackfill final : public PostFilter {
     const int64_t need = j.spec->total_milli();
     shadow_ = kNever;
     for (const auto& [end, idx] : v.running_by_end()) {
+      // A job still running at its expected end has shown its estimate wrong: when it frees
+      // its GPUs is unknown, so the reservation does not count on them.
+      if (end <= v.now()) continue;
       free += held_of(v.job(idx), c);
       if (free >= need) {
         shadow_ = end;

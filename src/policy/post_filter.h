@@ -4,7 +4,9 @@
 //  skip          — pass over it and try the next (greedy; work-conserving).
 //  easy-backfill — EASY backfilling as Slurm's backfill does it: the first blocked job
 //                  gets a reservation at the earliest time enough GPUs free up (from the
-//                  running jobs' runtime estimates); a later job may start now only if it
+//                  running jobs' runtime estimates; a job still running past its estimate
+//                  frees its GPUs at an unknown time and is not counted, so with no known
+//                  time there is no reservation); a later job may start now only if it
 //                  ends (by its estimate) before that time, or uses only GPUs the
 //                  reservation leaves spare. Examines at most `max_jobs` queued jobs per
 //                  cycle after the reservation (Slurm's bf_max_job_test, default 500).

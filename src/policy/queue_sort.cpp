@@ -13,7 +13,7 @@ class ShortestSort final : public QueueSort {
  public:
   std::string name() const override { return "shortest"; }
   QueueKey key(const JobRuntime& j) const override {
-    return {j.spec->duration, j.spec->submit, j.seq, 0};
+    return {j.spec->runtime_estimate(), j.spec->submit, j.seq, 0};
   }
 };
 

@@ -136,6 +136,24 @@ TEST(SoonFree, ProvisionsWhenWaitingIsSlower) {
   EXPECT_DOUBLE_EQ(soon.jobs[1].first_start, 1200 + kDelay);
 }
 
+// A running job past its runtime estimate frees its GPUs at an unknown time: soon-free stops
+// counting on it. a (8 GPUs, 5,000 s) was estimated at 1,000 s, so from 300 + 1,000 it is
+// overrunning. b arrives at 1,200 expecting a's GPUs at 1,300 (before a node booted at
+// 1,500): no node yet; at 1,300 (the engine wakes at the end it counted on) a is still
+// running, so a node is provisioned and b starts at 1,600 — not when a really ends (5,300).
+TEST(SoonFree, StopsCountingOnAJobPastItsEstimate) {
+  const ClusterSpec cl = on_demand(2);
+  std::vector<JobSpec> jobs = {testing::job("a", 0, 8, 5000), testing::job("b", 1200, 8, 1000)};
+  jobs[0].estimate = 1000;
+  const SimResult soon = run_priced(jobs, cl, "fifo+soonfree");
+  EXPECT_EQ(soon.nodes_provisioned, 2);
+  EXPECT_DOUBLE_EQ(soon.jobs[1].first_start, 1300 + kDelay);
+  // Arriving after the overrun began, b gets a node at once.
+  jobs[1].submit = 2000;
+  const SimResult late = run_priced(jobs, cl, "fifo+soonfree");
+  EXPECT_DOUBLE_EQ(late.jobs[1].first_start, 2000 + kDelay);
+}
+
 JobSpec elastic(std::string id, int gpus, int min, int max, Seconds duration) {
   JobSpec j = testing::job(std::move(id), 0, gpus, duration);
   j.min_gpus = min;

@@ -162,6 +162,29 @@ TEST(Hetero, CoreWorkWaitsForTheFastModelWhenThatFinishesSooner) {
   }
 }
 
+// A job still running past its estimate frees the fast model at an unknown time: the
+// slower fallback stays. b fills the H100s with an estimate of 100 s (it really runs
+// 250,000 s); at 1 the job waits for them (as above), at 500 b has overrun and the job
+// starts on the A100s instead of waiting behind it.
+TEST(Hetero, CoreWorkDoesNotWaitOnAJobPastItsEstimate) {
+  const auto spec = reserved({node("a", kRefA100, 8), node("h", kH100, 8)});
+  EngineOptions o;
+  o.reference_model = kRefA100;
+  Engine e(spec, hetero_gpus(), profile("frugal-place"), o);
+  JobSpec b = classed("b", JobClass::kPretrain, 8, 250000 * 2.5);
+  b.estimate = 100 * 2.5;
+  const JobSpec p = classed("p", JobClass::kPretrain, 8, 10000);
+  e.submit(0, &b, 0);
+  ASSERT_EQ(e.schedule(0).size(), 1u);
+  e.submit(1, &p, 1);
+  for (const Decision& d : e.schedule(1)) EXPECT_NE(d.kind, Decision::Kind::kStart);
+  GpuModelId got = kNoGpuModel;
+  for (const Decision& d : e.schedule(500))
+    if (d.kind == Decision::Kind::kStart) got = d.placement.model;
+  EXPECT_EQ(got, kRefA100);
+  EXPECT_EQ(e.check_invariants(), "");
+}
+
 TEST(Hetero, ProfilesAndPlacerOverride) {
   for (const char* name :
        {"frugal-place", "backfill/hetero", "backfill/hetero-fast", "fifo/hetero", "gavel"}) {

@@ -149,6 +149,29 @@ TEST(Baselines, BackfillUsesTheEstimateNotTheTrueDuration) {
   expect_run(r.jobs[2], 2, 152);
 }
 
+// sjf orders by the runtime estimate when the trace gives one (the true duration is an
+// oracle only without it): j1 is estimated at 50 s, so it runs before j2 although it takes
+// 300 s.
+TEST(Baselines, SjfOrdersByTheEstimateWhenThereIsOne) {
+  std::vector<JobSpec> jobs = {job("j0", 0, 8, 100), job("j1", 1, 8, 300), job("j2", 2, 8, 100)};
+  jobs[1].estimate = 50;
+  const SimResult r = run_sim(jobs, gpus(8), "sjf");
+  expect_run(r.jobs[1], 100, 400);
+  expect_run(r.jobs[2], 400, 500);
+}
+
+// EASY backfill does not reserve on GPUs a job past its estimate holds (when they free is
+// unknown). a (6 GPUs) is estimated at 100 s but runs 5,000 s; b (8 GPUs) blocks at 10 with
+// a reservation at a's expected end; c (2 GPUs, 1,000 s) arrives at 200, when a has overrun:
+// it starts at once on the 2 free GPUs and is done long before a frees the node for b.
+TEST(Baselines, EasyBackfillDoesNotReserveOnAnOverrunningJob) {
+  std::vector<JobSpec> jobs = {job("a", 0, 6, 5000), job("b", 10, 8, 100), job("c", 200, 2, 1000)};
+  jobs[0].estimate = 100;
+  const SimResult r = run_sim(jobs, gpus(8), "backfill");
+  expect_run(r.jobs[2], 200, 1200);
+  expect_run(r.jobs[1], 5000, 5100);
+}
+
 TEST(Baselines, SjfRunsTheShortestQueuedJobFirst) {
   // Every job takes the whole node. j0 runs 0→100; queued at t=100: j1 (300 s), j2 (100 s),
   // j3 (200 s). sjf: j2 100→200, j3 200→400, j1 400→700. JCTs 100, 699, 198, 397.
