@@ -362,6 +362,7 @@ void Engine::elastic_shrink(Seconds now) {
   }
   if (!blocked) return;
   const JobSpec& bs = *blocked->spec;
+  if (profile_.autoscale_first && can_add_capacity(bs)) return;  // a node is on its way
   // Shrink elastic jobs (lowest queue priority first) one GPU at a time, in place (a
   // prefix of their slots), tentatively, down to their minimum, until the blocked job fits.
   std::vector<std::pair<JobIdx, Placement>> shrunk;  // job, its smaller placement

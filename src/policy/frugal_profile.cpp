@@ -36,7 +36,10 @@ Result<FrugalOptions> parse_frugal_options(const std::string& text) {
   FrugalOptions o;
   for (const std::string& item : split_option_items(text)) {
     const std::string key = item.substr(0, item.find('='));
-    bool* flag = key == "sun" ? &o.sun : key == "release" ? &o.prompt_release : nullptr;
+    bool* flag = key == "sun"               ? &o.sun
+                 : key == "release"         ? &o.prompt_release
+                 : key == "autoscale_first" ? &o.autoscale_first
+                                            : nullptr;
     if (key == "starvation_s") {
       auto x = parse_option_number(item, "frugal option");
       if (!x.ok()) return x.error();
@@ -47,7 +50,8 @@ Result<FrugalOptions> parse_frugal_options(const std::string& text) {
         return Error{fmt::format("frugal option '{}': must be 0 or 1", item)};
       *flag = value == "1";
     } else if (Status st = set_time_shift_option(o.time_shift, item); !st.ok()) {
-      return Error{"frugal: " + st.error().message + ", starvation_s, sun, release"};
+      return Error{"frugal: " + st.error().message +
+                   ", starvation_s, sun, release, autoscale_first"};
     }
   }
   return o;
@@ -67,6 +71,7 @@ Profile make_frugal_profile(const FrugalOptions& o) {
   p.pack_down = o.pack_down;
   p.soon_free = o.soon_free;
   p.prompt_release = o.prompt_release;
+  p.autoscale_first = o.autoscale_first;
   if (o.sun) add_follow_sun(p);
   return p;
 }

@@ -35,6 +35,7 @@ std::string Profile::describe() const {
   if (pack_down) d += " packdown";
   if (soon_free) d += " soonfree";
   if (prompt_release) d += " release";
+  if (autoscale_first) d += " autoscale-first";
   return d;
 }
 

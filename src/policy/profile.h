@@ -69,6 +69,10 @@ struct Profile {
   // +release: hand an idle on-demand node back at once rather than after the pool's idle
   // timeout, unless deferred work falls due within that timeout (NodePool::set_prompt_release).
   bool prompt_release = false;
+  // With elastic: a queued job the autoscaler can still add a node for
+  // (CycleView::can_add_capacity) waits for that node instead of shrinking running elastic
+  // jobs to start now (frugal option autoscale_first=1).
+  bool autoscale_first = false;
 
   // "sort=arrival admit=capacity ..." — for reports and logs.
   std::string describe() const;

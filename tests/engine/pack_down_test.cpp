@@ -177,6 +177,22 @@ TEST(ElasticOnDemand, GrowsOnlyOnTheNodesItHolds) {
   EXPECT_NEAR(r.ledger.total.compute.rental_usd, 8 * 4 * node_s / 3600, 1e-6);
 }
 
+// E (4 GPUs, elastic 2..8) starts on od0 at 300 and grows to its 8 GPUs; J (4 GPUs) arrives
+// at 1,000 and does not fit. By default E shrinks back to 4 and J starts at once; with
+// autoscale_first J waits for the node the autoscaler adds (od1, up at 1,300) and E keeps
+// its 8 GPUs.
+TEST(ElasticOnDemand, AutoscaleFirstWaitsForANodeInsteadOfShrinking) {
+  const std::vector<JobSpec> jobs = {elastic("E", 4, 2, 8, 20000),
+                                     testing::job("J", 1000, 4, 1000)};
+  const SimResult shrink = run_priced(jobs, on_demand(2), "frugal");
+  const SimResult first = run_priced(jobs, on_demand(2), "frugal:autoscale_first=1");
+  EXPECT_DOUBLE_EQ(shrink.jobs[1].first_start, 1000);
+  EXPECT_EQ(shrink.jobs[0].resizes, 3);  // grown, shrunk for J, grown again when J ends
+  EXPECT_DOUBLE_EQ(first.jobs[1].first_start, 1000 + kDelay);
+  EXPECT_EQ(first.jobs[0].resizes, 1);  // grown only
+  EXPECT_LT(first.jobs[0].finish, shrink.jobs[0].finish);
+}
+
 // Q (8 GPUs, 100 s), R (6, 5000 s) and E (4, min 2, max 8, 1000 s) arrive at 0; the pool has
 // two nodes: Q on od0, R on od1, E starts below its request on od1's 2 free GPUs. When Q
 // ends at 400, E moves to od0 but only back to its request of 4 (kept 100 s at 0.5^0.8;
