@@ -579,14 +579,12 @@ std::vector<double> Engine::unmet_demand() {
       demand[m] = std::max(
           0.0, demand[m] - static_cast<double>(state_.free_whole_of(static_cast<GpuModelId>(m))));
   if (profile_.soon_free) {
-    // GPUs that running jobs are expected to free before a new node would be up. A job
-    // still running at its expected end has shown its estimate wrong: when it frees its GPUs
-    // is unknown, so they are not counted (counting them as freeing "now" kept a queued job
-    // waiting on an overrunning job instead of adding a node). The engine wakes at the
-    // earliest end it counted, so an overrun is seen when it happens.
+    // GPUs that running jobs are expected to free before a new node would be up; a job past
+    // its expected end is not counted (ending_after; counting it as freeing "now" kept a
+    // queued job waiting on an overrunning job instead of adding a node). The engine wakes
+    // at the earliest end it counted, so an overrun is seen when it happens.
     soon_free_wake_ = kNever;
-    for (const auto& [end, j] : running_by_end_) {
-      if (end <= now_) continue;
+    for (const auto& [end, j] : ending_after(running_by_end_, now_)) {
       const JobRuntime& r = jobs_[j];
       const GpuModelId m = r.placement.model;
       if (m < 0 || static_cast<size_t>(m) >= demand.size() || demand[m] <= 0) continue;

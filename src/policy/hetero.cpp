@@ -123,8 +123,7 @@ class HeteroFilter final : public Filter {
     built_ = true;
     built_at_ = v.now();
     releases_.assign(v.catalog().size(), {});
-    for (const auto& [end, j] : v.running_by_end()) {
-      if (end <= v.now()) continue;  // past its expected end: when it frees is unknown
+    for (const auto& [end, j] : ending_after(v.running_by_end(), v.now())) {
       const JobRuntime& r = v.job(j);
       if (r.placement.model != kNoGpuModel && !r.spec->fractional())
         releases_[r.placement.model].emplace_back(end, r.gpus());

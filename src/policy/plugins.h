@@ -10,8 +10,10 @@
 // point. Plugins read engine state through CycleView and never mutate it: the engine
 // applies their verdicts. Every "no" carries a reason a person can read.
 
+#include <limits>
 #include <memory>
 #include <optional>
+#include <ranges>
 #include <set>
 #include <string>
 #include <vector>
@@ -37,6 +39,15 @@ struct QueueKey {
 };
 
 // What plugins may read during a cycle.
+// The entries of a running-by-end set (CycleView::running_by_end) still expected to end
+// after `now`, earliest first. A job still running at or past its expected end has shown its
+// estimate wrong: when it frees its GPUs is unknown, so plans built on expected ends (EASY's
+// reservation, soon-free, hetero's fallback wait) leave it out.
+inline auto ending_after(const std::set<std::pair<Seconds, JobIdx>>& by_end, Seconds now) {
+  return std::ranges::subrange(by_end.upper_bound({now, std::numeric_limits<JobIdx>::max()}),
+                               by_end.end());
+}
+
 class CycleView {
  public:
   virtual ~CycleView() = default;

@@ -48,10 +48,7 @@ class EasyBackfill final : public PostFilter {
     for (GpuModelId m : c.models) free += v.cluster().free_whole_of(m) * kMilliPerGpu;
     const int64_t need = j.spec->total_milli();
     shadow_ = kNever;
-    for (const auto& [end, idx] : v.running_by_end()) {
-      // A job still running at its expected end has shown its estimate wrong: when it frees
-      // its GPUs is unknown, so the reservation does not count on them.
-      if (end <= v.now()) continue;
+    for (const auto& [end, idx] : ending_after(v.running_by_end(), v.now())) {
       free += held_of(v.job(idx), c);
       if (free >= need) {
         shadow_ = end;
