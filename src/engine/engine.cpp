@@ -36,13 +36,19 @@ Engine::Engine(const ClusterSpec& spec, const GpuCatalog& catalog, Profile profi
       thresholds_(profile_.sort->service_thresholds()),
       starvation_after_(profile_.sort->starvation_after()),
       node_jobs_(spec.nodes.size()),
-      ondemand_delay_(catalog.size(), kNever) {
+      ondemand_delay_(catalog.size(), kNever),
+      ondemand_node_gpus_(catalog.size(), 0),
+      ondemand_region_(catalog.size(), -1) {
   pool_.set_prompt_release(profile_.prompt_release);
   for (const NodeSpec& n : spec.nodes) {
     const Pool& pool = spec.pools[n.pool];
     if (pool.capacity != Capacity::kOnDemand || n.model < 0) continue;
     Seconds& d = ondemand_delay_[static_cast<size_t>(n.model)];
     d = std::min(d, static_cast<Seconds>(pool.provisioning_delay_s));
+    int& g = ondemand_node_gpus_[static_cast<size_t>(n.model)];
+    if (g == 0) g = n.gpus;
+    int& reg = ondemand_region_[static_cast<size_t>(n.model)];
+    if (reg < 0) reg = static_cast<int>(pool.region);
   }
 }
 
@@ -89,11 +95,16 @@ double Engine::speed_on(const JobRuntime& r, const Placement& p) const {
   return base * std::pow(static_cast<double>(n) / r.spec->gpus, options_.elastic_alpha);
 }
 
-std::optional<Placement> Engine::place_sized(const JobRuntime& r, int n) const {
+std::optional<Placement> Engine::place_sized(const JobRuntime& r, int n, GpuModelId model) const {
   JobSpec sized = *r.spec;
   sized.gpus = n;
-  const Candidates c = profile_.filter->filter(*this, sized);
-  if (c.models.empty()) return std::nullopt;
+  Candidates c;
+  if (model != kNoGpuModel) {
+    c.models = {model};
+  } else {
+    c = profile_.filter->filter(*this, sized);
+    if (c.models.empty()) return std::nullopt;
+  }
   return profile_.placer->place(state_, sized, c);
 }
 
@@ -433,6 +444,22 @@ void Engine::elastic_grow(Seconds now) {
 }
 
 std::optional<Placement> Engine::grown_elsewhere(const JobRuntime& r) {
+  // +tou: off-peak growth onto on-demand GPUs of the job's own region when it pays.
+  const auto tou_growth_fits = [&](const JobRuntime& job, const Placement& p) {
+    if (!profile_.tou_elastic || p.model != job.placement.model) return false;
+    const uint32_t region =
+        state_.spec().region_of(state_.spec().nodes[job.placement.slots.front().node]);
+    const std::vector<NodeId> held = job.placement.nodes();
+    for (NodeId n : p.nodes()) {
+      if (state_.spec().region_of(state_.spec().nodes[n]) != region) return false;
+      if (std::find(held.begin(), held.end(), n) != held.end()) continue;
+      // A node it adds is one it fills: a node partly used by growth stays up for it.
+      int on_node = 0;
+      for (const Slot& s : p.slots) on_node += s.node == n ? 1 : 0;
+      if (!pool_.on_demand(n) || on_node != state_.gpus(n)) return false;
+    }
+    return tou_growth_pays(job, whole_slots(p), now_, 0);
+  };
   const auto paid_anyway = [&](const Placement& p) {
     const std::vector<NodeId> held = r.placement.nodes();
     for (NodeId n : p.nodes())
@@ -445,9 +472,12 @@ std::optional<Placement> Engine::grown_elsewhere(const JobRuntime& r) {
   state_.release(r.placement, *r.spec);
   const int64_t most = std::min<int64_t>(r.spec->max_gpus, r.size + state_.free_whole_total());
   std::optional<Placement> found;
+  // Without paid-anyway capacity, back up to its request (+tou: outside off-peak hours only
+  // up to tou_peak_size, which tou_shrink would give back again).
+  const int cap = profile_.tou_elastic ? tou_peak_size(r, now_) : r.spec->gpus;
   for (int n = static_cast<int>(most); n > r.size && !found; --n) {
     std::optional<Placement> p = place_sized(r, n);
-    if (p && (n <= r.spec->gpus || paid_anyway(*p))) found = std::move(p);
+    if (p && (n <= cap || paid_anyway(*p) || tou_growth_fits(r, *p))) found = std::move(p);
   }
   (void)state_.allocate(r.placement, *r.spec);
   return found;
@@ -569,7 +599,12 @@ std::vector<double> Engine::unmet_demand() {
     // The first candidate model that on-demand capacity could add (overflow_model()).
     for (GpuModelId m : c.models) {
       if (pool_.has_on_demand(m)) {
-        demand[m] += static_cast<double>(s.total_milli()) / kMilliPerGpu;
+        double gpus = static_cast<double>(s.total_milli()) / kMilliPerGpu;
+        if (profile_.tou_elastic && elastic(jobs_[it->job]))
+          gpus =
+              tou_start_size(jobs_[it->job], m,
+                             static_cast<uint32_t>(ondemand_region_[static_cast<size_t>(m)]), now_);
+        demand[m] += gpus;
         break;
       }
     }
@@ -633,6 +668,7 @@ Seconds Engine::next_wakeup() const {
   if (!starvations_.empty()) t = std::min(t, starvations_.begin()->first);
   if (profile_.relay && running_movable_ > 0) t = std::min(t, std::max(now_, relay_next_));
   if (soon_free_wake_ > now_) t = std::min(t, soon_free_wake_);
+  if (profile_.tou_elastic && running_elastic_ > 0 && tou_wake_ > now_) t = std::min(t, tou_wake_);
   return std::min(t, pool_.next_wakeup());
 }
 
@@ -706,6 +742,21 @@ const std::vector<Decision>& Engine::schedule(Seconds now) {
     } else {
       c = profile_.filter->filter(*this, s);
     }
+    // +tou: outside off-peak hours a long elastic job starts on on-demand nodes at the size
+    // tou_shrink would leave it.
+    if (p && profile_.tou_elastic && elastic(r)) {
+      const std::vector<NodeId> at = p->nodes();
+      const uint32_t home = state_.spec().region_of(state_.spec().nodes[at.front()]);
+      const bool on_demand = std::all_of(at.begin(), at.end(), [&](NodeId n) {
+        return pool_.on_demand(n) && state_.spec().region_of(state_.spec().nodes[n]) == home;
+      });
+      const int size = on_demand ? tou_start_size(r, p->model, home, now) : s.gpus;
+      for (int n = size; n < s.gpus && n >= r.min_size(); --n)
+        if (std::optional<Placement> q = place_sized(r, n, p->model)) {
+          p = std::move(q);
+          break;
+        }
+    }
     // An elastic job that does not fit at its requested size may start smaller.
     if (!p && elastic(r) && !c.models.empty())
       for (int n = s.gpus - 1; n >= r.min_size() && !p; --n)
@@ -737,6 +788,8 @@ const std::vector<Decision>& Engine::schedule(Seconds now) {
   for (auto& d : starts) out_.push_back(std::move(d));
   if (profile_.consolidate && !pending_.empty()) consolidate(now, victim_flag);
   if (profile_.elastic) {
+    if (profile_.tou_elastic && now >= tou_wake_) tou_wake_ = tou_next_boundary(now);
+    if (profile_.tou_elastic) tou_shrink(now);
     if (!pending_.empty()) elastic_shrink(now);
     if (pending_.empty()) elastic_grow(now);
   }
@@ -744,8 +797,13 @@ const std::vector<Decision>& Engine::schedule(Seconds now) {
   if (profile_.pack_down && pending_.empty() && pool_.autoscaled()) pack_down(now);
   // Autoscale point: size on-demand capacity to the queue; release idle nodes.
   if (pending_.empty()) soon_free_wake_ = kNever;  // nothing waits on a running job's end
-  if (pool_.autoscaled() && (!pending_.empty() || pool_.next_wakeup() <= now))
-    pool_.plan(now, pending_.empty() ? std::vector<double>() : unmet_demand(), out_,
+  std::vector<double> growth;
+  if (profile_.elastic && profile_.tou_elastic && pending_.empty() && pool_.autoscaled() &&
+      running_elastic_ > 0)
+    growth = tou_growth_demand(now);
+  const bool grow = std::any_of(growth.begin(), growth.end(), [](double g) { return g > 0; });
+  if (pool_.autoscaled() && (!pending_.empty() || grow || pool_.next_wakeup() <= now))
+    pool_.plan(now, pending_.empty() ? growth : unmet_demand(), out_,
                profile_.relay ? std::function<double(NodeId)>([this](NodeId n) {
                  return profile_.relay->provision_rank(*this, n);
                })

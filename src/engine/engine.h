@@ -158,8 +158,40 @@ class Engine final : private CycleView {
   // whose release the job would delay), otherwise only back up to its request (a job that
   // started below its request because the request did not fit). nullopt when none fits.
   std::optional<Placement> grown_elsewhere(const JobRuntime& r);
-  // Places j at `n` whole GPUs on `state` (a copy of its spec with gpus = n).
-  std::optional<Placement> place_sized(const JobRuntime& r, int n) const;
+  // Time-of-use elastic sizing (profile +tou with +elastic; src/engine/tou_elastic.cpp).
+  // Whether region r's on-demand rental is discounted (an off-peak hour) at trace time t.
+  bool tou_cheap(uint32_t region, Seconds t) const;
+  // End of the off-peak run of hours containing t in region r (t when t is not off-peak;
+  // at most 8 days ahead).
+  Seconds tou_cheap_until(uint32_t region, Seconds t) const;
+  // The first whole hour after t that is off-peak in region r (kNever: none within 8 days).
+  Seconds tou_next_start(uint32_t region, Seconds t) const;
+  // The next off-peak boundary (start or end) after `now` of any region with a discount
+  // and on-demand pools; kNever when none within 8 days.
+  Seconds tou_next_boundary(Seconds now) const;
+  // Whether growing running job r to n GPUs (same model, new on-demand GPUs of its region
+  // usable after `boot_s`) costs less than leaving it at its size: see tou_elastic.cpp.
+  bool tou_growth_pays(const JobRuntime& r, int n, Seconds now, Seconds boot_s) const;
+  // Outside off-peak hours, the most GPUs elastic job r keeps on on-demand nodes of its
+  // region: its minimum when at its request it would still run at the region's next
+  // off-peak start, else its request (tou_shrink gives back the rest; elastic growth does
+  // not take it again).
+  int tou_peak_size(const JobRuntime& r, Seconds now) const;
+  // The same for a job in region `home` expected to end at `end`.
+  int tou_peak_size(const JobRuntime& r, uint32_t home, Seconds end, Seconds now) const;
+  // The size elastic job r starts at on on-demand nodes of model m in region `home`: its
+  // request, or outside off-peak hours the most GPUs on the whole nodes tou_peak_size needs
+  // (a job that would give nodes back at once does not take them).
+  int tou_start_size(const JobRuntime& r, GpuModelId m, uint32_t home, Seconds now) const;
+  // GPUs per model that off-peak growth would take on on-demand nodes not yet up.
+  std::vector<double> tou_growth_demand(Seconds now) const;
+  // Outside off-peak hours: elastic jobs above their request give back whole on-demand
+  // nodes they alone occupy (kResize), down to no less than their request.
+  void tou_shrink(Seconds now);
+  // Places j at `n` whole GPUs on `state` (a copy of its spec with gpus = n), on the Filter's
+  // candidate models, or on `model` only when one is given.
+  std::optional<Placement> place_sized(const JobRuntime& r, int n,
+                                       GpuModelId model = kNoGpuModel) const;
   // Pack-down point (profile +packdown, autoscaled clusters, nothing queued): empties
   // on-demand nodes by migration (onto fuller nodes or idle reserved/owned ones) so the
   // autoscaler can release them (src/engine/pack_down.cpp); appends kMigrate decisions.
@@ -210,6 +242,11 @@ class Engine final : private CycleView {
   // Soon-free (+soonfree): the earliest expected end it counted on in the last autoscaling
   // step (kNever: none); next_wakeup() includes it so an overrun is noticed.
   Seconds soon_free_wake_ = kNever;
+  // +tou: the next off-peak boundary (recomputed once `now` reaches it; < 0 before the first
+  // cycle), and per catalog model the GPUs per node of its on-demand pools (0: none).
+  Seconds tou_wake_ = -1;
+  std::vector<int> ondemand_node_gpus_;
+  std::vector<int> ondemand_region_;  // per catalog model: region of its first on-demand pool
   int fragmentation_block_ = 0;
   uint64_t next_seq_ = 0;
 

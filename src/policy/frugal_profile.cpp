@@ -39,6 +39,7 @@ Result<FrugalOptions> parse_frugal_options(const std::string& text) {
     bool* flag = key == "sun"               ? &o.sun
                  : key == "release"         ? &o.prompt_release
                  : key == "autoscale_first" ? &o.autoscale_first
+                 : key == "tou"             ? &o.tou_elastic
                                             : nullptr;
     if (key == "starvation_s") {
       auto x = parse_option_number(item, "frugal option");
@@ -51,7 +52,7 @@ Result<FrugalOptions> parse_frugal_options(const std::string& text) {
       *flag = value == "1";
     } else if (Status st = set_time_shift_option(o.time_shift, item); !st.ok()) {
       return Error{"frugal: " + st.error().message +
-                   ", starvation_s, sun, release, autoscale_first"};
+                   ", starvation_s, sun, release, autoscale_first, tou"};
     }
   }
   return o;
@@ -72,6 +73,7 @@ Profile make_frugal_profile(const FrugalOptions& o) {
   p.soon_free = o.soon_free;
   p.prompt_release = o.prompt_release;
   p.autoscale_first = o.autoscale_first;
+  p.tou_elastic = o.elastic && o.tou_elastic;  // sizes elastic jobs: nothing without them
   if (o.sun) add_follow_sun(p);
   return p;
 }

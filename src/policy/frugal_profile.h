@@ -41,7 +41,13 @@
 //               used or not; onto an autoscaled on-demand node it moves only back up to its
 //               request, so growing never delays a node's release (Engine::grown_elsewhere).
 //               bench/evaluate makes half the training jobs elastic (docs/EXPERIMENTS.md,
-//               "Elastic jobs").
+//               "Elastic jobs"). Time-of-use sizing (`tou_elastic`, +tou;
+//               src/engine/tou_elastic.cpp): in a region's discounted off-peak hours an
+//               elastic job on on-demand nodes grows onto new nodes when that costs less than
+//               doing the work later at the full rate; outside them a job that will still run
+//               at the next off-peak start holds only its minimum. On ITP 01-07 cost −1.3 …
+//               −2.8 % (c05 +0.1 %) with mean JCT −3.2 … +0.7 % (docs/EXPERIMENTS.md,
+//               "Round 5").
 //
 // Options follow the name like timeshift's: "frugal:max_delay_s=43200:min_saving=0.05".
 
@@ -81,6 +87,8 @@ struct FrugalOptions {
   // (share −1.2 … 0 points); with predicted runtimes mean JCT −0.2 … −13.9 % for cost
   // −0.4 … +3.0 %, which keeps frugal's mean JCT at or below the best baseline's there.
   bool autoscale_first = false;
+  // Time-of-use elastic sizing (+tou, src/engine/tou_elastic.cpp; above). Option "tou=0".
+  bool tou_elastic = true;
   // Follow-the-sun for movable jobs (src/policy/follow_sun.h; the +sun suffix): off by
   // default, see docs/EXPERIMENTS.md, "Follow-the-sun". Option "sun=1".
   bool sun = false;
@@ -88,8 +96,8 @@ struct FrugalOptions {
 
 // Parses "key=value" pairs separated by ':' — the time-shift keys (max_delay_s,
 // min_saving, margin_s, margin_frac, overflow, wait_usd_gpu_h, valley, energy_only,
-// overflow_model; src/policy/time_shift.h), starvation_s, sun and release (0 or 1) — over
-// the defaults.
+// overflow_model; src/policy/time_shift.h), starvation_s, sun, release, autoscale_first and tou (0
+// or 1) — over the defaults.
 Result<FrugalOptions> parse_frugal_options(const std::string& text);
 
 // The profile described above, named "frugal".

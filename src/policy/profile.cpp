@@ -22,7 +22,7 @@ std::vector<std::string> profile_names() {
 }
 
 std::vector<std::string> profile_options() {
-  return {"consolidate", "elastic", "packdown", "release", "soonfree", "sun"};
+  return {"consolidate", "elastic", "packdown", "release", "soonfree", "sun", "tou"};
 }
 
 std::string Profile::describe() const {
@@ -36,6 +36,7 @@ std::string Profile::describe() const {
   if (soon_free) d += " soonfree";
   if (prompt_release) d += " release";
   if (autoscale_first) d += " autoscale-first";
+  if (tou_elastic) d += " tou";
   return d;
 }
 
@@ -150,6 +151,8 @@ Result<Profile> make_profile(const std::string& policy) {
       p.soon_free = true;
     } else if (o == "release") {
       p.prompt_release = true;
+    } else if (o == "tou") {
+      p.tou_elastic = p.elastic = true;  // sizes elastic jobs: implies +elastic
     } else if (o == "sun") {
       if (!p.relay) add_follow_sun(p);
     } else {

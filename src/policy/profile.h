@@ -39,6 +39,10 @@
 //   +soonfree     the autoscaler does not provision for queued demand that running jobs of
 //                 the model are expected to free within its on-demand pools' provisioning
 //                 delay (the job would wait as long for a new node)
+//   +tou          time-of-use elastic sizing (implies +elastic; src/engine/tou_elastic.cpp):
+//                 elastic jobs on on-demand nodes grow onto new nodes in their region's
+//                 discounted off-peak hours when that costs less than doing the work later
+//                 at the full rate, and outside them hold no more than they need
 //   frugal        the combined profile (src/policy/frugal_profile.h)
 // e.g. "bestfit+consolidate", "backfill/firstfit+consolidate". Any profile, including
 // frugal profiles added later, takes the suffix: it composes, it is not a profile.
@@ -73,6 +77,10 @@ struct Profile {
   // (CycleView::can_add_capacity) waits for that node instead of shrinking running elastic
   // jobs to start now (frugal option autoscale_first=1).
   bool autoscale_first = false;
+  // +tou (sets elastic too): elastic jobs on on-demand nodes grow onto new on-demand nodes in
+  // their region's discounted off-peak hours when that costs less than doing the same work
+  // at peak rates, and drop those nodes again when peak hours start (engine/tou_elastic).
+  bool tou_elastic = false;
 
   // "sort=arrival admit=capacity ..." — for reports and logs.
   std::string describe() const;

@@ -71,6 +71,21 @@ inline NodeSpec gpu_node(std::string name, GpuModelId model, int gpus, double ov
   return n;
 }
 
+// Region `r` alone with one on-demand pool "od" (`delay` s to provision, `timeout` s idle
+// before release) of `n` 8-GPU A100 nodes named od0, od1, ...
+inline ClusterSpec on_demand_a100(Region r, int n, double delay, double timeout) {
+  ClusterSpec c;
+  c.regions.push_back(std::move(r));
+  Pool od;
+  od.name = "od";
+  od.capacity = Capacity::kOnDemand;
+  od.provisioning_delay_s = delay;
+  od.idle_timeout_s = timeout;
+  c.pools = {od};
+  for (int i = 0; i < n; ++i) c.nodes.push_back(gpu_node("od" + std::to_string(i), kA100, 8));
+  return c;
+}
+
 // Simulates with the ledger on and state checks after every cycle, on priced_gpus().
 inline SimResult run_priced(const std::vector<JobSpec>& jobs, const ClusterSpec& cluster,
                             const std::string& policy, SimOptions o = {}) {

@@ -21,18 +21,9 @@ constexpr double kDelay = 300, kTimeout = 900;
 
 // Flat prices, one on-demand pool of `n` 8-GPU A100 nodes ($4 per GPU-hour).
 ClusterSpec on_demand(int n) {
-  ClusterSpec c;
   Region r;
   r.name = "flat";
-  c.regions.push_back(r);
-  Pool od;
-  od.name = "od";
-  od.capacity = Capacity::kOnDemand;
-  od.provisioning_delay_s = kDelay;
-  od.idle_timeout_s = kTimeout;
-  c.pools = {od};
-  for (int i = 0; i < n; ++i) c.nodes.push_back(gpu_node("od" + std::to_string(i), kA100, 8));
-  return c;
+  return testing::on_demand_a100(r, n, kDelay, kTimeout);
 }
 
 // a (6 GPUs, 1 h), b (6 GPUs) and c (2 GPUs) arrive at 0; two nodes boot until 300: a and c

@@ -35,7 +35,7 @@ TEST(FrugalProfile, ComposesTheBestPlugins) {
   EXPECT_EQ(p.describe(),
             "sort=tier-shortest admit=time-shift filter=hetero-fast place=ordered(bestfit) "
             "postfilter=easy-backfill preempt=tier-preempt consolidate=consolidate elastic "
-            "packdown soonfree release");
+            "packdown soonfree release tou");
   EXPECT_EQ(profile("frugal+elastic").describe(), p.describe());
   FrugalOptions rigid;
   rigid.elastic = rigid.pack_down = rigid.soon_free = rigid.consolidate = false;

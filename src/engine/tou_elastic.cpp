@@ -1,0 +1,216 @@
+// Time-of-use elastic sizing (profile +tou, with +elastic): the Engine's rules for sizing
+// elastic jobs on on-demand capacity by the hour's rental price.
+//
+// A region with a time-of-use schedule (Region::time_of_use, discount d) rents on-demand
+// GPUs at p = (1 − d) × list in its off-peak hours. An elastic job on n GPUs runs n^alpha as
+// fast as on one (EngineOptions::elastic_alpha), so more GPUs cost more per unit of work
+// (2^0.2 = 15 % more per doubling at alpha 0.8) — less than the discount when d = 0.4. So
+// work is moved into the cheap hours: a job grows there and holds less outside them.
+//
+// Growth (tou_growth_pays). A running job on n GPUs, every one of them on demand in one
+// region that is off-peak now, may grow to n' GPUs of its model on new on-demand GPUs of that
+// region (usable after a boot of b seconds) when that costs less than staying at n:
+//
+//   with T = its remaining run at n after the boot (from its runtime estimate), N = off-peak
+//   time left after the boot, s = (n'/n)^alpha, c = the resize cost,
+//   C0 (stay at n)  = n·p·min(T, N) + n·max(0, T − N)
+//   C1 (grow to n') = n'·p·(T/s + c) + (n'−n)·p·b                   if T/s + c <= N
+//                   = n'·p·N + (n'−n)·p·b + n·(T − s·(N − c) + c)   otherwise (back to n
+//                                                                     when the window ends)
+//   grow to the largest n' with C1 < C0 (both in list-rate GPU-seconds; later off-peak hours
+//   are ignored, which makes the rule conservative for jobs that run past the next night).
+//
+// A job that would end within the window anyway never pays (C1 = C0 · (n'/n)^(1−alpha) +
+// boot). Work displaced from reserved or owned GPUs saves nothing (paid whatever happens), so
+// only jobs wholly on demand take part. The autoscaler is asked for the growth in whole
+// nodes (tou_growth_demand); elastic_grow makes it when the nodes are up, onto nodes the job
+// fills (grown_elsewhere).
+//
+// Outside off-peak hours (tou_peak_size): a job that at its request would still run when its
+// region's next off-peak hours start holds at most its minimum on on-demand nodes there —
+// the work it does not do now it does at night, grown — and any other job at most its
+// request. tou_shrink gives back every on-demand node a job alone occupies above that (kResize;
+// the emptied node is released like any idle node), growth back to the request stops at it,
+// and such a job starts at it (tou_start_size: whole nodes, so a job that would hand a node
+// back at once does not take it; the autoscaler asks for that size too).
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <cmath>
+
+#include "engine/engine.h"
+
+namespace frugal {
+namespace {
+
+constexpr int kScanHours = 8 * 24;  // how far ahead off-peak boundaries are looked for
+
+}  // namespace
+
+bool Engine::tou_cheap(uint32_t region, Seconds t) const {
+  const Region& r = state_.spec().regions[region];
+  if (!(r.time_of_use.discount > 0) || r.offpeak.empty()) return false;
+  return r.offpeak.at(static_cast<double>(state_.spec().epoch_unix_s) + t) > 0.5;
+}
+
+Seconds Engine::tou_cheap_until(uint32_t region, Seconds t) const {
+  if (!tou_cheap(region, t)) return t;
+  const double epoch = static_cast<double>(state_.spec().epoch_unix_s);
+  double hour = std::floor((epoch + t) / 3600.0 + 1.0) * 3600.0;  // next whole UTC hour
+  for (int i = 0; i < kScanHours && tou_cheap(region, hour - epoch); ++i) hour += 3600.0;
+  return hour - epoch;
+}
+
+Seconds Engine::tou_next_start(uint32_t region, Seconds t) const {
+  const double epoch = static_cast<double>(state_.spec().epoch_unix_s);
+  double hour = std::floor((epoch + t) / 3600.0 + 1.0) * 3600.0;
+  for (int i = 0; i < kScanHours; ++i, hour += 3600.0)
+    if (tou_cheap(region, hour - epoch)) return hour - epoch;
+  return kNever;
+}
+
+Seconds Engine::tou_next_boundary(Seconds now) const {
+  const ClusterSpec& spec = state_.spec();
+  const double epoch = static_cast<double>(spec.epoch_unix_s);
+  Seconds best = kNever;
+  for (uint32_t reg = 0; reg < spec.regions.size(); ++reg) {
+    const Region& r = spec.regions[reg];
+    if (!(r.time_of_use.discount > 0) || r.offpeak.empty()) continue;
+    bool has_on_demand = false;
+    for (const Pool& p : spec.pools)
+      has_on_demand |= p.region == reg && p.capacity == Capacity::kOnDemand;
+    if (!has_on_demand) continue;
+    const bool cheap = tou_cheap(reg, now);
+    double hour = std::floor((epoch + now) / 3600.0 + 1.0) * 3600.0;
+    for (int i = 0; i < kScanHours; ++i, hour += 3600.0) {
+      if (tou_cheap(reg, hour - epoch) != cheap) {
+        best = std::min(best, hour - epoch);
+        break;
+      }
+    }
+  }
+  return best;
+}
+
+bool Engine::tou_growth_pays(const JobRuntime& r, int n, Seconds now, Seconds boot_s) const {
+  if (!elastic(r) || r.signalled() || n <= r.size || n > r.spec->max_gpus || r.size <= 0)
+    return false;
+  const ClusterSpec& spec = state_.spec();
+  const std::vector<NodeId> held = r.placement.nodes();
+  if (held.empty()) return false;
+  const uint32_t region = spec.region_of(spec.nodes[held.front()]);
+  for (NodeId k : held)
+    if (!pool_.on_demand(k) || spec.region_of(spec.nodes[k]) != region) return false;
+  if (!tou_cheap(region, now)) return false;
+  const double p = 1.0 - spec.regions[region].time_of_use.discount;
+  const double b = std::max(0.0, boot_s);
+  const double N = tou_cheap_until(region, now) - now - b;
+  const double T = r.expected_end(now) - now - b;
+  if (!(N > 0) || !(T > 0)) return false;
+  const double n0 = r.size, n1 = n, c = options_.resize_cost_s;
+  const double s = std::pow(n1 / n0, options_.elastic_alpha);
+  const double stay = n0 * p * std::min(T, N) + n0 * std::max(0.0, T - N);
+  const double boot = (n1 - n0) * p * b;
+  const double grow =
+      T / s + c <= N ? n1 * p * (T / s + c) + boot : n1 * p * N + boot + n0 * (T - s * (N - c) + c);
+  return grow < stay;
+}
+
+int Engine::tou_peak_size(const JobRuntime& r, Seconds now) const {
+  if (r.placement.empty()) return r.spec->gpus;
+  const ClusterSpec& spec = state_.spec();
+  // The end it would reach at its request from here: the same answer at any current size.
+  const double done = r.progress_ref_s + std::max(0.0, now - r.run_start - r.restart_s) * r.speed;
+  const double left = std::max(0.0, r.spec->runtime_estimate() - done);
+  return tou_peak_size(r, spec.region_of(spec.nodes[r.placement.slots.front().node]),
+                       now + left / speed(*r.spec, r.placement.model), now);
+}
+
+int Engine::tou_peak_size(const JobRuntime& r, uint32_t home, Seconds end, Seconds now) const {
+  // Down to its minimum when it will still run when its region's next off-peak hours start
+  // (it grows again then), else down to its request.
+  if (state_.spec().regions[home].time_of_use.discount > 0 && !tou_cheap(home, now) &&
+      end > tou_next_start(home, now))
+    return r.min_size();
+  return r.spec->gpus;
+}
+
+int Engine::tou_start_size(const JobRuntime& r, GpuModelId m, uint32_t home, Seconds now) const {
+  const int per_node = m >= 0 ? ondemand_node_gpus_[static_cast<size_t>(m)] : 0;
+  if (per_node <= 0) return r.spec->gpus;
+  const double left = std::max(0.0, r.spec->runtime_estimate() - r.progress_ref_s);
+  const int cap = tou_peak_size(r, home, now + left / speed(*r.spec, m), now);
+  // Whole nodes only: the most GPUs on as many nodes as `cap` needs.
+  return std::min(r.spec->gpus, (cap + per_node - 1) / per_node * per_node);
+}
+
+std::vector<double> Engine::tou_growth_demand(Seconds now) const {
+  std::vector<double> demand(catalog_.size(), 0.0);
+  for (const QueueKey& k : running_) {
+    const JobRuntime& r = jobs_[k.job];
+    const GpuModelId m = r.placement.model;
+    if (!elastic(r) || m < 0 || r.size >= r.spec->max_gpus) continue;
+    const int per_node = ondemand_node_gpus_[static_cast<size_t>(m)];
+    if (per_node <= 0) continue;
+    // The largest growth in whole nodes that pays.
+    for (int add = (r.spec->max_gpus - r.size) / per_node * per_node; add > 0; add -= per_node) {
+      if (tou_growth_pays(r, r.size + add, now, ondemand_delay_[static_cast<size_t>(m)])) {
+        demand[static_cast<size_t>(m)] += add;
+        break;
+      }
+    }
+  }
+  for (size_t m = 0; m < demand.size(); ++m)
+    if (demand[m] > 0)
+      demand[m] = std::max(
+          0.0, demand[m] - static_cast<double>(state_.free_whole_of(static_cast<GpuModelId>(m))));
+  return demand;
+}
+
+void Engine::tou_shrink(Seconds now) {
+  if (running_elastic_ == 0) return;
+  const ClusterSpec& spec = state_.spec();
+  std::vector<JobIdx> cands;
+  for (const QueueKey& k : running_) {
+    const JobRuntime& r = jobs_[k.job];
+    if (elastic(r) && !r.signalled() && r.size > r.min_size()) cands.push_back(k.job);
+  }
+  for (JobIdx j : cands) {
+    JobRuntime& r = jobs_[j];
+    // Not worth a restart for the last few minutes of a run.
+    if (r.expected_end(now) - now < 10 * options_.resize_cost_s) continue;
+    const int target = tou_peak_size(r, now);
+    if (r.size <= target) continue;
+    Placement smaller;
+    smaller.model = r.placement.model;
+    int keep = r.size;
+    std::vector<NodeId> dropped;
+    for (NodeId n : r.placement.nodes()) {
+      const uint32_t region = spec.region_of(spec.nodes[n]);
+      if (!pool_.on_demand(n) || !(spec.regions[region].time_of_use.discount > 0) ||
+          tou_cheap(region, now) || node_jobs_[n].size() != 1)
+        continue;
+      int on_node = 0;
+      for (const Slot& s : r.placement.slots) on_node += s.node == n ? 1 : 0;
+      if (keep - on_node < target || on_node == keep) continue;
+      keep -= on_node;
+      dropped.push_back(n);
+    }
+    if (dropped.empty()) continue;
+    for (const Slot& s : r.placement.slots)
+      if (std::find(dropped.begin(), dropped.end(), s.node) == dropped.end())
+        smaller.slots.push_back(s);
+    Placement to = smaller;
+    if (Status st = migrate(j, std::move(to), now, options_.resize_cost_s); !st.ok()) continue;
+    ++r.resizes;
+    Decision d;  // as elastic_shrink's: `until` carries the restart cost
+    d.kind = Decision::Kind::kResize;
+    d.job = j;
+    d.placement = std::move(smaller);
+    d.until = options_.resize_cost_s;
+    d.reason = fmt::format("off-peak hours over: gives back {} on-demand node(s)", dropped.size());
+    out_.push_back(std::move(d));
+  }
+}
+
+}  // namespace frugal
