@@ -37,6 +37,17 @@ ClusterSpec night_discount(int n) {
   return testing::on_demand_a100(r, n, kDelay, kTimeout);
 }
 
+// `c` with a second pool (index 1) of `capacity` holding `nodes`, listed before the others
+// when `first` (so their model comes first in the cluster's model order).
+ClusterSpec with_pool(ClusterSpec c, Capacity capacity, std::vector<NodeSpec> nodes, bool first) {
+  Pool p;
+  p.name = "second";
+  p.capacity = capacity;
+  c.pools.push_back(p);
+  c.nodes.insert(first ? c.nodes.begin() : c.nodes.end(), nodes.begin(), nodes.end());
+  return c;
+}
+
 JobSpec elastic(std::string id, Seconds submit, int gpus, int min, int max, Seconds duration) {
   JobSpec j = testing::job(std::move(id), submit, gpus, duration);
   j.min_gpus = min;
@@ -83,6 +94,19 @@ TEST(TouElastic, NoGrowthForAJobThatEndsWithinTheOffPeakHours) {
   EXPECT_DOUBLE_EQ(r.jobs[0].finish, 20300);
 }
 
+// Work displaced from a reserved node saves nothing (it is paid whatever happens): E on the
+// reserved node r0 never asks for an on-demand node to grow onto, at night or by day.
+TEST(TouElastic, NoGrowthForAJobOnReservedNodes) {
+  const ClusterSpec c =
+      with_pool(night_discount(3), Capacity::kReserved, {gpu_node("r0", kA100, 8, 0, 1)}, false);
+  const std::vector<JobSpec> jobs = {elastic("E", 0, 8, 4, 16, 72000)};
+  const SimResult r = run_priced(jobs, c, "fifo+elastic+tou");
+  EXPECT_DOUBLE_EQ(r.jobs[0].first_start, 0);
+  EXPECT_EQ(r.jobs[0].resizes, 0);
+  EXPECT_EQ(r.nodes_provisioned, 0);
+  EXPECT_DOUBLE_EQ(r.jobs[0].finish, 72000);
+}
+
 // E (16 GPUs, 8..32, 150,000 s) arrives at 11:06, in peak hours, and at its request would
 // still run at the next night: it starts on one node at 8 GPUs (not two, one of which it
 // would give back at once), so the autoscaler asks for one node. At midnight growth to 32
@@ -117,13 +141,9 @@ TEST(TouElastic, StartsSmallAtPeakAndGrowsAtNight) {
 // placed on them, then starts there at 16. Two owned V100 nodes, first in the cluster's model
 // order, could hold those 16 too (a best fit), but E does not move to another model for it.
 TEST(TouElastic, StartsSmallOnTheModelItWasPlacedOn) {
-  ClusterSpec c = night_discount(4);
-  Pool owned;
-  owned.name = "owned";
-  owned.capacity = Capacity::kOwned;
-  c.pools.push_back(owned);
-  c.nodes.insert(c.nodes.begin(), {gpu_node("v0", testing::kV100, 8, 0, 1),
-                                   gpu_node("v1", testing::kV100, 8, 0, 1)});
+  const ClusterSpec c = with_pool(
+      night_discount(4), Capacity::kOwned,
+      {gpu_node("v0", testing::kV100, 8, 0, 1), gpu_node("v1", testing::kV100, 8, 0, 1)}, true);
   const std::vector<JobSpec> jobs = {testing::job("W", 0, 32, 39000),
                                      elastic("E", 40000, 32, 16, 64, 200000)};
   const SimResult r = run_priced(jobs, c, "fifo+elastic+tou");
