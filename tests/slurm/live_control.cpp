@@ -69,7 +69,13 @@ TEST(SlurmLive, ShardJobsShareOneGpu) {
     EXPECT_EQ(r.value().gres_alloc[0].count, i == 0 ? 3 : 4);
     EXPECT_EQ(r.value().gres_alloc[0].indices, std::vector<int>{0});  // both on GPU 0
   }
-  EXPECT_TRUE(live::wait_until([&] { return !live::read_text(dir + "/env-4.txt").empty(); }, 10));
+  // Both jobs run at once; each writes its file when its script starts: wait for both.
+  EXPECT_TRUE(live::wait_until(
+      [&] {
+        return !live::read_text(dir + "/env-3.txt").empty() &&
+               !live::read_text(dir + "/env-4.txt").empty();
+      },
+      10));
   EXPECT_EQ(live::read_text(dir + "/env-3.txt"), "cvd=0 shards=3\n");
   EXPECT_EQ(live::read_text(dir + "/env-4.txt"), "cvd=0 shards=4\n");
 }
