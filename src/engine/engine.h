@@ -174,8 +174,8 @@ class Engine final : private CycleView {
   bool tou_growth_pays(const JobRuntime& r, int n, Seconds now, Seconds boot_s) const;
   // Outside off-peak hours, the most GPUs elastic job r keeps on on-demand nodes of its
   // region: its minimum when at its request it would still run at the region's next
-  // off-peak start, else its request (tou_shrink gives back the rest; elastic growth does
-  // not take it again).
+  // off-peak start and that does not delay its end (tou_elastic.cpp), else its request
+  // (tou_shrink gives back the rest; elastic growth does not take it again).
   int tou_peak_size(const JobRuntime& r, Seconds now) const;
   // The same for a job in region `home` expected to end at `end`.
   int tou_peak_size(const JobRuntime& r, uint32_t home, Seconds end, Seconds now) const;
@@ -183,6 +183,8 @@ class Engine final : private CycleView {
   // request, or outside off-peak hours the most GPUs on the whole nodes tou_peak_size needs
   // (a job that would give nodes back at once does not take them).
   int tou_start_size(const JobRuntime& r, GpuModelId m, uint32_t home, Seconds now) const;
+  // Reference-model seconds of work job r has left (from its runtime estimate).
+  double left_work(const JobRuntime& r, Seconds now) const;
   // GPUs per model that off-peak growth would take on on-demand nodes not yet up.
   std::vector<double> tou_growth_demand(Seconds now) const;
   // Outside off-peak hours: elastic jobs above their request give back whole on-demand

@@ -26,13 +26,19 @@
 // nodes (tou_growth_demand); elastic_grow makes it when the nodes are up, onto nodes the job
 // fills (grown_elsewhere).
 //
+// A job held below its request for the day (below) goes back to its request at night
+// whatever the cost; growth beyond that is judged from the request.
+//
 // Outside off-peak hours (tou_peak_size): a job that at its request would still run when its
-// region's next off-peak hours start holds at most its minimum on on-demand nodes there —
-// the work it does not do now it does at night, grown — and any other job at most its
-// request. tou_shrink gives back every on-demand node a job alone occupies above that (kResize;
-// the emptied node is released like any idle node), growth back to the request stops at it,
-// and such a job starts at it (tou_start_size: whole nodes, so a job that would hand a node
-// back at once does not take it; the autoscaler asks for that size too).
+// region's next off-peak hours start holds at most its minimum on on-demand nodes there, when
+// that does not delay it — held at its minimum until then, at its request (or its maximum,
+// when that growth would pay then) from a boot after the start through those hours, and at
+// its request after them, it ends no later than at its request all along; otherwise, and for
+// any other job, at most its request. It starts at that size (tou_start_size: whole nodes on
+// the model its request was placed on, so a job that would hand a node back at once does not
+// take it; the autoscaler asks for that size too), growth back stops at it, and when off-peak
+// hours end a job above it gives back every on-demand node it alone occupies (tou_shrink,
+// kResize; the emptied node is released like any idle node).
 
 #include <fmt/format.h>
 #include <algorithm>
@@ -44,6 +50,20 @@ namespace frugal {
 namespace {
 
 constexpr int kScanHours = 8 * 24;  // how far ahead off-peak boundaries are looked for
+
+// The growth rule of the header, C1 < C0: from n0 to n1 GPUs with T wall seconds left at n0
+// and N off-peak seconds left (both after the boot of b seconds), off-peak price factor p,
+// resize cost c, speed-up exponent alpha.
+bool growth_cheaper(double n0, double n1, double T, double N, double b, double p, double c,
+                    double alpha) {
+  if (!(N > 0) || !(T > 0) || !(n1 > n0)) return false;
+  const double s = std::pow(n1 / n0, alpha);
+  const double stay = n0 * p * std::min(T, N) + n0 * std::max(0.0, T - N);
+  const double boot = (n1 - n0) * p * b;
+  const double grow =
+      T / s + c <= N ? n1 * p * (T / s + c) + boot : n1 * p * N + boot + n0 * (T - s * (N - c) + c);
+  return grow < stay;
+}
 
 }  // namespace
 
@@ -102,37 +122,67 @@ bool Engine::tou_growth_pays(const JobRuntime& r, int n, Seconds now, Seconds bo
   for (NodeId k : held)
     if (!pool_.on_demand(k) || spec.region_of(spec.nodes[k]) != region) return false;
   if (!tou_cheap(region, now)) return false;
-  const double p = 1.0 - spec.regions[region].time_of_use.discount;
+  // A job held below its request for the day goes back to it at night, whatever the cost;
+  // growth beyond is judged from there.
+  const int base = std::max(r.size, r.spec->gpus);
+  if (n <= base) return true;
   const double b = std::max(0.0, boot_s);
+  const double at_base = speed(*r.spec, r.placement.model) *
+                         std::pow(static_cast<double>(base) / r.spec->gpus, options_.elastic_alpha);
+  const double T = left_work(r, now) / at_base - b;
   const double N = tou_cheap_until(region, now) - now - b;
-  const double T = r.expected_end(now) - now - b;
-  if (!(N > 0) || !(T > 0)) return false;
-  const double n0 = r.size, n1 = n, c = options_.resize_cost_s;
-  const double s = std::pow(n1 / n0, options_.elastic_alpha);
-  const double stay = n0 * p * std::min(T, N) + n0 * std::max(0.0, T - N);
-  const double boot = (n1 - n0) * p * b;
-  const double grow =
-      T / s + c <= N ? n1 * p * (T / s + c) + boot : n1 * p * N + boot + n0 * (T - s * (N - c) + c);
-  return grow < stay;
+  return growth_cheaper(base, n, T, N, b, 1.0 - spec.regions[region].time_of_use.discount,
+                        options_.resize_cost_s, options_.elastic_alpha);
+}
+
+double Engine::left_work(const JobRuntime& r, Seconds now) const {
+  const double done = r.progress_ref_s + std::max(0.0, now - r.run_start - r.restart_s) * r.speed;
+  return std::max(0.0, r.spec->runtime_estimate() - done);
 }
 
 int Engine::tou_peak_size(const JobRuntime& r, Seconds now) const {
   if (r.placement.empty()) return r.spec->gpus;
   const ClusterSpec& spec = state_.spec();
   // The end it would reach at its request from here: the same answer at any current size.
-  const double done = r.progress_ref_s + std::max(0.0, now - r.run_start - r.restart_s) * r.speed;
-  const double left = std::max(0.0, r.spec->runtime_estimate() - done);
   return tou_peak_size(r, spec.region_of(spec.nodes[r.placement.slots.front().node]),
-                       now + left / speed(*r.spec, r.placement.model), now);
+                       now + left_work(r, now) / speed(*r.spec, r.placement.model), now);
 }
 
 int Engine::tou_peak_size(const JobRuntime& r, uint32_t home, Seconds end, Seconds now) const {
   // Down to its minimum when it will still run when its region's next off-peak hours start
-  // (it grows again then), else down to its request.
-  if (state_.spec().regions[home].time_of_use.discount > 0 && !tou_cheap(home, now) &&
-      end > tou_next_start(home, now))
-    return r.min_size();
-  return r.spec->gpus;
+  // (it grows again then) and that does not delay it: at its minimum until then, at its
+  // maximum (after a boot and a restart) through those hours and at its request after them,
+  // it ends no later than at its request all along. Else down to its request.
+  if (!(state_.spec().regions[home].time_of_use.discount > 0) || tou_cheap(home, now))
+    return r.spec->gpus;
+  const Seconds start = tou_next_start(home, now);
+  if (!(end > start)) return r.spec->gpus;
+  const GpuModelId m = r.placement.empty() ? kNoGpuModel : r.placement.model;
+  const double boot = m >= 0 && ondemand_delay_[static_cast<size_t>(m)] < kNever
+                          ? ondemand_delay_[static_cast<size_t>(m)]
+                          : 0.0;
+  const double c = options_.resize_cost_s, left = end - now;  // at its request
+  const double lo =
+      std::pow(static_cast<double>(r.min_size()) / r.spec->gpus, options_.elastic_alpha);
+  const double hi =
+      std::pow(static_cast<double>(r.spec->max_gpus) / r.spec->gpus, options_.elastic_alpha);
+  const double up = start + boot + c;  // grown from here
+  const double low = (start + boot - now) * lo;
+  Seconds finish;
+  if (low >= left) {
+    finish = now + left / lo;
+  } else {
+    // At night it grows back to its request, and to its maximum when that pays then.
+    const Seconds until = tou_cheap_until(home, start);
+    const double p = 1.0 - state_.spec().regions[home].time_of_use.discount;
+    const double night = growth_cheaper(r.spec->gpus, r.spec->max_gpus, left - low - boot,
+                                        until - start - boot, boot, p, c, options_.elastic_alpha)
+                             ? hi
+                             : 1.0;
+    const double high = std::max(0.0, until - up) * night;
+    finish = low + high >= left ? up + (left - low) / night : until + c + (left - low - high);
+  }
+  return finish <= end ? r.min_size() : r.spec->gpus;
 }
 
 int Engine::tou_start_size(const JobRuntime& r, GpuModelId m, uint32_t home, Seconds now) const {

@@ -45,9 +45,9 @@
 //               src/engine/tou_elastic.cpp): in a region's discounted off-peak hours an
 //               elastic job on on-demand nodes grows onto new nodes when that costs less than
 //               doing the work later at the full rate; outside them a job that will still run
-//               at the next off-peak start holds only its minimum. On ITP 01-07 cost −1.3 …
-//               −2.8 % (c05 +0.1 %) with mean JCT −3.2 … +0.7 % (docs/EXPERIMENTS.md,
-//               "Round 5").
+//               at the next off-peak start holds only its minimum when that does not delay
+//               its end. On ITP 01-07 cost −0.6 … −1.9 % (c05 +0.1 %) with mean JCT −0.1 …
+//               −3.6 % (docs/EXPERIMENTS.md, "Round 5").
 //
 // Options follow the name like timeshift's: "frugal:max_delay_s=43200:min_saving=0.05".
 

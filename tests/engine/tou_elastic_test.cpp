@@ -107,33 +107,40 @@ TEST(TouElastic, NoGrowthForAJobOnReservedNodes) {
   EXPECT_DOUBLE_EQ(r.jobs[0].finish, 72000);
 }
 
-// E (16 GPUs, 8..32, 150,000 s) arrives at 11:06, in peak hours, and at its request would
-// still run at the next night: it starts on one node at 8 GPUs (not two, one of which it
-// would give back at once), so the autoscaler asks for one node. At midnight growth to 32
-// pays: three nodes are asked for and E grows when they are up (86,700). At 10:00 it would
-// still run at the next night at its request, so it gives back three nodes and runs the day
-// at 8. The next midnight growth to 32 no longer pays against staying at 8 (it would end
-// early in the night either way), growth to 16 does. Against +elastic alone (16 GPUs all
-// the way) it costs less and ends later: a job whose last stretch falls in peak hours trades
-// finish time for cost.
+// E (16 GPUs, 8..32, 150,000 s) arrives at 11:06, in peak hours. Held at 8 until midnight
+// and at 32 through the night it would end sooner than at 16 all along, so it starts on one
+// node at 8 GPUs (not two, one of which it would give back at once) and the autoscaler asks
+// for one node. At midnight growth to 32 pays: three nodes are asked for and E grows when
+// they are up (86,700). At 10:00 it would still run at the next night, but holding 8 through
+// the day would now end it later than 16 would, so it gives back two nodes and keeps its
+// request. It ends sooner than with +elastic alone (16 GPUs all the way) and costs less.
 TEST(TouElastic, StartsSmallAtPeakAndGrowsAtNight) {
   const std::vector<JobSpec> jobs = {elastic("E", 40000, 16, 8, 32, 150000)};
   const SimResult tou = run_priced(jobs, night_discount(4), "fifo+elastic+tou");
   const SimResult flat = run_priced(jobs, night_discount(4), "fifo+elastic");
-  const double grow1 = kNextNight + kDelay, grow2 = kDay + kNextNight + kDelay;
-  const double shrink = kDay + kNightEnd;
+  const double grow = kNextNight + kDelay, shrink = kDay + kNightEnd;
   // Progress in reference seconds: 8 GPUs run at 0.5^0.8 of the request's speed, 32 at 2^0.8.
-  const double done =
-      (grow1 - 40300) * kA + (shrink - grow1 - 30) * kB + (grow2 - shrink - 30) * kA;
+  const double done = (grow - 40300) * kA + (shrink - grow - 30) * kB;
   EXPECT_DOUBLE_EQ(tou.jobs[0].first_start, 40300);
-  EXPECT_NEAR(tou.jobs[0].finish, grow2 + 30 + (150000 - done), 1e-6);
-  EXPECT_EQ(tou.jobs[0].resizes, 3);
-  EXPECT_EQ(tou.nodes_provisioned, 5);
+  EXPECT_NEAR(tou.jobs[0].finish, shrink + 30 + (150000 - done), 1e-6);
+  EXPECT_EQ(tou.jobs[0].resizes, 2);
+  EXPECT_EQ(tou.nodes_provisioned, 4);
   EXPECT_DOUBLE_EQ(flat.jobs[0].finish, 190300);
   EXPECT_EQ(flat.jobs[0].resizes, 0);
   EXPECT_EQ(flat.nodes_provisioned, 2);
-  EXPECT_LT(tou.ledger.total.compute.rental_usd, 0.9 * flat.ledger.total.compute.rental_usd)
-      << tou.ledger.total.compute.rental_usd << " vs " << flat.ledger.total.compute.rental_usd;
+  EXPECT_LT(tou.ledger.total.compute.rental_usd, flat.ledger.total.compute.rental_usd);
+}
+
+// E (16 GPUs, 8..32, 50,000 s) arrives at 11:06 and at its request would run until 01:05, into
+// the night. Held at 8 until midnight it would do 26,648 s of work and, back at 16 for the
+// night (growth to 32 would not pay: it ends within the night either way), end at 06:35:
+// later than at its request all along. So it keeps its request: two nodes, no resize.
+TEST(TouElastic, KeepsItsRequestWhenItsMinimumWouldDelayIt) {
+  const SimResult r =
+      run_priced({elastic("E", 40000, 16, 8, 32, 50000)}, night_discount(4), "fifo+elastic+tou");
+  EXPECT_DOUBLE_EQ(r.jobs[0].finish, 90300);
+  EXPECT_EQ(r.jobs[0].resizes, 0);
+  EXPECT_EQ(r.nodes_provisioned, 2);
 }
 
 // The smaller start is on the model its full request was placed on. W (32 GPUs) leaves the
