@@ -202,8 +202,10 @@ std::vector<double> Engine::tou_growth_demand(Seconds now) const {
     if (!elastic(r) || m < 0 || r.size >= r.spec->max_gpus) continue;
     const int per_node = ondemand_node_gpus_[static_cast<size_t>(m)];
     if (per_node <= 0) continue;
-    // The largest growth in whole nodes that pays.
-    for (int add = (r.spec->max_gpus - r.size) / per_node * per_node; add > 0; add -= per_node) {
+    // The largest growth in whole nodes that pays, within what the pool can still add.
+    const int64_t room = std::min<int64_t>(r.spec->max_gpus - r.size,
+                                           pool_.unprovisioned_gpus(m) + state_.free_whole_of(m));
+    for (int add = static_cast<int>(room / per_node * per_node); add > 0; add -= per_node) {
       if (tou_growth_pays(r, r.size + add, now, ondemand_delay_[static_cast<size_t>(m)])) {
         demand[static_cast<size_t>(m)] += add;
         break;
