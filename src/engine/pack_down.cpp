@@ -31,6 +31,7 @@
 #include <tuple>
 
 #include "engine/engine.h"
+#include "engine/engine_util.h"
 
 namespace frugal {
 
@@ -116,13 +117,10 @@ void Engine::pack_down(Seconds now) {
       Placement copy = to;
       if (!migrate(j, std::move(copy), now, options_.migration_cost_s).ok()) break;
       ++jobs_[j].migrations;
-      Decision dec;  // as consolidation's: `until` carries the restart cost
-      dec.kind = Decision::Kind::kMigrate;
-      dec.job = j;
-      dec.placement = std::move(to);
-      dec.until = options_.migration_cost_s;
-      dec.reason = fmt::format("pack-down: emptying on-demand node {}", n);
-      out_.push_back(std::move(dec));
+      // As consolidation's: `until` carries the restart cost.
+      out_.push_back(engine_util::job_decision(
+          Decision::Kind::kMigrate, j, std::move(to), options_.migration_cost_s,
+          fmt::format("pack-down: emptying on-demand node {}", n)));
     }
     emptied[n] = 1;
   }

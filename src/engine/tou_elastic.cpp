@@ -45,6 +45,7 @@
 #include <cmath>
 
 #include "engine/engine.h"
+#include "engine/engine_util.h"
 
 namespace frugal {
 namespace {
@@ -255,13 +256,9 @@ void Engine::tou_shrink(Seconds now) {
     Placement to = smaller;
     if (Status st = migrate(j, std::move(to), now, options_.resize_cost_s); !st.ok()) continue;
     ++r.resizes;
-    Decision d;  // as elastic_shrink's: `until` carries the restart cost
-    d.kind = Decision::Kind::kResize;
-    d.job = j;
-    d.placement = std::move(smaller);
-    d.until = options_.resize_cost_s;
-    d.reason = fmt::format("off-peak hours over: gives back {} on-demand node(s)", dropped.size());
-    out_.push_back(std::move(d));
+    out_.push_back(engine_util::job_decision(
+        Decision::Kind::kResize, j, std::move(smaller), options_.resize_cost_s,
+        fmt::format("off-peak hours over: gives back {} on-demand node(s)", dropped.size())));
   }
 }
 
