@@ -87,9 +87,20 @@ void Engine::elastic_grow(Seconds now) {
     if (!p) p = grown_elsewhere(r);
     if (!p) continue;
     // Worth it only when the remaining work finishes sooner despite the restart.
-    const double left = r.spec->runtime_estimate() - r.progress_ref_s - r.kept_at(now) * r.speed;
-    const Seconds grown_end = now + options_.resize_cost_s + std::max(0.0, left) / speed_on(r, *p);
-    if (!(grown_end < r.expected_end(now))) continue;
+    // Work done so far, and the part of it a restart now would lose (since the last checkpoint).
+    const double done = r.progress_ref_s + std::max(0.0, now - r.run_start - r.restart_s) * r.speed;
+    const double lost = std::max(0.0, done - r.progress_ref_s - r.kept_at(now) * r.speed);
+    double left = r.spec->runtime_estimate() - done;
+    Seconds stay_end = r.expected_end(now);
+    if (!(left > 0)) {
+      // Past its estimate (a prediction it outlived): what is left is unknown; take it to be
+      // as long as what it has done. (Counting none, an overrun job never grew again.)
+      left = done;
+      stay_end = now + left / r.speed;
+    }
+    const Seconds grown_end =
+        now + options_.resize_cost_s + (std::max(0.0, left) + lost) / speed_on(r, *p);
+    if (!(grown_end < stay_end)) continue;
     Placement to = *p;
     if (Status st = migrate(j, std::move(to), now, options_.resize_cost_s); !st.ok()) continue;
     ++r.resizes;

@@ -85,7 +85,9 @@ struct FrugalOptions {
   // "autoscale_first=1"; off by default). Measured on ITP 01-07 (docs/EXPERIMENTS.md, "With
   // predicted runtimes"): with true durations mean JCT −4.6 … +0.7 % for cost +0.2 … +3.6 %
   // (share −1.2 … 0 points); with predicted runtimes mean JCT −0.2 … −13.9 % for cost
-  // −0.4 … +3.0 %, which keeps frugal's mean JCT at or below the best baseline's there.
+  // −0.4 … +3.0 %, which kept frugal's mean JCT at or below the best baseline's there — before
+  // elastic jobs past a predicted runtime could grow again (engine/elastic.cpp; round 5), since
+  // when the default meets that line with predictions too.
   bool autoscale_first = false;
   // Time-of-use elastic sizing (+tou, src/engine/tou_elastic.cpp; above). Option "tou=0".
   bool tou_elastic = true;

@@ -75,6 +75,21 @@ TEST(Elastic, ShrinksForAQueuedRigidJobAndGrowsBack) {
   EXPECT_EQ(r.jobs[0].migrations, 0);
 }
 
+TEST(Elastic, GrowsBackWhenPastItsEstimate) {
+  // As above, but E's runtime estimate is 150 s (a prediction; it runs 1000 s of work). By
+  // t=200 it has done 70 s · s8 + 70 s · s4 > 150: past its estimate, its remaining work is
+  // unknown and taken as long as what it has done, so growing back still pays and it grows
+  // as with the true duration. (Before, an overrun job never grew: its estimate said no
+  // work was left.)
+  JobSpec e = elastic("E", 0, 2, 1, 8, 1000);
+  e.estimate = 150;
+  const SimResult r = run_sim({e, job("R", 100, 4, 100)}, eight(), "fifo+elastic");
+  const double s8 = std::pow(4.0, 0.8), s4 = std::pow(2.0, 0.8);
+  EXPECT_DOUBLE_EQ(r.jobs[1].first_start, 100);
+  EXPECT_NEAR(r.jobs[0].finish, 230 + (1000 - 70 * s8 - 70 * s4) / s8, 1e-6);
+  EXPECT_EQ(r.jobs[0].resizes, 3);
+}
+
 TEST(Elastic, StartsSmallerWhenItsRequestDoesNotFit) {
   // R holds 7 GPUs until 500; E asks for 2 (min 1): it starts at once on the free one, at
   // speed 0.5^0.8. At 500 it grows to 8 (kept 500 s).
