@@ -161,8 +161,11 @@ class Engine final : private CycleView {
   // Time-of-use elastic sizing (profile +tou with +elastic; src/engine/tou_elastic.cpp).
   // Whether region r's on-demand rental is discounted (an off-peak hour) at trace time t.
   bool tou_cheap(uint32_t region, Seconds t) const;
+  // The first whole hour after t whose off-peak state in region r is `cheap` (kNever: none
+  // within 8 days).
+  Seconds tou_next_hour(uint32_t region, Seconds t, bool cheap) const;
   // End of the off-peak run of hours containing t in region r (t when t is not off-peak;
-  // at most 8 days ahead).
+  // kNever when it lasts beyond 8 days).
   Seconds tou_cheap_until(uint32_t region, Seconds t) const;
   // The first whole hour after t that is off-peak in region r (kNever: none within 8 days).
   Seconds tou_next_start(uint32_t region, Seconds t) const;

@@ -74,25 +74,24 @@ bool Engine::tou_cheap(uint32_t region, Seconds t) const {
   return r.offpeak.at(static_cast<double>(state_.spec().epoch_unix_s) + t) > 0.5;
 }
 
-Seconds Engine::tou_cheap_until(uint32_t region, Seconds t) const {
-  if (!tou_cheap(region, t)) return t;
+Seconds Engine::tou_next_hour(uint32_t region, Seconds t, bool cheap) const {
   const double epoch = static_cast<double>(state_.spec().epoch_unix_s);
   double hour = std::floor((epoch + t) / 3600.0 + 1.0) * 3600.0;  // next whole UTC hour
-  for (int i = 0; i < kScanHours && tou_cheap(region, hour - epoch); ++i) hour += 3600.0;
-  return hour - epoch;
+  for (int i = 0; i < kScanHours; ++i, hour += 3600.0)
+    if (tou_cheap(region, hour - epoch) == cheap) return hour - epoch;
+  return kNever;
+}
+
+Seconds Engine::tou_cheap_until(uint32_t region, Seconds t) const {
+  return tou_cheap(region, t) ? tou_next_hour(region, t, false) : t;
 }
 
 Seconds Engine::tou_next_start(uint32_t region, Seconds t) const {
-  const double epoch = static_cast<double>(state_.spec().epoch_unix_s);
-  double hour = std::floor((epoch + t) / 3600.0 + 1.0) * 3600.0;
-  for (int i = 0; i < kScanHours; ++i, hour += 3600.0)
-    if (tou_cheap(region, hour - epoch)) return hour - epoch;
-  return kNever;
+  return tou_next_hour(region, t, true);
 }
 
 Seconds Engine::tou_next_boundary(Seconds now) const {
   const ClusterSpec& spec = state_.spec();
-  const double epoch = static_cast<double>(spec.epoch_unix_s);
   Seconds best = kNever;
   for (uint32_t reg = 0; reg < spec.regions.size(); ++reg) {
     const Region& r = spec.regions[reg];
@@ -100,15 +99,7 @@ Seconds Engine::tou_next_boundary(Seconds now) const {
     bool has_on_demand = false;
     for (const Pool& p : spec.pools)
       has_on_demand |= p.region == reg && p.capacity == Capacity::kOnDemand;
-    if (!has_on_demand) continue;
-    const bool cheap = tou_cheap(reg, now);
-    double hour = std::floor((epoch + now) / 3600.0 + 1.0) * 3600.0;
-    for (int i = 0; i < kScanHours; ++i, hour += 3600.0) {
-      if (tou_cheap(reg, hour - epoch) != cheap) {
-        best = std::min(best, hour - epoch);
-        break;
-      }
-    }
+    if (has_on_demand) best = std::min(best, tou_next_hour(reg, now, !tou_cheap(reg, now)));
   }
   return best;
 }
