@@ -88,7 +88,7 @@ void Engine::elastic_grow(Seconds now) {
     if (!p) continue;
     // Worth it only when the remaining work finishes sooner despite the restart.
     // Work done so far, and the part of it a restart now would lose (since the last checkpoint).
-    const double done = r.progress_ref_s + std::max(0.0, now - r.run_start - r.restart_s) * r.speed;
+    const double done = r.work_done(now);
     const double lost = std::max(0.0, done - r.progress_ref_s - r.kept_at(now) * r.speed);
     double left = r.spec->runtime_estimate() - done;
     Seconds stay_end = r.expected_end(now);

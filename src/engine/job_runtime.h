@@ -47,6 +47,12 @@ struct JobRuntime {
     const Seconds end = run_start + restart_s + (left > 0 ? left / speed : 0);
     return end > now ? end : now;
   }
+  // Reference-model seconds of work done up to `now` (before this segment, plus this
+  // segment's productive time at its speed).
+  double work_done(Seconds now) const {
+    const Seconds productive = now - run_start - restart_s;
+    return progress_ref_s + (productive > 0 ? productive * speed : 0);
+  }
   // Wall seconds of the current segment's work that a stop at `now` keeps: the productive
   // time after the restart, down to the last checkpoint (all of it without checkpoints).
   Seconds kept_at(Seconds now) const {

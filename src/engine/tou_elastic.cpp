@@ -128,8 +128,7 @@ bool Engine::tou_growth_pays(const JobRuntime& r, int n, Seconds now, Seconds bo
 }
 
 double Engine::left_work(const JobRuntime& r, Seconds now) const {
-  const double done = r.progress_ref_s + std::max(0.0, now - r.run_start - r.restart_s) * r.speed;
-  return std::max(0.0, r.spec->runtime_estimate() - done);
+  return std::max(0.0, r.spec->runtime_estimate() - r.work_done(now));
 }
 
 int Engine::tou_peak_size(const JobRuntime& r, Seconds now) const {
