@@ -50,9 +50,12 @@ Result<FrugalOptions> parse_frugal_options(const std::string& text) {
       if (value != "0" && value != "1")
         return Error{fmt::format("frugal option '{}': must be 0 or 1", item)};
       *flag = value == "1";
+    } else if (!is_time_shift_option(key)) {
+      return Error{fmt::format(
+          "frugal option '{}': known keys {}, starvation_s, sun, release, autoscale_first, tou",
+          key, time_shift_option_keys())};
     } else if (Status st = set_time_shift_option(o.time_shift, item); !st.ok()) {
-      return Error{"frugal: " + st.error().message +
-                   ", starvation_s, sun, release, autoscale_first, tou"};
+      return Error{"frugal: " + st.error().message};
     }
   }
   return o;

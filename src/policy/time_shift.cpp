@@ -22,33 +22,60 @@ Result<double> parse_option_number(const std::string& item, const std::string& w
   return x;
 }
 
+namespace {
+
+// One time-shift option: a number or a 0/1 flag of TimeShiftOptions.
+struct TimeShiftKey {
+  const char* name;
+  double TimeShiftOptions::*number;
+  bool TimeShiftOptions::*flag;
+};
+
+constexpr TimeShiftKey kTimeShiftKeys[] = {
+    {"max_delay_s", &TimeShiftOptions::max_delay_s, nullptr},
+    {"min_saving", &TimeShiftOptions::min_saving, nullptr},
+    {"margin_s", &TimeShiftOptions::margin_s, nullptr},
+    {"margin_frac", &TimeShiftOptions::margin_frac, nullptr},
+    {"overflow", nullptr, &TimeShiftOptions::overflow},
+    {"wait_usd_gpu_h", &TimeShiftOptions::wait_usd_gpu_h, nullptr},
+    {"valley", nullptr, &TimeShiftOptions::valley},
+    {"energy_only", nullptr, &TimeShiftOptions::energy_only},
+    {"overflow_model", nullptr, &TimeShiftOptions::overflow_model},
+};
+
+const TimeShiftKey* find_time_shift_key(std::string_view key) {
+  for (const TimeShiftKey& k : kTimeShiftKeys)
+    if (key == k.name) return &k;
+  return nullptr;
+}
+
+}  // namespace
+
+bool is_time_shift_option(std::string_view key) {
+  return find_time_shift_key(key) != nullptr;
+}
+
+std::string time_shift_option_keys() {
+  std::string out;
+  for (const TimeShiftKey& k : kTimeShiftKeys)
+    out += (out.empty() ? "" : ", ") + std::string(k.name);
+  return out;
+}
+
 Status set_time_shift_option(TimeShiftOptions& o, const std::string& item) {
+  const std::string key = item.substr(0, item.find('='));
+  const TimeShiftKey* k = find_time_shift_key(key);
+  if (k == nullptr)
+    return Error{
+        fmt::format("time-shift option '{}': known keys {}", key, time_shift_option_keys())};
   auto x = parse_option_number(item, "time-shift option");
   if (!x.ok()) return x.error();
-  const std::string key = item.substr(0, item.find('='));
-  if (key == "max_delay_s") {
-    o.max_delay_s = x.value();
-  } else if (key == "min_saving") {
-    o.min_saving = x.value();
-  } else if (key == "margin_s") {
-    o.margin_s = x.value();
-  } else if (key == "margin_frac") {
-    o.margin_frac = x.value();
-  } else if (key == "overflow") {
-    o.overflow = x.value() != 0;
-  } else if (key == "wait_usd_gpu_h") {
-    o.wait_usd_gpu_h = x.value();
-  } else if (key == "valley") {
-    o.valley = x.value() != 0;
-  } else if (key == "energy_only") {
-    o.energy_only = x.value() != 0;
-  } else if (key == "overflow_model") {
-    o.overflow_model = x.value() != 0;
+  if (k->number != nullptr) {
+    o.*(k->number) = x.value();
   } else {
-    return Error{fmt::format(
-        "time-shift option '{}': known keys max_delay_s, min_saving, margin_s, margin_frac, "
-        "overflow, wait_usd_gpu_h, valley, energy_only, overflow_model",
-        key)};
+    if (x.value() != 0 && x.value() != 1)
+      return Error{fmt::format("time-shift option '{}': must be 0 or 1", item)};
+    o.*(k->flag) = x.value() == 1;
   }
   return Status::Ok();
 }

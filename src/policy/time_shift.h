@@ -50,6 +50,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/result.h"
@@ -76,6 +77,10 @@ struct TimeShiftOptions {
 Result<TimeShiftOptions> parse_time_shift_options(const std::string& text);
 // Applies one "key=value" item of the list above to `o`; an error names the item.
 Status set_time_shift_option(TimeShiftOptions& o, const std::string& item);
+// Whether `key` names one of the options above.
+bool is_time_shift_option(std::string_view key);
+// The option keys above, comma-separated (for error messages).
+std::string time_shift_option_keys();
 // The value of a "key=value" option item as a finite non-negative number; errors start with
 // `what` and name the item.
 Result<double> parse_option_number(const std::string& item, const std::string& what);

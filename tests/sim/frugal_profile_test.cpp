@@ -76,6 +76,22 @@ TEST(FrugalProfile, Options) {
   EXPECT_FALSE(parse_frugal_options("overflow=0").value().time_shift.overflow);
   EXPECT_TRUE(make_profile("frugal:max_delay_s=3600").ok());
   EXPECT_FALSE(parse_frugal_options("nope=1").ok());
+  // Errors name the item and what is wrong with it, nothing else: an unknown key lists every
+  // key frugal takes; a bad value of a time-shift key says what the value must be.
+  EXPECT_EQ(parse_frugal_options("nope=x").error().message,
+            "frugal option 'nope': known keys max_delay_s, min_saving, margin_s, margin_frac, "
+            "overflow, wait_usd_gpu_h, valley, energy_only, overflow_model, starvation_s, sun, "
+            "release, autoscale_first, tou");
+  EXPECT_EQ(parse_frugal_options("wait_usd_gpu_h=-1").error().message,
+            "frugal: time-shift option 'wait_usd_gpu_h=-1': not a non-negative number");
+  EXPECT_EQ(parse_frugal_options("overflow=5").error().message,
+            "frugal: time-shift option 'overflow=5': must be 0 or 1");
+  EXPECT_EQ(parse_time_shift_options("energy_only=1:valley=2").error().message,
+            "time-shift option 'valley=2': must be 0 or 1");
+  EXPECT_EQ(parse_time_shift_options("tou=1").error().message,
+            "time-shift option 'tou': known keys max_delay_s, min_saving, margin_s, margin_frac, "
+            "overflow, wait_usd_gpu_h, valley, energy_only, overflow_model");
+  EXPECT_TRUE(parse_time_shift_options("energy_only=1:overflow_model=1").value().energy_only);
   EXPECT_FALSE(parse_frugal_options("starvation_s=-1").ok());
   EXPECT_FALSE(make_profile("frugal:starvation_s=x").ok());
 }
