@@ -3,10 +3,12 @@
 //
 // Runs after the queue walk when nothing is queued (a queued job would use the room
 // anyway) on an autoscaled cluster. Donors: up on-demand nodes with every job on them
-// whole-GPU, on that node only, not signalled and not elastic; fewest used GPUs first, at
-// most EngineOptions::pack_down_nodes a cycle. Each of a donor's jobs needs a destination of
-// the same model (so its speed does not change), an up node other than the donor with
-// enough wholly free GPUs:
+// whole-GPU, on that node only, not signalled, and not an elastic job below its request
+// (left to elastic growth, which takes it back to its request; moving those too was measured
+// and not kept, docs/EXPERIMENTS.md round 6); fewest used GPUs first, at most
+// EngineOptions::pack_down_nodes a cycle. Each of a donor's jobs moves at its
+// current size and needs a destination of the same model (so its speed does not change),
+// an up node other than the donor with enough wholly free GPUs:
 //  - reserved/owned (paid whatever happens), for any donor; or
 //  - for a donor using at most half of its GPUs, an on-demand node that already runs jobs
 //    and uses at least as many GPUs as the donor (moves only go towards fuller nodes, so
@@ -50,8 +52,8 @@ void Engine::pack_down(Seconds now) {
     if (js.empty() || used <= 0) continue;
     const bool movable = std::all_of(js.begin(), js.end(), [&](JobIdx j) {
       const JobRuntime& r = jobs_[j];
-      return r.spec->gpus > 0 && !r.spec->fractional() && !r.signalled() && !elastic(r) &&
-             r.placement.nodes().size() == 1;
+      return r.spec->gpus > 0 && !r.spec->fractional() && !r.signalled() &&
+             (!elastic(r) || r.size >= r.spec->gpus) && r.placement.nodes().size() == 1;
     });
     if (movable) donors.emplace_back(used, n);
   }

@@ -89,6 +89,37 @@ TEST(PackDown, MovesAFullNodesJobOntoAnIdleReservedNode) {
             plain.ledger.total.compute.rental_usd - 8 * 4 * 16000 / 3600.0);
 }
 
+JobSpec elastic(std::string id, int gpus, int min, int max, Seconds duration) {
+  JobSpec j = testing::job(std::move(id), 0, gpus, duration);
+  j.min_gpus = min;
+  j.max_gpus = max;
+  return j;
+}
+
+// An elastic job at or above its request is a pack-down donor like a rigid one, moved at its
+// size. r1 (2 GPUs) and r2 (6, until 3,600) fill the reserved node; a (4 GPUs, 2..6) boots
+// the on-demand node, starts at 300 and grows at once to 6 (30 s restart). When r2 ends, a
+// (at its maximum) moves onto the 6 free reserved GPUs (60 s restart) and the on-demand node
+// is released 900 s later instead of after a ends. Before, elastic jobs were never
+// pack-down donors.
+TEST(PackDown, MovesAnElasticJobAtItsRequestOntoAnIdleReservedNode) {
+  const ClusterSpec cl = reserved_and_on_demand(1);
+  const std::vector<JobSpec> jobs = {testing::job("r1", 0, 2, 30000),
+                                     testing::job("r2", 0, 6, 3600), elastic("a", 4, 2, 6, 20000)};
+  const SimResult plain = run_priced(jobs, cl, "fifo+elastic");
+  const SimResult packed = run_priced(jobs, cl, "fifo+elastic+packdown");
+  const double end = kDelay + 30 + 20000 * std::pow(4.0 / 6.0, 0.8);
+  EXPECT_NEAR(plain.jobs[2].finish, end, 1e-6);
+  EXPECT_EQ(plain.jobs[2].migrations, 0);
+  ASSERT_EQ(packed.jobs[2].migrations, 1);
+  EXPECT_EQ(packed.jobs[2].resizes, 1);
+  EXPECT_NEAR(packed.jobs[2].finish, end + 60, 1e-6);
+  // On-demand node-seconds: plain until a's end + 900, packed until 3,600 + 900 ($4 per
+  // GPU-hour); the reserved node is paid until r1 ends in both.
+  EXPECT_NEAR(plain.ledger.total.compute.rental_usd - packed.ledger.total.compute.rental_usd,
+              8 * 4 * (end - 3600) / 3600, 1e-6);
+}
+
 // An idle reserved node is a spare an arrival can start on at once; filling it may make the
 // next job wait a boot. c (2 GPUs) ends 50 s after r: emptying c's on-demand node saves
 // 8 × 50 GPU-seconds, less than 2 × (60 s restart + 300 s boot), so c stays.
@@ -143,13 +174,6 @@ TEST(SoonFree, StopsCountingOnAJobPastItsEstimate) {
   jobs[1].submit = 2000;
   const SimResult late = run_priced(jobs, cl, "fifo+soonfree");
   EXPECT_DOUBLE_EQ(late.jobs[1].first_start, 2000 + kDelay);
-}
-
-JobSpec elastic(std::string id, int gpus, int min, int max, Seconds duration) {
-  JobSpec j = testing::job(std::move(id), 0, gpus, duration);
-  j.min_gpus = min;
-  j.max_gpus = max;
-  return j;
 }
 
 // Q (8 GPUs, 500 s), R (6, 1000 s) and E (2, max 8, 3000 s) arrive at 0; two nodes boot
