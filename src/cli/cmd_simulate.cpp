@@ -54,11 +54,11 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
                "Keep on-demand pools provisioned all the time (no autoscaling)");
   cmd.add_option("--migration-cost", o.migration_cost_s,
                  "Seconds of progress a migrated job loses (policies with +consolidate)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(CLI::Range(0.0, 86400.0))
       ->capture_default_str();
   cmd.add_option("--resize-cost", o.resize_cost_s,
                  "Seconds of progress a resized elastic job loses (policies with +elastic)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(CLI::Range(0.0, 86400.0))
       ->capture_default_str();
   cmd.add_option("--elastic-alpha", o.elastic_alpha,
                  "Elastic speed-up exponent: throughput on n GPUs is n^alpha (+elastic)")
@@ -175,6 +175,11 @@ int emit(const RunOptions& o, const std::vector<Summary>& runs, bool single) {
   }
   for (const auto& s : runs)
     if (!s.invariant_violation.empty()) return 1;
+  for (const auto& s : runs)
+    if (!s.stopped.empty()) {
+      fmt::print(stderr, "error: {}: {}\n", s.policy, s.stopped);
+      return 1;
+    }
   return 0;
 }
 

@@ -165,6 +165,7 @@ nlohmann::json to_json(const Summary& s) {
   if (!s.first_unschedulable_reason.empty())
     j["jobs"]["first_unschedulable_reason"] = s.first_unschedulable_reason;
   if (!s.invariant_violation.empty()) j["invariant_violation"] = s.invariant_violation;
+  if (!s.stopped.empty()) j["stopped"] = s.stopped;
   if (s.has_ledger) {
     j.update(to_json(s.ledger));
   }
@@ -209,6 +210,8 @@ std::string to_table(const std::vector<Summary>& runs) {
   for (const Summary& s : runs)
     if (!s.invariant_violation.empty())
       out += fmt::format("INVARIANT VIOLATED in {}: {}\n", s.policy, s.invariant_violation);
+  for (const Summary& s : runs)
+    if (!s.stopped.empty()) out += fmt::format("RUN STOPPED in {}: {}\n", s.policy, s.stopped);
   return out;
 }
 

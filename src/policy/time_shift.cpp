@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 #include "cost/pricing.h"
 #include "policy/admit_filter.h"
@@ -24,23 +25,25 @@ Result<double> parse_option_number(const std::string& item, const std::string& w
 
 namespace {
 
-// One time-shift option: a number or a 0/1 flag of TimeShiftOptions.
+// One time-shift option: a number (at most `most`) or a 0/1 flag of TimeShiftOptions.
 struct TimeShiftKey {
   const char* name;
   double TimeShiftOptions::*number;
   bool TimeShiftOptions::*flag;
+  double most;
 };
 
+constexpr double kAny = std::numeric_limits<double>::max();
 constexpr TimeShiftKey kTimeShiftKeys[] = {
-    {"max_delay_s", &TimeShiftOptions::max_delay_s, nullptr},
-    {"min_saving", &TimeShiftOptions::min_saving, nullptr},
-    {"margin_s", &TimeShiftOptions::margin_s, nullptr},
-    {"margin_frac", &TimeShiftOptions::margin_frac, nullptr},
-    {"overflow", nullptr, &TimeShiftOptions::overflow},
-    {"wait_usd_gpu_h", &TimeShiftOptions::wait_usd_gpu_h, nullptr},
-    {"valley", nullptr, &TimeShiftOptions::valley},
-    {"energy_only", nullptr, &TimeShiftOptions::energy_only},
-    {"overflow_model", nullptr, &TimeShiftOptions::overflow_model},
+    {"max_delay_s", &TimeShiftOptions::max_delay_s, nullptr, kMaxTimeShiftDelayS},
+    {"min_saving", &TimeShiftOptions::min_saving, nullptr, kAny},
+    {"margin_s", &TimeShiftOptions::margin_s, nullptr, kMaxTimeShiftDelayS},
+    {"margin_frac", &TimeShiftOptions::margin_frac, nullptr, kAny},
+    {"overflow", nullptr, &TimeShiftOptions::overflow, 1},
+    {"wait_usd_gpu_h", &TimeShiftOptions::wait_usd_gpu_h, nullptr, kAny},
+    {"valley", nullptr, &TimeShiftOptions::valley, 1},
+    {"energy_only", nullptr, &TimeShiftOptions::energy_only, 1},
+    {"overflow_model", nullptr, &TimeShiftOptions::overflow_model, 1},
 };
 
 const TimeShiftKey* find_time_shift_key(std::string_view key) {
@@ -71,6 +74,9 @@ Status set_time_shift_option(TimeShiftOptions& o, const std::string& item) {
   auto x = parse_option_number(item, "time-shift option");
   if (!x.ok()) return x.error();
   if (k->number != nullptr) {
+    if (x.value() > k->most)
+      return Error{fmt::format("time-shift option '{}': at most {:.0f} s ({:.0f} days)", item,
+                               k->most, k->most / 86400)};
     o.*(k->number) = x.value();
   } else {
     if (x.value() != 0 && x.value() != 1)

@@ -58,6 +58,10 @@
 
 namespace frugal {
 
+// The longest deferral (and deadline margin) an option may ask for: 30 days. The admit
+// prices every whole hour of the window, so an unbounded one would never finish.
+inline constexpr double kMaxTimeShiftDelayS = 30 * 24 * 3600.0;
+
 struct TimeShiftOptions {
   double max_delay_s = 24 * 3600.0;  // slack without a deadline (and cap with one)
   double min_saving = 0.05;          // defer only when it saves more than this fraction of
@@ -71,9 +75,9 @@ struct TimeShiftOptions {
   bool overflow_model = false;       // on-demand pricing: only the autoscaler's model (below)
 };
 
-// Parses "key=value" pairs separated by ':' (max_delay_s, min_saving, margin_s,
-// margin_frac, overflow: 0 or 1, wait_usd_gpu_h, valley: 0 or 1, energy_only: 0 or 1,
-// overflow_model: 0 or 1) over the defaults.
+// Parses "key=value" pairs separated by ':' (max_delay_s and margin_s: at most
+// kMaxTimeShiftDelayS; min_saving, margin_frac, wait_usd_gpu_h: any non-negative number;
+// overflow, valley, energy_only, overflow_model: 0 or 1) over the defaults.
 Result<TimeShiftOptions> parse_time_shift_options(const std::string& text);
 // Applies one "key=value" item of the list above to `o`; an error names the item.
 Status set_time_shift_option(TimeShiftOptions& o, const std::string& item);

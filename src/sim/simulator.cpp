@@ -84,6 +84,10 @@ class Simulation {
     if (opt_.node_mtbf_hours > 0)
       for (NodeId n = 0; n < cluster.nodes.size(); ++n) push_failure(n, 0);
     left_ = jobs.size();
+    failure_budget_ =
+        opt_.max_node_failures > 0
+            ? opt_.max_node_failures
+            : std::max<uint64_t>(1'000'000, 1000 * static_cast<uint64_t>(jobs.size()));
   }
 
   SimResult run() {
@@ -97,6 +101,13 @@ class Simulation {
       if (next_arrival < order_.size()) t = std::min(t, jobs_[order_[next_arrival]].submit);
       if (!events_.empty()) t = std::min(t, events_.top().t);
       if (t == kNever) break;  // nothing can change any more
+      if (static_cast<uint64_t>(result_.node_failures) > failure_budget_) {
+        result_.stopped = fmt::format(
+            "stopped after {} node failures with {} of {} jobs not done (mean time between "
+            "failures {} h per node); a longer --node-mtbf-hours lets the work finish",
+            result_.node_failures, left_, jobs_.size(), opt_.node_mtbf_hours);
+        break;
+      }
       if (t < last_t) t = last_t;
       if (t == last_t && ++same_instant_cycles > 100000) {
         result_.invariant_violation = fmt::format("no progress at t={}", t);
@@ -132,7 +143,9 @@ class Simulation {
       JobOutcome& o = result_.jobs[i];
       if (o.finish < 0 && !o.unschedulable) {
         o.unschedulable = true;
-        o.reason = "never scheduled: no capacity ever became available";
+        o.reason = !result_.stopped.empty()
+                       ? "not finished: the run stopped after too many node failures"
+                       : "never scheduled: no capacity ever became available";
       }
     }
     for (size_t i = 0; i < jobs_.size(); ++i) {
@@ -420,7 +433,8 @@ class Simulation {
   std::mt19937_64 rng_;
   uint64_t seq_ = 0;
   double alloc_milli_ = 0;
-  size_t left_ = 0;  // jobs neither finished nor rejected
+  size_t left_ = 0;              // jobs neither finished nor rejected
+  uint64_t failure_budget_ = 0;  // node failures after which the run stops (SimOptions)
   SimResult result_;
   RuntimePredictor predictor_;
   std::vector<JobSpec> predicted_;  // engine-visible copies (predict_runtimes only)

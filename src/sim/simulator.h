@@ -40,6 +40,11 @@ struct SimOptions {
   // Optional node failures: mean time between failures per node and repair time (hours).
   double node_mtbf_hours = 0;  // 0 = no failures
   double node_repair_hours = 1;
+  // With failures, the run stops once this many nodes have failed (0: max(1,000,000, 1,000 ×
+  // jobs)); the jobs not done then are reported unfinished and SimResult::stopped says why.
+  // Without it a failure rate no job can outrun (a gang spanning many nodes, checkpoints
+  // further apart than failures) would never end.
+  uint64_t max_node_failures = 0;
   uint64_t seed = 1;
   bool ledger = true;  // price every GPU-second (src/cost/ledger.h); off only for benchmarks
   // On-demand pools always provisioned (a static cluster) instead of autoscaled.
@@ -106,9 +111,10 @@ struct SimResult {
   int64_t nodes_released = 0;
   double wall_s = 0;
   std::string invariant_violation;  // first one found, when check_invariants is on
-  LedgerReport ledger;              // empty when SimOptions::ledger is off
-  bool predicted = false;           // SimOptions::predict_runtimes was on
-  PredictionReport prediction;      // predicted estimates vs true durations, at arrival
+  std::string stopped;          // why the run stopped before every job ended (empty: it did not)
+  LedgerReport ledger;          // empty when SimOptions::ledger is off
+  bool predicted = false;       // SimOptions::predict_runtimes was on
+  PredictionReport prediction;  // predicted estimates vs true durations, at arrival
   // Jobs with a deadline that completed after it or were never scheduled.
   int64_t deadline_misses = 0;
   bool has_offline_bound = false;     // SimOptions::offline_bound was on (see .ok)

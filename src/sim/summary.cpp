@@ -70,6 +70,7 @@ Summary summarize(const SimResult& r) {
   s.wall_s = r.wall_s;
   s.events = r.events;
   s.invariant_violation = r.invariant_violation;
+  s.stopped = r.stopped;
   s.ledger = r.ledger;
   s.has_prediction = r.predicted;
   s.prediction = r.prediction;

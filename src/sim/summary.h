@@ -45,6 +45,7 @@ struct Summary {
   uint64_t events = 0;
   std::string first_unschedulable_reason;
   std::string invariant_violation;
+  std::string stopped;  // SimResult::stopped
   int64_t deadline_misses = 0;
   bool has_offline_bound = false;
   OfflineBound offline_bound;         // least cost (see SimResult)

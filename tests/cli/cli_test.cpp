@@ -209,6 +209,23 @@ TEST_F(Cli, MissingClusterIsAClearError) {
   EXPECT_TRUE(contains(m.err, "absent.csv")) << m.err;
 }
 
+// Numbers no run could finish with are refused up front, naming the option, instead of a
+// run that never ends (each of these hung the simulator before it was bounded).
+TEST_F(Cli, ImpossibleNumbersAreClearErrors) {
+  const std::string trace = itp_trace(10);
+  const Exit d = frugal("simulate --policy timeshift:max_delay_s=1e300 --trace " + trace +
+                        " --gpus 8 --deferrable-share 1 --deadline-slack 0");
+  EXPECT_NE(d.code, 0);
+  EXPECT_TRUE(contains(d.err, "max_delay_s=1e300': at most 2592000 s (30 days)")) << d.err;
+  const Exit r = frugal("simulate --resize-cost 1e300 --trace " + trace + " --gpus 8");
+  EXPECT_NE(r.code, 0);
+  EXPECT_TRUE(contains(r.err, "--resize-cost")) << r.err;
+  const Exit m =
+      frugal("compare --policies fifo --migration-cost 1e9 --trace " + trace + " --gpus 8");
+  EXPECT_NE(m.code, 0);
+  EXPECT_TRUE(contains(m.err, "--migration-cost")) << m.err;
+}
+
 TEST_F(Cli, GenTraceWritesATraceSimulateReads) {
   const std::string path = (dir_ / "gen.csv").string();
   const Exit g = frugal("gen-trace --jobs 300 --cluster-gpus 64 --load 0.8 --seed 5 --out " + path);

@@ -370,6 +370,30 @@ TEST(Baselines, SlowerModelStretchesTheRunTime) {
   expect_run(n.jobs[1], 0, 100);
 }
 
+// A job that checkpoints every 10 h on a node failing every few minutes never finishes: the
+// run stops after the failure budget with the job reported unfinished and the reason named,
+// instead of running forever.
+TEST(Baselines, RunStopsWhenFailuresOutrunTheWork) {
+  JobSpec j = job("long", 0, 4, 36000);
+  j.checkpoint_interval = 36000;
+  SimOptions o;
+  o.node_mtbf_hours = 0.05;
+  o.max_node_failures = 200;
+  const SimResult r = run_sim({j}, gpus(8), "fifo", o);
+  EXPECT_EQ(r.node_failures, 201);
+  ASSERT_EQ(r.jobs.size(), 1u);
+  EXPECT_LT(r.jobs[0].finish, 0);
+  EXPECT_TRUE(r.jobs[0].unschedulable);
+  EXPECT_EQ(r.jobs[0].reason, "not finished: the run stopped after too many node failures");
+  EXPECT_NE(r.stopped.find("stopped after 201 node failures with 1 of 1 jobs not done"),
+            std::string::npos)
+      << r.stopped;
+  // Without failures the same job runs its 10 h and nothing is stopped.
+  const SimResult calm = run_sim({j}, gpus(8), "fifo", SimOptions{});
+  EXPECT_DOUBLE_EQ(calm.jobs[0].finish, 36000);
+  EXPECT_EQ(calm.stopped, "");
+}
+
 TEST(Baselines, NodeFailureStopsAndRequeuesTheJob) {
   // With failures injected, every job still completes and failures are counted.
   std::vector<JobSpec> jobs;

@@ -92,6 +92,13 @@ TEST(FrugalProfile, Options) {
             "time-shift option 'tou': known keys max_delay_s, min_saving, margin_s, margin_frac, "
             "overflow, wait_usd_gpu_h, valley, energy_only, overflow_model");
   EXPECT_TRUE(parse_time_shift_options("energy_only=1:overflow_model=1").value().energy_only);
+  // The admit prices every whole hour of the window: an unbounded one would never end (a
+  // deferrable job without a deadline under max_delay_s=1e300 hung the simulator).
+  EXPECT_EQ(parse_frugal_options("max_delay_s=1e300").error().message,
+            "frugal: time-shift option 'max_delay_s=1e300': at most 2592000 s (30 days)");
+  EXPECT_FALSE(parse_time_shift_options("margin_s=1e10").ok());
+  EXPECT_DOUBLE_EQ(parse_time_shift_options("max_delay_s=2592000").value().max_delay_s,
+                   kMaxTimeShiftDelayS);
   EXPECT_FALSE(parse_frugal_options("starvation_s=-1").ok());
   EXPECT_FALSE(make_profile("frugal:starvation_s=x").ok());
 }
