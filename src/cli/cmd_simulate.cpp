@@ -191,7 +191,7 @@ void add_simulate_commands(CLI::App& app, int& exit_code) {
   add_run_options(*sim, *sim_opts);
   sim->add_option(
          "--policy", sim_opts->policy,
-         "Policy profile (e.g. fifo, backfill/firstfit, bestfit+consolidate, frugal:sun=1)")
+         "Policy profile (e.g. fifo, backfill/firstfit, bestfit+consolidate, frugal:tou=0)")
       ->capture_default_str();
   sim->add_option("--jobs-out", sim_opts->jobs_out,
                   "Also write each job's submit, first start, finish and GPU model (CSV)");

@@ -91,9 +91,10 @@ struct FrugalOptions {
   bool autoscale_first = false;
   // Time-of-use elastic sizing (+tou, src/engine/tou_elastic.cpp; above). Option "tou=0".
   bool tou_elastic = true;
-  // Follow-the-sun for movable jobs (src/policy/follow_sun.h; the +sun suffix): off by
-  // default, see docs/EXPERIMENTS.md, "Follow-the-sun". Option "sun=1".
-  bool sun = false;
+  // Follow-the-sun for movable jobs (src/policy/follow_sun.h; the +sun suffix). On: it
+  // changes nothing for jobs not marked movable (identical results on every evaluation trace)
+  // and saves a little where they are (docs/EXPERIMENTS.md, "Follow-the-sun"). Option "sun=0".
+  bool sun = true;
 };
 
 // Parses "key=value" pairs separated by ':' — the time-shift keys (max_delay_s,

@@ -191,11 +191,12 @@ TEST(FollowSun, ProfileOptions) {
   EXPECT_NE(p.describe().find("relay=sun"), std::string::npos) << p.describe();
   EXPECT_NE(p.describe().find("filter=sun(model-constraint)"), std::string::npos);
   EXPECT_NE(p.describe().find("place=sun(bestfit)"), std::string::npos);
-  EXPECT_EQ(profile("frugal").relay, nullptr);  // off by default
+  EXPECT_NE(profile("frugal").relay, nullptr);  // on by default
+  EXPECT_EQ(profile("frugal:sun=0").relay, nullptr);
   EXPECT_NE(profile("frugal:sun=1").relay, nullptr);
-  EXPECT_NE(profile("frugal+sun").relay, nullptr);
+  EXPECT_NE(profile("frugal:sun=0+sun").relay, nullptr);
   EXPECT_FALSE(make_profile("frugal:sun=2").ok());
-  EXPECT_FALSE(FrugalOptions{}.sun);
+  EXPECT_TRUE(FrugalOptions{}.sun);
   // The frugal option and the suffix compose to one relay (no double wrapping).
   EXPECT_EQ(profile("frugal:sun=1+sun").describe().find("sun(sun("), std::string::npos);
 }

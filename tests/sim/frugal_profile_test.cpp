@@ -33,13 +33,13 @@ TEST(FrugalProfile, ComposesTheBestPlugins) {
   const Profile p = profile("frugal");
   EXPECT_EQ(p.name, "frugal");
   EXPECT_EQ(p.describe(),
-            "sort=tier-shortest admit=time-shift filter=hetero-fast place=ordered(bestfit) "
-            "postfilter=easy-backfill preempt=tier-preempt consolidate=consolidate elastic "
-            "packdown soonfree release tou");
+            "sort=tier-shortest admit=time-shift filter=sun(hetero-fast) "
+            "place=sun(ordered(bestfit)) postfilter=easy-backfill preempt=tier-preempt "
+            "consolidate=consolidate relay=sun elastic packdown soonfree release tou");
   EXPECT_EQ(profile("frugal+elastic").describe(), p.describe());
   FrugalOptions rigid;
   rigid.elastic = rigid.pack_down = rigid.soon_free = rigid.consolidate = false;
-  rigid.prompt_release = false;
+  rigid.prompt_release = rigid.sun = false;
   EXPECT_EQ(make_frugal_profile(rigid).describe(),
             "sort=tier-shortest admit=time-shift filter=hetero-fast place=ordered(bestfit) "
             "postfilter=easy-backfill preempt=tier-preempt");
