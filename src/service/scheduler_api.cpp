@@ -58,6 +58,10 @@ std::future<ApiReply> Scheduler::submit(const Principal& who, JobRequest request
   return enqueue([this, team = who.admin ? std::string("admin") : who.team,
                   request = std::move(request)]() mutable {
     const double now = wall_now();
+    // A deadline already past cannot be met by any schedule: refuse it (the request's own
+    // range check only bounds the number).
+    if (request.deadline > 0 && request.deadline <= now)
+      return error_reply(400, fmt::format("already past (it is {:.0f} now)", now), "deadline");
     Live l;
     l.rec.id = next_id_++;
     l.rec.team = team;

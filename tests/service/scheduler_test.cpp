@@ -178,6 +178,21 @@ TEST(Scheduler, MeasuredUtilizationIsPricedAsIdleAllocatedWaste) {
   EXPECT_LT(idle, compute);
 }
 
+// A deadline already past is refused, naming the field; one in the future is accepted.
+TEST(Scheduler, RefusesADeadlineAlreadyPast) {
+  Fixture f;
+  auto s = f.make();
+  JobRequest r;
+  r.command = "train";
+  r.deadline = 1'000'000;  // 1970
+  const auto past = s->submit(kAlpha, r).get();
+  EXPECT_EQ(past.status, 400);
+  EXPECT_EQ(past.body["field"], "deadline");
+  EXPECT_NE(past.body["error"].get<std::string>().find("already past"), std::string::npos);
+  r.deadline = 4'000'000'000;  // 2096
+  EXPECT_EQ(s->submit(kAlpha, r).get().status, 201);
+}
+
 TEST(Scheduler, RestartAdoptsRunningJobsAndKeepsEveryJobOnce) {
   Fixture f;
   std::vector<int64_t> ids;
