@@ -24,8 +24,9 @@
 //               jobs do not churn, tiers.h).
 //   Consolidate on (src/policy/consolidate.h) when `consolidate`.
 //   Pack-down   on (`pack_down`; src/engine/pack_down.cpp): with nothing queued, the jobs
-//               of a lightly used on-demand node move to fuller or reserved nodes, and those
-//               of any on-demand node onto idle reserved GPUs, when the node time saved
+//               (rigid, or elastic at or above their request) of a lightly used on-demand
+//               node move to fuller or reserved nodes, and those of any on-demand node onto
+//               idle reserved GPUs, when the node time saved
 //               exceeds the moves' cost (restart, plus a boot's worth of the reserved GPUs
 //               filled), so the autoscaler releases it.
 //   Autoscale   soon-free (`soon_free`): no on-demand node is asked for demand that running
@@ -48,6 +49,9 @@
 //               at the next off-peak start holds only its minimum when that does not delay
 //               its end. On ITP 01-07 cost −0.6 … −1.9 % (c05 +0.1 %) with mean JCT −0.1 …
 //               −3.6 % (docs/EXPERIMENTS.md, "Round 5").
+//   Relay       follow-the-sun (`sun`, +sun; src/policy/follow_sun.h): jobs that declare
+//               `movable` are placed in the region cheapest over their run and relayed at
+//               checkpoints when the price gap pays; nothing changes for other jobs.
 //
 // Options follow the name like timeshift's: "frugal:max_delay_s=43200:min_saving=0.05".
 
