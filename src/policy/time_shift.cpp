@@ -8,6 +8,7 @@
 
 #include "cost/pricing.h"
 #include "policy/admit_filter.h"
+#include "policy/deferral_claims.h"
 #include "policy/reserved_valley.h"
 
 namespace frugal {
@@ -145,18 +146,17 @@ class TimeShiftAdmit final : public Admit {
     // now the provisioned capacity is full and it would run on the overflow: on-demand
     // centres (the autoscaler adds them when the rest is full). Else every candidate.
     const bool fits_now = !opt_.overflow || v.try_place(st, job).has_value();
+    const auto on_demand = [&](const Cand& c) {
+      return st.spec().pools[st.centre_pool(c.centre)].capacity == Capacity::kOnDemand;
+    };
     std::vector<Cand> priced;
     for (const Cand& c : cands)
-      if ((st.spec().pools[st.centre_pool(c.centre)].capacity == Capacity::kOnDemand) != fits_now)
-        priced.push_back(c);
+      if (on_demand(c) != fits_now) priced.push_back(c);
     if (priced.empty()) priced = cands;
     // With overflow_model, a job priced on on-demand centres only is priced on those of the
     // model the autoscaler would add for it (CycleView::overflow_model), not the GPU-weighted
     // mix of every on-demand model.
     if (opt_.overflow_model) {
-      const auto on_demand = [&](const Cand& c) {
-        return st.spec().pools[st.centre_pool(c.centre)].capacity == Capacity::kOnDemand;
-      };
       const GpuModelId om = v.overflow_model(job);
       if (om != kNoGpuModel && std::all_of(priced.begin(), priced.end(), on_demand)) {
         std::vector<Cand> same;
@@ -165,11 +165,15 @@ class TimeShiftAdmit final : public Admit {
         if (!same.empty()) priced = std::move(same);
       }
     }
-    // Deadline safety: the run time on the reference model, or on the fastest candidate when
-    // none is as fast (a job on a slower model may still miss; deadline_misses tells).
-    double fastest = 0;
-    for (const Cand& c : priced) fastest = std::max(fastest, est / c.runtime);
-    const double runtime_safe = est / std::min(1.0, fastest);
+    // Deadline safety: the run time where the job is priced to run (the slowest priced
+    // centre), but never longer than on the reference model, or on the fastest candidate
+    // when none is as fast (a job on a slower model may still miss; deadline_misses tells).
+    double fastest = 0, slowest_priced = 0;
+    for (const Cand& c : priced) {
+      fastest = std::max(fastest, est / c.runtime);
+      slowest_priced = std::max(slowest_priced, c.runtime);
+    }
+    const double runtime_safe = std::min(slowest_priced, est / std::min(1.0, fastest));
     Seconds latest = now + opt_.max_delay_s;
     if (job.deadline != kNever)
       latest = std::min(latest, job.deadline - runtime_safe -
@@ -192,12 +196,26 @@ class TimeShiftAdmit final : public Admit {
     const auto penalised = [&](Seconds t, double c) {
       return c + opt_.wait_usd_gpu_h * gpus * (t - now) / 3600.0;
     };
+    // On-demand centres: room left at t by the GPUs promised to jobs deferred earlier (the
+    // job's expected share of a centre is its weight among the priced ones).
+    double weights = 0;
+    for (const Cand& c : priced) weights += c.weight;
+    claims_.expire(now);
+    const auto has_room = [&](Seconds t) {
+      for (const Cand& c : priced)
+        if (on_demand(c) &&
+            claims_.peak(c.centre, t, t + c.runtime, job.id) + gpus * c.weight / weights >
+                static_cast<double>(centre_gpus_[c.centre]))
+          return false;
+      return true;
+    };
     double best_cost = now_cost, best_pen = now_cost;
     Seconds best = now;
     // Whole UTC hours after now (trace time t is Unix time epoch + t).
     const double epoch = static_cast<double>(st.spec().epoch_unix_s);
     for (double h = std::floor((epoch + now) / 3600.0 + 1) * 3600.0 - epoch; h <= latest;
          h += 3600.0) {
+      if (!has_room(h)) continue;
       const double c = cost(h).first;
       if (penalised(h, c) < best_pen) {
         best_cost = c;
@@ -230,7 +248,12 @@ class TimeShiftAdmit final : public Admit {
         }
       }
     }
+    claims_.release(job.id);
     if (best == now || !(now_cost - best_pen > opt_.min_saving * std::abs(now_energy))) return base;
+    if (!valley)
+      for (const Cand& c : priced)
+        if (on_demand(c))
+          claims_.claim(job.id, c.centre, best, best + c.runtime, gpus * c.weight / weights);
     if (valley)
       valleys_.claim(valley->node, valley->at,
                      valley->at + est / v.speed(job, st.model(valley->node)), job.gpus);
@@ -256,6 +279,7 @@ class TimeShiftAdmit final : public Admit {
   mutable std::unique_ptr<Pricing> pricing_;
   mutable std::vector<int64_t> centre_gpus_;  // GPUs per centre, all nodes
   mutable ReservedValleys valleys_;
+  mutable DeferralClaims claims_;  // GPUs promised to deferred jobs (on-demand centres)
 };
 
 }  // namespace

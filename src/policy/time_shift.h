@@ -6,11 +6,15 @@
 //
 //   latest = min(deadline − runtime_safe − margin, now + max_delay_s)   (deadline set)
 //          = now + max_delay_s                                          (no deadline)
-//   runtime_safe = estimate on the reference model (or on the fastest candidate model when
-//                  none is as fast), margin = max(margin_s, margin_frac × runtime_safe).
-//                  A job that then lands on a much slower model may still miss its
-//                  deadline (the simulator counts deadline_misses); pricing with the
-//                  slowest model instead left almost no job room to move on a mixed cluster.
+//   runtime_safe = the run time on the slowest of the centres it is priced on (below), but
+//                  at most the estimate on the reference model (or on the fastest candidate
+//                  model when none is as fast); margin = max(margin_s, margin_frac ×
+//                  runtime_safe). A job priced on H100s alone thus gets the room its H100 run
+//                  leaves (the reference A100 run is 2.5 × longer: with it, one 64-GPU job
+//                  alone was 72 % of the gap to the energy bound on ITP cluster 01). A job
+//                  that then lands on a much slower model may still miss its deadline (the
+//                  simulator counts deadline_misses); pricing with the slowest candidate
+//                  instead left almost no job room to move on a mixed cluster.
 //
 // cost(h) = Σ_c w_c · span(c, GPUs, utilisation, h, h + estimate / speed_c).total_usd / Σ w_c
 // over the GPU cost centres c of the job's allowed models that can hold it where it most likely
@@ -21,7 +25,11 @@
 // (`frugal` sets `overflow`: on an autoscaled cluster with a small reserved base most
 // deferrable work runs on on-demand nodes, whose rental has time-of-use discounts); span() prices
 // energy at the region's day-ahead hourly price and rental with time-of-use discounts
-// (src/cost/pricing.h) — both known in advance. The job is deferred to the cheapest h (earliest on
+// (src/cost/pricing.h) — both known in advance. An hour h is a candidate only where, on each
+// on-demand centre the job is priced on, the GPUs already promised to deferred jobs plus this
+// job's share (w_c / Σ w) fit in the centre over its run (src/policy/deferral_claims.h; without
+// it every job went to the same cheap hour and a capped pool made some miss their deadlines).
+// The job is deferred to the cheapest h (earliest on
 // ties; with `wait_usd_gpu_h` > 0 the cheapest by cost(h) + wait_usd_gpu_h × GPUs × (h − now)
 // in hours, i.e. each GPU-hour of deferral is charged as a price of the JCT it costs) when
 // cost(now) − [that penalised cost of h] > min_saving × |energy cost(now)| (the threshold is

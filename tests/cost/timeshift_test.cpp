@@ -2,6 +2,9 @@
 // counting, the deferrable-cost report and the offline LP bound on a tiny case.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "cluster/cluster_state.h"
 #include "cost/offline_bound.h"
 #include "cost/pricing.h"
@@ -166,6 +169,40 @@ TEST(TimeShift, OverflowModelPricesWhereTheAutoscalerAddsCapacity) {
   EXPECT_NEAR(mix.ledger.deferrable.energy_usd, 0.4 * 0.5 * 20 / 1000, 1e-12);
   EXPECT_NEAR(om.ledger.deferrable.energy_usd, 0.4 * 0.5 * 10 / 1000, 1e-12);
   EXPECT_EQ(om.deadline_misses, 0);
+}
+
+TEST(TimeShift, DeadlineRoomFromTheRunWhereItIsPriced) {
+  // The reference model is the T4 (speed 0.2): a job of 2 h there runs 1,440 s on the
+  // A100 it is priced on. Deadline 6 h, margin max(1 h, 25 % of the run) = 1 h. Counting
+  // the reference run (7,200 s) the latest start would be 6 − 2 − 1 = 3 h, hence hour 2
+  // (20 $/MWh); counting the A100 run it is 6 h − 1,440 s − 1 h = 4.6 h, hence hour 4 (10),
+  // ending at 4.4 h, well before the deadline.
+  SimOptions o;
+  o.reference_model = kT4;
+  const SimResult r =
+      run_priced({deferrable("a", 0, 7200, 6 * kHour)}, six_hour_cluster(), "timeshift", o);
+  EXPECT_DOUBLE_EQ(r.jobs[0].first_start, 4 * kHour);
+  EXPECT_DOUBLE_EQ(r.jobs[0].finish, 4 * kHour + 1440);
+  EXPECT_EQ(r.deadline_misses, 0);
+}
+
+TEST(TimeShift, DeferredJobsShareACappedPool) {
+  // One on-demand A100 (the pool can never hold more), no boot delay; two 1-h jobs arrive
+  // together with deadline 6 h: latest start 6 − 1 − 1 = 4 h, hours 1..4 cost 80, 20, 50,
+  // 10 $/MWh. The first takes hour 4; hour 4 is then promised, so the second takes the
+  // cheapest hour with room, hour 2 — not hour 4 too, which would have left it queued to
+  // [5 h, 6 h) at 90 $/MWh, finishing on its deadline.
+  ClusterSpec spec = six_hour_cluster();
+  spec.pools[0].capacity = Capacity::kOnDemand;
+  spec.pools[0].provisioning_delay_s = 0;
+  const SimResult r =
+      run_priced({deferrable("a", 0, 3600, 6 * kHour), deferrable("b", 0, 3600, 6 * kHour)}, spec,
+                 "timeshift:energy_only=1");
+  std::vector<Seconds> starts{r.jobs[0].first_start, r.jobs[1].first_start};
+  std::sort(starts.begin(), starts.end());
+  EXPECT_EQ(starts, (std::vector<Seconds>{2 * kHour, 4 * kHour}));
+  EXPECT_NEAR(r.ledger.deferrable.energy_usd, 0.4 * (20 + 10) / 1000, 1e-12);
+  EXPECT_EQ(r.deadline_misses, 0);
 }
 
 TEST(TimeShift, ParsesOptions) {
