@@ -24,6 +24,14 @@ ClusterSpec six_hour_cluster(int gpus = 1) {
   return c;
 }
 
+// six_hour_cluster() with its pool on demand, nodes provisioned `delay` s after a request.
+ClusterSpec six_hour_on_demand(double delay = 0) {
+  ClusterSpec c = six_hour_cluster();
+  c.pools[0].capacity = Capacity::kOnDemand;
+  c.pools[0].provisioning_delay_s = delay;
+  return c;
+}
+
 JobSpec deferrable(std::string id, Seconds submit, Seconds duration, Seconds deadline) {
   JobSpec j = job(std::move(id), submit, 1, duration);
   j.deferrable = true;
@@ -99,9 +107,7 @@ TEST(TimeShift, EnergyOnlyIgnoresTheRentalDiscount) {
   // 100, 80, 20, 50, 10, 90 $/MWh; a 30-min run with latest start 4.5 h. By cost (rental +
   // energy) hour 1 is cheapest: $1 + 0.4 × 0.5 × 80 / 1000 = $1.016 against $2.002 at hour 4;
   // by energy alone hour 4: $0.002 against $0.016 at hour 1 (and $0.020 at once).
-  ClusterSpec spec = six_hour_cluster();
-  spec.pools[0].capacity = Capacity::kOnDemand;
-  spec.pools[0].provisioning_delay_s = 0;
+  ClusterSpec spec = six_hour_on_demand();
   spec.regions[0].time_of_use.discount = 0.5;
   spec.regions[0].offpeak = HourlySeries(kEpoch, {0, 1, 0, 0, 0, 0});
   const JobSpec a = deferrable("a", 0, 1800, 6 * kHour);
@@ -121,9 +127,7 @@ TEST(TimeShift, EnergyOnlyIgnoresTheRentalDiscount) {
 // `a` is due) the node is kept and `a` starts at once at 14,400; if `b` ends at 2,100 the node
 // goes back then and `a` waits for a new boot (14,700).
 TEST(TimeShift, PromptReleaseKeepsTheNodeForDeferredWorkDueSoon) {
-  ClusterSpec spec = six_hour_cluster();
-  spec.pools[0].capacity = Capacity::kOnDemand;
-  spec.pools[0].provisioning_delay_s = 300;
+  ClusterSpec spec = six_hour_on_demand(300);
   spec.pools[0].idle_timeout_s = 900;
   const JobSpec a = deferrable("a", 0, 1800, 6 * kHour);
   const std::string policy = "timeshift:energy_only=1+release";
@@ -145,9 +149,7 @@ TEST(TimeShift, OverflowModelPricesWhereTheAutoscalerAddsCapacity) {
   //   GPU-weighted mix (default): hour 2, where the 32 T4s' energy is 0 over [2, 4.5) h
   //             (hour 4: their run reaches hours 5-6 at 100) — the A100 run then pays 20.
   //   overflow_model: the A100 alone: hour 4 (10).
-  ClusterSpec spec = six_hour_cluster();
-  spec.pools[0].capacity = Capacity::kOnDemand;
-  spec.pools[0].provisioning_delay_s = 0;
+  ClusterSpec spec = six_hour_on_demand();
   Region s = hand_region("s");
   s.electricity_usd_per_mwh = HourlySeries(kEpoch, {100, 100, 0, 0, 0, 100});
   s.offpeak = HourlySeries();
@@ -192,9 +194,7 @@ TEST(TimeShift, DeferredJobsShareACappedPool) {
   // 10 $/MWh. The first takes hour 4; hour 4 is then promised, so the second takes the
   // cheapest hour with room, hour 2 — not hour 4 too, which would have left it queued to
   // [5 h, 6 h) at 90 $/MWh, finishing on its deadline.
-  ClusterSpec spec = six_hour_cluster();
-  spec.pools[0].capacity = Capacity::kOnDemand;
-  spec.pools[0].provisioning_delay_s = 0;
+  ClusterSpec spec = six_hour_on_demand();
   const SimResult r =
       run_priced({deferrable("a", 0, 3600, 6 * kHour), deferrable("b", 0, 3600, 6 * kHour)}, spec,
                  "timeshift:energy_only=1");
