@@ -15,7 +15,9 @@
 //
 // A job holds at most one set of claims: claiming again (a job admitted again) replaces
 // them, and its own claims never block it. Claims that ended at or before `now` are
-// dropped by expire(). Deterministic: the answer depends only on the claims made.
+// dropped by expire(); a job cancelled while deferred keeps its claims until then (the
+// admit is not told of cancellations: a claim is a forecast, and placement decides where
+// a released job runs). Deterministic: the answer depends only on the claims made.
 
 #include <string>
 #include <vector>
