@@ -250,13 +250,13 @@ class TimeShiftAdmit final : public Admit {
     }
     claims_.release(job.id);
     if (best == now || !(now_cost - best_pen > opt_.min_saving * std::abs(now_energy))) return base;
-    if (!valley)
-      for (const Cand& c : priced)
-        if (on_demand(c))
-          claims_.claim(job.id, c.centre, best, best + c.runtime, gpus * c.weight / weights);
     if (valley)
       valleys_.claim(valley->node, valley->at,
                      valley->at + est / v.speed(job, st.model(valley->node)), job.gpus);
+    else
+      for (const Cand& c : priced)
+        if (on_demand(c))
+          claims_.claim(job.id, c.centre, best, best + c.runtime, gpus * c.weight / weights);
     return AdmitVerdict{
         AdmitVerdict::Kind::kDefer, best,
         fmt::format("time-shift: start at {:.0f} s costs ${:.2f} instead of ${:.2f}", best,
