@@ -179,27 +179,26 @@ class TimeShiftAdmit final : public Admit {
       latest = std::min(latest, job.deadline - runtime_safe -
                                     std::max(opt_.margin_s, opt_.margin_frac * runtime_safe));
     if (!(latest > now)) return base;
+    // The priced centres' total weight: a centre's share of the job is its weight over it.
+    double weights = 0;
+    for (const Cand& c : priced) weights += c.weight;
     // Mean cost over the candidate centres of a start at t: {total (energy alone with
     // energy_only), energy}.
     const auto cost = [&](Seconds t) {
-      double sum = 0, energy = 0, w = 0;
+      double sum = 0, energy = 0;
       for (const Cand& c : priced) {
         const SpanCost sc = pricing_->span(c.centre, gpus, job.utilization, t, t + c.runtime);
         sum += c.weight * (opt_.energy_only ? sc.energy_usd : sc.total_usd());
         energy += c.weight * sc.energy_usd;
-        w += c.weight;
       }
-      return std::make_pair(sum / w, energy / w);
+      return std::make_pair(sum / weights, energy / weights);
     };
     const auto [now_cost, now_energy] = cost(now);
     // Cost of h with the deferral priced in (wait_usd_gpu_h per GPU-hour of waiting).
     const auto penalised = [&](Seconds t, double c) {
       return c + opt_.wait_usd_gpu_h * gpus * (t - now) / 3600.0;
     };
-    // On-demand centres: room left at t by the GPUs promised to jobs deferred earlier (the
-    // job's expected share of a centre is its weight among the priced ones).
-    double weights = 0;
-    for (const Cand& c : priced) weights += c.weight;
+    // On-demand centres: room left at t by the GPUs promised to jobs deferred earlier.
     claims_.expire(now);
     const auto has_room = [&](Seconds t) {
       for (const Cand& c : priced)
