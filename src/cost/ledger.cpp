@@ -35,6 +35,7 @@ CostAccount& CostAccount::operator+=(const CostAccount& o) {
   storage_usd += o.storage_usd;
   transfer_usd += o.transfer_usd;
   gpu_hours += o.gpu_hours;
+  booting_gpu_hours += o.booting_gpu_hours;
   waste += o.waste;
   return *this;
 }
@@ -187,6 +188,7 @@ void Ledger::price_stretch(uint32_t c, const IdleStretch& o, double until, CostA
     add.waste.idle_unallocated_usd = total_usd;
   } else {
     add.gpu_hours = o.idle * (until - o.since) / 3600.0;
+    add.booting_gpu_hours = o.booting * (until - o.since) / 3600.0;
     add.waste.stranded_usd = total_usd * o.stranded / o.idle;
     add.waste.idle_unallocated_usd = total_usd - add.waste.stranded_usd;
     add.waste.booting_usd = total_usd * o.booting / o.idle;  // within idle_unallocated

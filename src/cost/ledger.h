@@ -52,6 +52,9 @@ struct CostAccount {
   double storage_usd = 0;
   double transfer_usd = 0;  // inter-region data transfer (src/cost/transfer.h)
   double gpu_hours = 0;     // allocated GPU-hours (attributed) or idle GPU-hours (unattributed)
+  // Of an unattributed account's gpu_hours, those on on-demand nodes still booting (0 in
+  // attributed accounts): the GPU-time waste.booting_usd paid for.
+  double booting_gpu_hours = 0;
   Waste waste;
   double total_usd() const { return compute.total_usd() + storage_usd + transfer_usd; }
   CostAccount& operator+=(const CostAccount& o);

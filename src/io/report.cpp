@@ -119,12 +119,18 @@ nlohmann::json to_json(const LedgerReport& l) {
                {"storage_usd", l.total.storage_usd},
                {"transfer_usd", l.total.transfer_usd},
                {"booting_usd", l.unattributed.waste.booting_usd},
+               {"booting_gpu_hours", l.unattributed.booting_gpu_hours},
                {"series_wrapped", l.series_wrapped}};
   j["waste"] = waste_json(l.total.waste);
   // Allocated GPU-hours over provisioned GPU-hours (allocated + provisioned-but-idle).
   const double provisioned_h = l.total.gpu_hours;
-  j["provisioned_allocated_share"] =
-      provisioned_h > 0 ? (provisioned_h - l.unattributed.gpu_hours) / provisioned_h : 0.0;
+  const double allocated_h = provisioned_h - l.unattributed.gpu_hours;
+  j["provisioned_allocated_share"] = provisioned_h > 0 ? allocated_h / provisioned_h : 0.0;
+  // The same share of the capacity that was up: booting GPU-hours (paid, not yet usable)
+  // left out of the denominator. It separates the provisioning delay's share of the idle
+  // capacity from the scheduler's; provisioned_allocated_share is the one that is paid for.
+  const double ready_h = provisioned_h - l.unattributed.booting_gpu_hours;
+  j["ready_allocated_share"] = ready_h > 0 ? allocated_h / ready_h : 0.0;
   j["by_team"] = accounts_json(l.by_team);
   j["by_class"] = accounts_json(l.by_class);
   j["by_region"] = accounts_json(l.by_region);

@@ -71,6 +71,20 @@ class ReportTest(unittest.TestCase):
         # 4 results + 3 predicted + 6 other-seed runs.
         self.assertIn("13 simulations", page)
 
+    def test_cost_headroom_row(self):
+        t = "itp-cluster01"
+        runs = trace_runs(t, 80.0, 890.0)
+        fr = runs[-1]
+        # frugal: $80, of it $8 unattributed ($4 booting, $1 stranded, $3 other idle).
+        fr["cost"].update(unattributed_usd=8.0, booting_usd=4.0)
+        fr["waste"] = {"stranded_usd": 1.0, "idle_unallocated_usd": 7.0}
+        fr["ready_allocated_share"] = 0.93
+        page = self.report.write_results({"results": runs, "ablations": [], "traces": {},
+                                          "elapsed_s": 1.0, "jobs": 2, "job_rule": []})
+        # Against fifo ($100, nothing unattributed): 0.800, 0.720 without unattributed.
+        self.assertIn("| itp-cluster01 | `fifo` | 0.800 | 0.720 | 0.720 | 10.0 % | 5.0 % | "
+                      "1.2 % | 3.8 % | 0.0 % | 0.880 | 0.930 | 0.0 % |", page)
+
     def test_no_seed_section_without_seed_runs(self):
         page = self.report.write_results({
             "results": trace_runs("itp-cluster01", 80.0, 890.0), "ablations": [],

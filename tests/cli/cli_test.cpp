@@ -99,6 +99,7 @@ TEST_F(Cli, FrugalDefaultWithTheEvaluationJobRule) {
   EXPECT_GT(share, 0);
   EXPECT_LE(share, 1);
   EXPECT_NEAR(share, j["gpu_utilization"].get<double>(), 0.01);  // all owned: the same ratio
+  EXPECT_EQ(j["ready_allocated_share"].get<double>(), share);    // and nothing boots
   EXPECT_NE(frugal("simulate --trace " + itp_trace(10) + " --gpus 8 --assign-tiers -1").code, 0);
 }
 

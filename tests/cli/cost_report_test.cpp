@@ -49,8 +49,9 @@ TEST(CliCost, CompareTwoRegionReportsABalancedLedger) {
     for (const char* key : {"cost", "waste", "by_team", "by_class", "by_region"})
       ASSERT_TRUE(run.contains(key)) << policy << ": no " << key;
     const auto& cost = run["cost"];
-    for (const char* key : {"total_usd", "unattributed_usd", "rental_usd", "energy_usd",
-                            "energy_kwh", "co2_kg", "storage_usd", "series_wrapped", "booting_usd"})
+    for (const char* key :
+         {"total_usd", "unattributed_usd", "rental_usd", "energy_usd", "energy_kwh", "co2_kg",
+          "storage_usd", "series_wrapped", "booting_usd", "booting_gpu_hours"})
       EXPECT_TRUE(cost.contains(key)) << policy << ": no cost." << key;
     for (const char* key :
          {"idle_allocated_usd", "idle_unallocated_usd", "stranded_usd", "rework_usd",

@@ -358,6 +358,9 @@ TEST(LedgerDirect, ProvisionedBeyondUpIsIdle) {
   EXPECT_NEAR(l.unattributed.waste.booting_usd, 32.12, kEps);
   EXPECT_NEAR(l.unattributed.waste.idle_unallocated_usd, 32.12 + 15.976, kEps);
   EXPECT_NEAR(l.unattributed.total_usd(), 32.12 + 15.976, kEps);
+  // GPU-time alike: 16 idle GPU-hours, the first 8 of them booting.
+  EXPECT_NEAR(l.unattributed.gpu_hours, 16, kEps);
+  EXPECT_NEAR(l.unattributed.booting_gpu_hours, 8, kEps);
   expect_balanced(l);
   // Without the booting counts (a driver that does not track boots) none is named booting.
   Direct e(hand_cluster(Capacity::kOnDemand, {gpu_node("n", kA100, 8)}));
@@ -365,6 +368,7 @@ TEST(LedgerDirect, ProvisionedBeyondUpIsIdle) {
   e.ledger.capacity(0, kHour, 0, {8});
   EXPECT_NEAR(e.ledger.report().unattributed.waste.idle_unallocated_usd, 32.12, kEps);
   EXPECT_NEAR(e.ledger.report().unattributed.waste.booting_usd, 0, kEps);
+  EXPECT_NEAR(e.ledger.report().unattributed.booting_gpu_hours, 0, kEps);
 }
 
 }  // namespace

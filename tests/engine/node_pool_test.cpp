@@ -9,6 +9,7 @@
 
 #include "../cost/cost_test_util.h"
 #include "engine/engine.h"
+#include "io/report.h"
 
 namespace frugal {
 namespace {
@@ -289,6 +290,14 @@ TEST(NodePoolSim, OnDemandOnlyOneJobCost) {
   EXPECT_NEAR(l.unattributed.waste.booting_usd, 32.0 / 12 + 0.008, 1e-9);
   EXPECT_NEAR(l.unattributed.waste.stranded_usd, 0, 1e-12);
   EXPECT_NEAR(l.total.total_usd(), 32.384 + 32.0 / 3 + 0.032, 1e-9);
+  // GPU-time: 8 GPUs × 4,800 s provisioned, 8 × 3,600 s allocated, 8 × 300 s booting.
+  EXPECT_NEAR(l.unattributed.gpu_hours, 8 * 1200 / 3600.0, 1e-9);
+  EXPECT_NEAR(l.unattributed.booting_gpu_hours, 8 * 300 / 3600.0, 1e-9);
+  const nlohmann::json j = to_json(l);
+  EXPECT_NEAR(j["cost"]["booting_gpu_hours"].get<double>(), 8 * 300 / 3600.0, 1e-9);
+  EXPECT_NEAR(j["provisioned_allocated_share"].get<double>(), 3600.0 / 4800, 1e-12);
+  // Of the capacity that was up (the boot left out): 3,600 of 4,500 s.
+  EXPECT_NEAR(j["ready_allocated_share"].get<double>(), 3600.0 / 4500, 1e-12);
 }
 
 // The unattributed cost per pool says where the idle capacity was: the owned node idle the
