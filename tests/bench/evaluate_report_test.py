@@ -79,11 +79,20 @@ class ReportTest(unittest.TestCase):
         fr["cost"].update(unattributed_usd=8.0, booting_usd=4.0)
         fr["waste"] = {"stranded_usd": 1.0, "idle_unallocated_usd": 7.0}
         fr["ready_allocated_share"] = 0.93
+        # Its deferrable jobs cost $20; the offline bound finds $12 for them.
+        fr["deferrable"] = {"jobs": 3, "energy_usd": 1.0, "cost_usd": 20.0}
+        fr["offline_bound"] = {"jobs": 3, "deferrable_cost_usd": 12.0}
         page = self.report.write_results({"results": runs, "ablations": [], "traces": {},
                                           "elapsed_s": 1.0, "jobs": 2, "job_rule": []})
-        # Against fifo ($100, nothing unattributed): 0.800, 0.720 without unattributed.
-        self.assertIn("| itp-cluster01 | `fifo` | 0.800 | 0.720 | 0.720 | 10.0 % | 5.0 % | "
-                      "1.2 % | 3.8 % | 0.0 % | 0.880 | 0.930 | 0.0 % |", page)
+        # Against fifo ($100, nothing unattributed): 0.800, 0.720 without unattributed,
+        # 0.640 with the deferrable work at its bound ($72 − $20 + $12).
+        self.assertIn("| itp-cluster01 | `fifo` | 0.800 | 0.720 | 0.640 | 0.720 | 10.0 % | "
+                      "5.0 % | 1.2 % | 3.8 % | 0.0 % | 0.880 | 0.930 | 0.0 % |", page)
+        # Without a bound (not solved on the run) the floor is left blank.
+        del fr["offline_bound"]
+        page = self.report.write_results({"results": runs, "ablations": [], "traces": {},
+                                          "elapsed_s": 1.0, "jobs": 2, "job_rule": []})
+        self.assertIn("| itp-cluster01 | `fifo` | 0.800 | 0.720 | – | 0.720 |", page)
 
     def test_no_seed_section_without_seed_runs(self):
         page = self.report.write_results({
