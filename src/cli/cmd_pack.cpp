@@ -2,6 +2,7 @@
 // frugal's own packer. See src/pack/ and bench/PACK_RESULTS.md.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -178,11 +179,22 @@ int run_pack(const PackOptions& o) {
     replay.rank = std::move(ranks).value();
     cfg.replay = &replay;
   }
+  // A fill experiment needs GPUs to fill and pods that ask for them; without either every
+  // level of the table is empty.
+  const bool has_gpus = std::any_of(nodes.value().begin(), nodes.value().end(),
+                                    [](const pack::NodeSpec& n) { return n.num_gpu > 0; });
+  if (!has_gpus) return fail(fmt::format("{}: no node has a GPU: nothing to fill", o.nodes));
+  const bool asks_gpus = std::any_of(pods.value().begin(), pods.value().end(),
+                                     [](const pack::Pod& p) { return p.total_milli() > 0; });
+  if (!asks_gpus) return fail(fmt::format("{}: no pod asks for a GPU: nothing to pack", o.pods));
   cfg.seeds = o.seeds;
   cfg.first_seed = o.first_seed;
   cfg.tune = o.tune;
   cfg.go_rand = o.rng == "go";
   const auto result = pack::run_experiment(nodes.value(), pods.value(), cfg);
+  if (result.pods_per_run == 0)
+    return fail(fmt::format("--tune {}: tuning the pods down to {} × the GPU capacity left none",
+                            o.tune, o.tune));
   const int runs = cfg.replay ? 1 : cfg.seeds;
   const std::string text =
       o.format == "json" ? render_json(result, o, runs).dump(1) + "\n" : render_table(result, runs);
@@ -214,12 +226,14 @@ void add_pack_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--replay-order", o->replay_order, "Exact arrival order (seed42_pod_order.csv)");
   cmd->add_option("--node-ranks", o->node_ranks, "Node tie-break ranks (seed42_node_prefix.csv)");
-  cmd->add_option("--rng", o->rng,
-                  "Seeded draws: go = the artifact's own Go math/rand stream (exact for its "
-                  "seeds 42..51), std = std::mt19937_64")
-      ->capture_default_str();
+  auto* rng = cmd->add_option("--rng", o->rng,
+                              "Seeded draws: go = the artifact's own Go math/rand stream (exact "
+                              "for its seeds 42..51), std = std::mt19937_64")
+                  ->capture_default_str();
+  // Same as --rng go; given with --rng the two could disagree, so CLI11 refuses the pair.
   cmd->add_flag_callback(
-      "--go-rand", [o] { o->rng = "go"; }, "Same as --rng go (the default)");
+         "--go-rand", [o] { o->rng = "go"; }, "Same as --rng go (the default)")
+      ->excludes(rng);
   cmd->add_option("--format", o->format, "table or json")->capture_default_str();
   cmd->add_option("--out", o->out, "Write to this file instead of stdout");
   cmd->callback([o, &exit_code] { exit_code = run_pack(*o); });

@@ -8,6 +8,14 @@
 
 namespace frugal::pack {
 
+namespace {
+
+bool adds_gpu_demand(const std::vector<Pod>& pods) {
+  return std::any_of(pods.begin(), pods.end(), [](const Pod& p) { return p.total_milli() > 0; });
+}
+
+}  // namespace
+
 std::vector<Pod> tune_workload(const std::vector<Pod>& pods, int64_t capacity_milli, double ratio,
                                uint64_t seed) {
   std::vector<Pod> out = pods;
@@ -23,6 +31,9 @@ std::vector<Pod> tune_workload(const std::vector<Pod>& pods, int64_t capacity_mi
     total -= out[idx].total_milli();
     out.erase(out.begin() + static_cast<std::ptrdiff_t>(idx));
   }
+  // Nothing left after tuning down (the target is below every pod), or no pod that adds GPU
+  // demand (copies of CPU-only pods never reach the target): nothing to up-sample.
+  if (!adds_gpu_demand(out)) return out;
   const size_t n = out.size();
   std::uniform_int_distribution<size_t> pick(0, n - 1);
   for (int i = 0;; ++i) {
@@ -70,7 +81,7 @@ GoDraws go_rand_draws(const std::vector<Pod>& pods, const std::vector<NodeSpec>&
         total -= d.order[idx].total_milli();
         d.order.erase(d.order.begin() + static_cast<std::ptrdiff_t>(idx));
       }
-    } else {
+    } else if (adds_gpu_demand(by_name_pods)) {  // else: copies would never reach it
       for (int i = 0;; ++i) {
         const Pod& src = by_name_pods[static_cast<size_t>(r.Intn(static_cast<int64_t>(n)))];
         if (static_cast<double>(total + src.milli) > target) break;

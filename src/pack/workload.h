@@ -8,9 +8,11 @@
 // where total starts at the sum of the pods' total milli-GPU and grows by each copy's total.
 // When the pods already exceed ratio × capacity, random pods are dropped instead until the total
 // fits (the artifact's tuneDownPods; multigpu30 is 1.3018× capacity). ratio <= 0 keeps the
-// shuffled list. The random stream is std::mt19937_64(seed): it is the
-// same experiment as the artifact's, statistically, not draw for draw (seed-42 draws are
-// replayed from files instead, see pack_inputs.h).
+// shuffled list. Up-sampling is skipped when no pod asks for GPUs (copies of CPU-only pods
+// would never reach the target) and when tuning down left no pod; the result may be empty. The
+// random stream is std::mt19937_64(seed): it is the same experiment as the artifact's,
+// statistically, not draw for draw (seed-42 draws are replayed from files instead, see
+// pack_inputs.h).
 
 #include <cstdint>
 #include <vector>

@@ -258,5 +258,47 @@ TEST_F(Cli, TableOutputAndOutFile) {
   EXPECT_TRUE(contains(t.out, "sjf")) << t.out;
 }
 
+// `pack` refuses workloads it cannot fill instead of looping (CPU-only pods grew the arrival
+// list until memory ran out) or crashing (a --tune that drops every pod), and the two ways
+// of choosing the random stream cannot be given together.
+TEST_F(Cli, PackRefusesWorkloadsItCannotFill) {
+  const std::string nodes = write("nodes.csv",
+                                  "sn,cpu_milli,memory_mib,gpu,model\n"
+                                  "n0,64000,262144,8,V100M32\n"
+                                  "n1,64000,262144,8,V100M32\n");
+  const std::string cpu_nodes = write("cpu_nodes.csv",
+                                      "sn,cpu_milli,memory_mib,gpu,model\n"
+                                      "c0,64000,262144,0,\n");
+  const std::string header =
+      "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
+      "deletion_time,scheduled_time\n";
+  const std::string gpu_pods = write("pods.csv", header +
+                                                     "p0,1000,1024,1,1000,,LS,Running,0,100,0\n"
+                                                     "p1,1000,1024,1,500,,LS,Running,0,100,0\n");
+  const std::string cpu_pods =
+      write("cpu_pods.csv", header + "c0,1000,1024,0,0,,LS,Running,0,100,0\n");
+  const std::string common = " --policies fgd --seeds 1";
+  const Exit ok = frugal("pack --nodes " + nodes + " --pods " + gpu_pods + common);
+  ASSERT_EQ(ok.code, 0) << ok.err;
+  for (const char* rng : {"go", "std"}) {
+    SCOPED_TRACE(rng);
+    const std::string r = std::string(" --rng ") + rng;
+    const Exit cpu = frugal("pack --nodes " + nodes + " --pods " + cpu_pods + common + r);
+    EXPECT_EQ(cpu.code, 1);
+    EXPECT_TRUE(contains(cpu.err, "cpu_pods.csv: no pod asks for a GPU")) << cpu.err;
+    const Exit none = frugal("pack --nodes " + cpu_nodes + " --pods " + gpu_pods + common + r);
+    EXPECT_EQ(none.code, 1);
+    EXPECT_TRUE(contains(none.err, "cpu_nodes.csv: no node has a GPU")) << none.err;
+    const Exit tiny =
+        frugal("pack --nodes " + nodes + " --pods " + gpu_pods + common + r + " --tune 0.0001");
+    EXPECT_EQ(tiny.code, 1);
+    EXPECT_TRUE(contains(tiny.err, "--tune 0.0001")) << tiny.err;
+  }
+  const Exit both =
+      frugal("pack --nodes " + nodes + " --pods " + gpu_pods + common + " --rng std --go-rand");
+  EXPECT_NE(both.code, 0);
+  EXPECT_TRUE(contains(both.err, "excludes")) << both.err;
+}
+
 }  // namespace
 }  // namespace frugal

@@ -64,6 +64,32 @@ TEST(PackFrag, HandBuiltNodes) {
   EXPECT_EQ(memo.size(), 1u);
 }
 
+// Tuning ends on workloads it cannot scale: CPU-only pods (copies add no GPU demand, so the
+// target is never reached; both streams used to loop until memory ran out) and a target
+// below every pod (tuning down empties the list; the std stream then drew from it).
+TEST(PackTune, EndsOnCpuOnlyPodsAndOnAnEmptiedList) {
+  std::vector<Pod> cpu_only(2);
+  cpu_only[0].name = "c0";
+  cpu_only[1].name = "c1";
+  const std::vector<NodeSpec> nodes{NodeSpec{"n", 64000, 1 << 20, 8, 0}};
+  EXPECT_EQ(tune_workload(cpu_only, 8 * kMilli, 1.3, 1).size(), 2u);
+  EXPECT_EQ(go_rand_draws(cpu_only, nodes, 1.3, 42).order.size(), 2u);
+  std::vector<Pod> gpu(3);
+  for (size_t i = 0; i < gpu.size(); ++i) {
+    gpu[i].name = "g" + std::to_string(i);
+    gpu[i].num_gpu = 1;
+    gpu[i].milli = kMilli;
+  }
+  EXPECT_TRUE(tune_workload(gpu, 8 * kMilli, 0.0001, 1).empty());
+  EXPECT_TRUE(go_rand_draws(gpu, nodes, 0.0001, 42).order.empty());
+  // A mix still up-samples to the target: 8 cards × 1.3 = 10.4 → 10 whole-card pods.
+  std::vector<Pod> mix = gpu;
+  mix.push_back(cpu_only[0]);
+  int64_t total = 0;
+  for (const Pod& p : tune_workload(mix, 8 * kMilli, 1.3, 1)) total += p.total_milli();
+  EXPECT_EQ(total, 10 * kMilli);
+}
+
 // Below kFrugalGpuRulesFrom frugal treats GPU pods exactly as FGD: same score order (its score
 // is FGD's shifted left by 16 bits, no tie-break term) and the same card.
 TEST(PackFrugal, GpuPodsAreFgdBeforeTheSwitch) {
