@@ -31,8 +31,6 @@ constexpr double kMaxOverheadW = 20000;    // per node
 constexpr double kMinPue = 1.0, kMaxPue = 3.0;
 constexpr double kMaxEgressUsdPerGb = 10.0;
 constexpr double kMaxTouDiscount = 0.9;
-constexpr double kMaxUsdPerMwh = 100000;
-constexpr double kMaxCarbonGPerKwh = 5000;
 constexpr double kMaxUsdPerHour = 100000;  // rental, per GPU-hour
 constexpr double kMaxUsdPerGbMonth = 1000;
 constexpr double kMaxProvisioningDelayS = 86400;  // a day

@@ -109,8 +109,8 @@ std::optional<double> parse_value(std::string_view text, std::string& why) {
 // Shared reader: `pick` chooses the value column from the header (or returns -1);
 // `wanted` names that column in messages.
 Result<HourlySeries> read_hourly(const std::string& path, std::string_view wanted,
-                                 const std::function<int(std::string_view)>& pick,
-                                 bool allow_negative) {
+                                 const std::function<int(std::string_view)>& pick, double lowest,
+                                 double highest, std::string_view unit) {
   auto rows_r = read_csv_file(path);
   if (!rows_r.ok()) return rows_r.error();
   const std::vector<CsvRow>& rows = rows_r.value();
@@ -159,10 +159,10 @@ Result<HourlySeries> read_hourly(const std::string& path, std::string_view wante
     prev = *t;
     const auto v = parse_value(row.fields[static_cast<size_t>(value_col)], why);
     if (!v) return column_error(path, row.line, value_name, why);
-    if (!allow_negative && *v < 0)
-      return column_error(
-          path, row.line, value_name,
-          fmt::format("must be >= 0, got '{}'", shown(row.fields[static_cast<size_t>(value_col)])));
+    if (*v < lowest || *v > highest)
+      return column_error(path, row.line, value_name,
+                          fmt::format("must be in [{}, {}] {}, got '{}'", lowest, highest, unit,
+                                      shown(row.fields[static_cast<size_t>(value_col)])));
     values.push_back(*v);
   }
   return HourlySeries(start, std::move(values));
@@ -173,7 +173,7 @@ Result<HourlySeries> read_hourly(const std::string& path, std::string_view wante
 Result<HourlySeries> read_price_csv(const std::string& path) {
   return read_hourly(
       path, kPriceColumn, [](std::string_view name) { return name == kPriceColumn ? 0 : -1; },
-      /*allow_negative=*/true);
+      -kMaxUsdPerMwh, kMaxUsdPerMwh, "USD/MWh");
 }
 
 Result<HourlySeries> read_carbon_csv(const std::string& path) {
@@ -187,7 +187,7 @@ Result<HourlySeries> read_carbon_csv(const std::string& path) {
                    ? 0
                    : -1;
       },
-      /*allow_negative=*/false);
+      0, kMaxCarbonGPerKwh, "g/kWh");
 }
 
 }  // namespace frugal

@@ -129,6 +129,38 @@ TEST(HourlyCsv, NanAndEmptyValuesAreErrors) {
   }
 }
 
+// A price or intensity past any market's cap is an error naming the line (1.7e308 USD/MWh
+// made a run's energy cost NaN, and 1e300 a 300-digit total, with exit status 0).
+TEST(HourlyCsv, HugeValuesAreErrors) {
+  TempDir dir;
+  for (const std::string v : {"1.7e308", "1e300", "-100001", "100001"}) {
+    SCOPED_TRACE(v);
+    const auto path = copy_with_line(dir, bundled("prices", "US-CAL-CISO"), "2023.csv", 7,
+                                     "2023-01-01 05:00:00+00:00,x," + v);
+    auto s = read_price_csv(path);
+    ASSERT_FALSE(s.ok());
+    EXPECT_TRUE(contains(s.error().message,
+                         "2023.csv:7: column 'Price (USD/MWh)': must be in "
+                         "[-100000, 100000] USD/MWh, got '" +
+                             v + "'"))
+        << s.error().message;
+  }
+  const auto at_cap = dir.write("cap.csv",
+                                "Datetime (UTC),Datetime (Local),Price (USD/MWh)\n"
+                                "2023-06-01 00:00:00+00:00,x,100000\n"
+                                "2023-06-01 01:00:00+00:00,x,-100000\n");
+  EXPECT_TRUE(read_price_csv(at_cap).ok());
+  const auto c = dir.write("c.csv",
+                           "Datetime (UTC),Carbon Intensity gCO\xE2\x82\x82"
+                           "eq/kWh (direct)\n"
+                           "2023-06-01 00:00:00,5001\n");
+  auto cs = read_carbon_csv(c);
+  ASSERT_FALSE(cs.ok());
+  EXPECT_TRUE(contains(cs.error().message, "c.csv:2: column 'Carbon Intensity"))
+      << cs.error().message;
+  EXPECT_TRUE(contains(cs.error().message, "must be in [0, 5000] g/kWh")) << cs.error().message;
+}
+
 TEST(HourlyCsv, NegativePricesAreValidNegativeCarbonIsNot) {
   TempDir dir;
   const auto p = dir.write("p.csv",
