@@ -53,6 +53,10 @@ Status run(const AttributeOptions& o) {
   if (!nodes.ok()) return nodes.error();
   auto cluster = cluster_from_slurm(nodes.value(), cfg, catalog.value(), o.partition);
   if (!cluster.ok()) return cluster.error();
+  // Real offsets run from UTC−12 to UTC+14; NaN would make every time undefined.
+  if (!(o.utc_offset_h >= -14 && o.utc_offset_h <= 14))
+    return Error{
+        fmt::format("--utc-offset-h: {} is not a UTC offset (−14..14 hours)", o.utc_offset_h)};
   auto text = read_all(o.jobcomp);
   if (!text.ok()) return text.error();
   auto records =

@@ -56,6 +56,18 @@ std::optional<Placement> place(const Run& r, const ClusterState& st, const JobSp
   return p;
 }
 
+// Why a run's recorded GPUs cannot be held on its nodes whatever else runs there ("" if they
+// can): more GPUs on a node than it has.
+std::string impossible(const Run& r, const ClusterState& st) {
+  for (size_t i = 0; i < r.nodes.size(); ++i) {
+    const GresItem& g = r.gres[i];
+    if (g.name != "shard" && g.count > st.gpus(r.nodes[i]))
+      return fmt::format("it holds {} GPUs on {}, which has {}", g.count, r.rec->nodes[i],
+                         st.gpus(r.nodes[i]));
+  }
+  return "";
+}
+
 }  // namespace
 
 Result<SlurmAttribution> attribute_jobcomp(const std::vector<JobcompRecord>& records,
@@ -73,6 +85,18 @@ Result<SlurmAttribution> attribute_jobcomp(const std::vector<JobcompRecord>& rec
   std::vector<int64_t> first_start, last_end;
   std::vector<double> run_time;
   for (const JobcompRecord& rec : records) {
+    // A record that names nodes but whose times cannot place a run is not silently costed
+    // (an Unknown start read as 1970 made a 56-year run) nor silently dropped.
+    if (!rec.nodes.empty() && (rec.start_unix == 0 || rec.end_unix == 0)) {
+      out.warnings.push_back(fmt::format("job {}: no {} in its record: run skipped", rec.job_id,
+                                         rec.start_unix == 0 ? "StartTime" : "EndTime"));
+      continue;
+    }
+    if (!rec.nodes.empty() && rec.end_unix < rec.start_unix) {
+      out.warnings.push_back(
+          fmt::format("job {}: EndTime before StartTime in its record: run skipped", rec.job_id));
+      continue;
+    }
     if (!rec.ran()) continue;
     Run r;
     r.rec = &rec;
@@ -163,6 +187,11 @@ Result<SlurmAttribution> attribute_jobcomp(const std::vector<JobcompRecord>& rec
     Run& r = runs[e.run];
     const JobSpec& js = specs[r.job];
     if (e.start) {
+      if (std::string why = impossible(r, state); !why.empty()) {
+        out.warnings.push_back(
+            fmt::format("job {} run at {}: {}", r.rec->job_id, r.rec->start_unix, why));
+        continue;
+      }
       auto p = place(r, state, js, config.shards_per_gpu);
       if (!p) {
         out.warnings.push_back(fmt::format(

@@ -124,7 +124,7 @@ Result<std::vector<JobcompRecord>> parse_jobcomp(std::string_view text, const st
           if (one.substr(0, 8) != "gres/gpu") continue;
           const size_t eq = one.find('=');
           int64_t n = 0;
-          if (eq == std::string_view::npos || !to_int(one.substr(eq + 1), n)) return bad();
+          if (eq == std::string_view::npos || !to_int(one.substr(eq + 1), n) || n < 0) return bad();
           if (one[8] == ':')
             r.gpu_type_from_tres = std::string(one.substr(9, eq - 9));
           else

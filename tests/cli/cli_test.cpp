@@ -300,5 +300,21 @@ TEST_F(Cli, PackRefusesWorkloadsItCannotFill) {
   EXPECT_TRUE(contains(both.err, "excludes")) << both.err;
 }
 
+// `attribute --utc-offset-h` takes real offsets only (NaN turned every time undefined and,
+// silently, every GPU run into a CPU-only one).
+TEST_F(Cli, AttributeRefusesAnImpossibleUtcOffset) {
+  const std::string d = std::string(FRUGAL_SOURCE_DIR) + "/tests/data/slurm/";
+  const std::string args = "attribute --slurm-jobcomp " + d + "jobcomp.log --cluster " + d +
+                           "nodes.json --gres-log " + d + "gres.log";
+  EXPECT_EQ(frugal(args).code, 0);
+  EXPECT_EQ(frugal(args + " --utc-offset-h 5.5").code, 0);
+  for (const char* v : {"nan", "1e20", "500", "-15"}) {
+    SCOPED_TRACE(v);
+    const Exit r = frugal(args + " --utc-offset-h " + v);
+    EXPECT_EQ(r.code, 1);
+    EXPECT_TRUE(contains(r.err, "--utc-offset-h")) << r.err;
+  }
+}
+
 }  // namespace
 }  // namespace frugal

@@ -132,5 +132,44 @@ TEST(SlurmAccounting, UnknownNodeIsAnError) {
   EXPECT_EQ(a.error().message, "jobcomp record of job 4: node 'gpu9' is not in the cluster");
 }
 
+// Records whose times or GPUs cannot be a run are warned about and skipped: an Unknown or
+// missing start (read as 1970, it costed a 56-year run), an end before the start (dropped
+// without a word), more GPUs on a node than it has (reported as overlapping records).
+TEST(SlurmAccounting, ImpossibleRecordsAreWarnedAndSkipped) {
+  auto catalog = load_builtin_catalog();
+  ASSERT_TRUE(catalog.ok());
+  auto nodes = parse_nodes_json(data("nodes.json"), "nodes.json");
+  ASSERT_TRUE(nodes.ok());
+  auto cluster = cluster_from_slurm(nodes.value(), SlurmConfig{}, catalog.value());
+  ASSERT_TRUE(cluster.ok());
+  auto rec = parse_jobcomp(
+      "JobId=4 StartTime=Unknown EndTime=2026-11-30T05:00:09 NodeList=gpu1\n"
+      "JobId=5 EndTime=2026-11-30T05:00:09 NodeList=gpu1\n"
+      "JobId=6 StartTime=2026-11-30T05:00:09 EndTime=2026-11-30T05:00:00 NodeList=gpu1\n"
+      "JobId=7 StartTime=2026-11-30T05:00:00 EndTime=2026-11-30T05:00:09 NodeList=gpu1 "
+      "Tres=cpu=1,gres/gpu=99\n"
+      "JobId=8 StartTime=2026-11-30T05:00:00 EndTime=2026-11-30T05:00:09 NodeList=gpu1 "
+      "Tres=cpu=1,gres/gpu=1\n"
+      "JobId=9 JobState=CANCELLED StartTime=Unknown EndTime=Unknown NodeList=(null)\n",
+      "j");
+  ASSERT_TRUE(rec.ok()) << rec.error().message;
+  auto a = attribute_jobcomp(rec.value(), {}, cluster.value(), catalog.value(), SlurmConfig{});
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  const SlurmAttribution& r = a.value();
+  ASSERT_EQ(r.warnings.size(), 4u);
+  EXPECT_EQ(r.warnings[0], "job 4: no StartTime in its record: run skipped");
+  EXPECT_EQ(r.warnings[1], "job 5: no StartTime in its record: run skipped");
+  EXPECT_EQ(r.warnings[2], "job 6: EndTime before StartTime in its record: run skipped");
+  EXPECT_TRUE(r.warnings[3].find("job 7 run at") == 0 &&
+              r.warnings[3].find("it holds 99 GPUs on gpu1, which has") != std::string::npos)
+      << r.warnings[3];
+  EXPECT_EQ(r.last_unix - r.first_unix, 9);  // job 8 (and 7's span) only
+  EXPECT_NEAR(r.gpu_hours, 9.0 / 3600, 1e-12);
+  // A negative GPU count in Tres is an error naming the line, not "no GPU information".
+  auto neg = parse_jobcomp("JobId=3 NodeList=gpu1 Tres=cpu=1,gres/gpu=-4\n", "n.log");
+  ASSERT_FALSE(neg.ok());
+  EXPECT_EQ(neg.error().message, "n.log:1: Tres: cannot read 'cpu=1,gres/gpu=-4'");
+}
+
 }  // namespace
 }  // namespace frugal
