@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/inputs.h"
 #include "io/catalog_yaml.h"
 #include "io/trace_reader.h"
 #include "policy/runtime_predictor.h"
@@ -59,6 +60,7 @@ void add_predict_command(CLI::App& app, int& exit_code) {
         exit_code = 1;
         return;
       }
+      warn_skipped_rows(path, tr.value());
       const PredictionReport r = replay_predictions(tr.value().jobs, o->predictor);
       std::string levels;
       for (int l = 0; l < kPredictionLevels; ++l) {
@@ -68,9 +70,12 @@ void add_predict_command(CLI::App& app, int& exit_code) {
             fmt::format("{} {:.0f}%", to_string(static_cast<PredictionLevel>(l)),
                         100.0 * static_cast<double>(r.by_level[l]) / static_cast<double>(r.jobs));
       }
-      fmt::print("{:<48} {:>7} {:>10.2f} {:>8.1f}% {:>8.1f}% {:>8.1f}%  {}\n", path, r.jobs,
-                 r.mae_s / 3600, r.median_abs_pct_error, 100 * r.within_2x_share,
-                 100 * r.underestimate_share, levels);
+      // The median relative error needs jobs with a positive duration.
+      const std::string median =
+          r.pct_jobs > 0 ? fmt::format("{:.1f}%", r.median_abs_pct_error) : std::string("-");
+      fmt::print("{:<48} {:>7} {:>10.2f} {:>9} {:>8.1f}% {:>8.1f}%  {}\n", path, r.jobs,
+                 r.mae_s / 3600, median, 100 * r.within_2x_share, 100 * r.underestimate_share,
+                 levels);
     }
   });
 }

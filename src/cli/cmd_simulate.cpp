@@ -139,13 +139,7 @@ Result<std::vector<Summary>> run_all(const RunOptions& o,
                        jo.last_model == kNoGpuModel ? "" : inputs.catalog.at(jo.last_model).name);
     }
   }
-  if (inputs.trace.skipped_rows > 0) {
-    fmt::print(stderr, "warning: {}: skipped {} malformed rows", o.in.trace,
-               inputs.trace.skipped_rows);
-    if (!inputs.trace.warnings.empty())
-      fmt::print(stderr, " (first: {})", inputs.trace.warnings[0]);
-    fmt::print(stderr, "\n");
-  }
+  warn_skipped_rows(o.in.trace, inputs.trace);
   return out;
 }
 

@@ -18,6 +18,8 @@ void InputOptions::add_to(CLI::App& cmd) {
   auto* c = cmd.add_option("--cluster", cluster, "Cluster spec (YAML, or an openb node list)");
   auto* g = cmd.add_option("--gpus", gpus, "Quick homogeneous cluster of N GPUs in 8-GPU nodes")
                 ->check(CLI::Range(int64_t{1}, int64_t{10'000'000}));
+  // The nodes it makes are capped at a cluster file's limit (1,000,000), checked in
+  // load_inputs once --gpus-per-node is known.
   c->excludes(g);
   cmd.add_option("--gpu-model", gpu_model, "GPU model of the --gpus cluster")
       ->capture_default_str();
@@ -99,6 +101,10 @@ Result<Inputs> load_inputs(const InputOptions& o) {
   if (o.gpus > 0) {
     const auto m = in.catalog.find(o.gpu_model);
     if (!m) return Error{fmt::format("--gpu-model: unknown GPU model '{}'", o.gpu_model)};
+    if ((o.gpus + o.gpus_per_node - 1) / o.gpus_per_node > 1'000'000)
+      return Error{fmt::format(
+          "--gpus {} in {}-GPU nodes makes more than 1000000 nodes (a cluster file's limit)",
+          o.gpus, o.gpus_per_node)};
     in.cluster = make_homogeneous_cluster(o.gpus, *m, o.gpus_per_node);
     if (reference.empty()) reference = in.catalog.at(*m).name;
   } else if (!o.cluster.empty()) {
@@ -133,6 +139,13 @@ Result<Inputs> load_inputs(const InputOptions& o) {
   if (!ref) return Error{fmt::format("--reference-model: unknown GPU model '{}'", reference)};
   in.reference_model = *ref;
   return in;
+}
+
+void warn_skipped_rows(const std::string& path, const Trace& trace) {
+  if (trace.skipped_rows == 0) return;
+  fmt::print(stderr, "warning: {}: skipped {} malformed rows", path, trace.skipped_rows);
+  if (!trace.warnings.empty()) fmt::print(stderr, " (first: {})", trace.warnings[0]);
+  fmt::print(stderr, "\n");
 }
 
 }  // namespace frugal

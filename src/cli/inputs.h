@@ -51,4 +51,8 @@ struct Inputs {
 
 Result<Inputs> load_inputs(const InputOptions& o);
 
+// With --skip-bad-rows: says on stderr how many rows of `path` were skipped and the first
+// reason (nothing when none were).
+void warn_skipped_rows(const std::string& path, const Trace& trace);
+
 }  // namespace frugal

@@ -146,6 +146,16 @@ Status set_native_field(JobSpec& job, std::string_view key, std::string_view val
   return Status::Ok();
 }
 
+Status check_native_job(const JobSpec& job, const Where& w) {
+  // An absolute deadline before the job exists can only be a mistake (as elasticflow's
+  // reader says too); it would be counted as a miss.
+  if (job.deadline != kNever && job.deadline < job.submit)
+    return field_error(
+        w, "deadline",
+        fmt::format("absolute deadline {} is before submit {}", job.deadline, job.submit));
+  return Status::Ok();
+}
+
 Status read_native_table(const Table& table, const TraceOptions& options, Trace& trace) {
   for (const auto& name : table.columns) {
     bool known = false;
@@ -163,6 +173,7 @@ Status read_native_table(const Table& table, const TraceOptions& options, Trace&
     for (size_t i = 0; i < table.columns.size(); ++i)
       if (Status s = set_native_field(job, table.columns[i], row.fields[i], w, catalog); !s.ok())
         return s.error();
+    if (Status s = check_native_job(job, w); !s.ok()) return s.error();
     return job;
   });
 }

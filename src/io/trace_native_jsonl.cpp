@@ -52,6 +52,7 @@ Result<JobSpec> parse_object(std::string_view line, const Where& w, const GpuCat
     if (!text.ok()) return text.error();
     if (Status s = set_native_field(job, key, text.value(), w, catalog); !s.ok()) return s.error();
   }
+  if (Status s = check_native_job(job, w); !s.ok()) return s.error();
   return job;
 }
 

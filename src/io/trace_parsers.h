@@ -23,6 +23,8 @@ Status read_native_jsonl(std::string_view text, const std::string& path,
 // native CSV and JSONL readers). Unknown keys, classes, tiers and GPU models are errors.
 Status set_native_field(JobSpec& job, std::string_view key, std::string_view value,
                         const Where& where, const GpuCatalog& catalog);
+// Checks across a native job's fields once all are set (a deadline before the submit).
+Status check_native_job(const JobSpec& job, const Where& w);
 
 // Resolves a '|'-separated list of GPU model names through `catalog` (duplicates dropped).
 Status parse_model_list(std::string_view text, std::string_view field, const Where& where,

@@ -108,6 +108,7 @@ PredictionReport PredictionErrors::report() const {
   PredictionReport r;
   r.jobs = n_;
   r.by_level = by_level_;
+  r.pct_jobs = pct_.size();
   if (n_ == 0) return r;
   const double n = static_cast<double>(n_);
   r.mae_s = abs_sum_ / n;

@@ -94,7 +94,8 @@ class RuntimePredictor {
 struct PredictionReport {
   size_t jobs = 0;
   double mae_s = 0;
-  double median_abs_pct_error = 0;
+  double median_abs_pct_error = 0;  // 0 when no job had a positive duration (pct_jobs == 0)
+  size_t pct_jobs = 0;              // jobs with a positive duration: the median's sample
   double within_2x_share = 0;
   double underestimate_share = 0;
   std::vector<size_t> by_level = std::vector<size_t>(kPredictionLevels, 0);

@@ -101,7 +101,7 @@ class Simulation {
       if (next_arrival < order_.size()) t = std::min(t, jobs_[order_[next_arrival]].submit);
       if (!events_.empty()) t = std::min(t, events_.top().t);
       if (t == kNever) break;  // nothing can change any more
-      if (static_cast<uint64_t>(result_.node_failures) > failure_budget_) {
+      if (static_cast<uint64_t>(result_.node_failures) >= failure_budget_) {
         result_.stopped = fmt::format(
             "stopped after {} node failures with {} of {} jobs not done (mean time between "
             "failures {} h per node); a longer --node-mtbf-hours lets the work finish",
@@ -155,6 +155,7 @@ class Simulation {
         ++result_.deadline_misses;
     }
     if (ledger_) result_.ledger = ledger_->report();
+    result_.has_ledger = ledger_.has_value();
     result_.predicted = opt_.predict_runtimes;
     if (opt_.predict_runtimes) result_.prediction = errors_.report();
     if (ledger_ && opt_.offline_bound) solve_bound();

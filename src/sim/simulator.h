@@ -113,6 +113,7 @@ struct SimResult {
   std::string invariant_violation;  // first one found, when check_invariants is on
   std::string stopped;          // why the run stopped before every job ended (empty: it did not)
   LedgerReport ledger;          // empty when SimOptions::ledger is off
+  bool has_ledger = false;      // SimOptions::ledger was on (the ledger may still be all 0)
   bool predicted = false;       // SimOptions::predict_runtimes was on
   PredictionReport prediction;  // predicted estimates vs true durations, at arrival
   // Jobs with a deadline that completed after it or were never scheduled.

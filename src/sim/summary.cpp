@@ -78,7 +78,7 @@ Summary summarize(const SimResult& r) {
   s.has_offline_bound = r.has_offline_bound;
   s.offline_bound = r.offline_bound;
   s.offline_energy_bound = r.offline_energy_bound;
-  s.has_ledger = r.ledger.total.total_usd() != 0 || r.ledger.total.gpu_hours > 0;
+  s.has_ledger = r.has_ledger;
   return s;
 }
 

@@ -127,6 +127,11 @@ TEST_F(Cli, PredictPrintsOneRowPerTrace) {
   for (size_t at = 0; (at = r.out.find(trace, at)) != std::string::npos; at += trace.size()) ++rows;
   EXPECT_EQ(rows, 2u) << r.out;
   EXPECT_NE(frugal("predict --trace " + dir_.string() + "/missing.csv").code, 0);
+  // --skip-bad-rows says what it skipped, as simulate does (it said nothing).
+  const std::string broken = itp_trace(20, 5);
+  const Exit skip = frugal("predict --trace " + broken + " --skip-bad-rows");
+  ASSERT_EQ(skip.code, 0) << skip.err;
+  EXPECT_TRUE(contains(skip.err, "skipped 1 malformed rows (first: " + broken + ":5:")) << skip.err;
 }
 
 TEST_F(Cli, BrokenTraceFailsNamingTheLine) {
@@ -225,6 +230,10 @@ TEST_F(Cli, ImpossibleNumbersAreClearErrors) {
       frugal("compare --policies fifo --migration-cost 1e9 --trace " + trace + " --gpus 8");
   EXPECT_NE(m.code, 0);
   EXPECT_TRUE(contains(m.err, "--migration-cost")) << m.err;
+  // A --gpus cluster is held to a cluster file's node limit (10M 1-GPU nodes were built).
+  const Exit g = frugal("simulate --trace " + trace + " --gpus 10000000 --gpus-per-node 1");
+  EXPECT_EQ(g.code, 1);
+  EXPECT_TRUE(contains(g.err, "more than 1000000 nodes")) << g.err;
 }
 
 TEST_F(Cli, GenTraceWritesATraceSimulateReads) {
@@ -314,6 +323,21 @@ TEST_F(Cli, AttributeRefusesAnImpossibleUtcOffset) {
     EXPECT_EQ(r.code, 1);
     EXPECT_TRUE(contains(r.err, "--utc-offset-h")) << r.err;
   }
+}
+
+// The JSON report's keys do not depend on the numbers: a run whose ledger is all zero (its
+// one job fits nowhere) still has the ledger's keys (they were left out).
+TEST_F(Cli, JsonKeysStayWhenTheLedgerIsZero) {
+  const std::string t = write("big.csv", "job_id,submission_time,duration,num_gpu\na,0,10,65\n");
+  const Exit r = frugal("simulate --trace " + t + " --gpus 64 --policy backfill --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["jobs"]["unschedulable"], 1);
+  for (const char* k :
+       {"cost", "waste", "by_team", "by_class", "by_region", "deferrable", "unattributed_by_pool",
+        "provisioned_allocated_share", "ready_allocated_share"})
+    EXPECT_TRUE(j.contains(k)) << k;
+  EXPECT_EQ(j["cost"]["total_usd"], 0.0);
 }
 
 }  // namespace

@@ -98,6 +98,15 @@ TEST(TraceNative, CsvErrorsNameColumnClassTierAndRange) {
       read_trace(dir.write("p.csv", "id,submit,duration,preferred_model\nx,0,5,K80\n"), options());
   ASSERT_FALSE(model.ok());
   EXPECT_TRUE(contains(model.error().message, "unknown GPU model 'K80'"));
+  // An absolute deadline before the submit (it was accepted and counted as a miss).
+  auto early =
+      read_trace(dir.write("d.csv", "id,submit,duration,deadline\nx,100,5,50\n"), options());
+  ASSERT_FALSE(early.ok());
+  EXPECT_TRUE(contains(early.error().message,
+                       "d.csv:2: field 'deadline': absolute deadline 50 is before submit 100"))
+      << early.error().message;
+  EXPECT_TRUE(
+      read_trace(dir.write("o.csv", "id,submit,duration,deadline\nx,100,5,100\n"), options()).ok());
 }
 
 TEST(TraceNative, MovableAndDataRegion) {
