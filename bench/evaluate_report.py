@@ -129,7 +129,7 @@ def time_shift_rows(traces):
              "| timeshift cost vs its bound | frugal cost vs its bound "
              "| energy bound (timeshift run) | timeshift energy vs its energy bound "
              "| backfill energy vs its energy bound | frugal energy vs its energy bound |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
 
     def bound(r, key, err_key):
         ob = r.get("offline_bound") or {}
@@ -277,14 +277,16 @@ def write_results(doc):
             "deferrable jobs at the least cost the offline bound finds for them (perfect "
             "foresight), its other jobs' work as it ran — where it is above 0.85, the line "
             "needs the work of the jobs that may not be deferred to cost less than it did; "
-            "\"work\" compares the two policies' allocated (attributed) cost alone. The unattributed columns are shares of frugal's total cost; \"of it on "
-            "reserved nodes\" is the reserved base left idle (included in other idle). \"of "
+            "\"work\" compares the two policies' allocated (attributed) cost alone. The "
+            "unattributed columns are shares of frugal's total cost; \"of it on reserved "
+            "nodes\" is the reserved base left idle (included in other idle). \"of "
             "capacity up\" is frugal's allocated share with the GPU-time of booting nodes left "
             "out of the provisioned time (the target counts it: it is paid for); the gap "
             "between the two is the provisioning delay's part of the share.", "",
             "| trace | cheapest baseline | frugal ÷ it | frugal without unattributed ÷ it | "
-            "… and deferrable at its bound ÷ it | work: frugal ÷ it | frugal unattributed | booting | stranded | other idle | of it on "
-            "reserved nodes | frugal allocated share | of capacity up | baseline unattributed |",
+            "… and deferrable at its bound ÷ it | work: frugal ÷ it | frugal unattributed | "
+            "booting | stranded | other idle | of it on reserved nodes | frugal allocated share "
+            "| of capacity up | baseline unattributed |",
             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     out += [row for t, rs in traces.items() if t.startswith("itp-")
             for row in [headroom_row(t, rs)] if row]
