@@ -24,9 +24,10 @@ void AlertBook::evaluate(double now, const std::vector<GpuView>& gpus,
                          const std::vector<PendingView>& pending) {
   std::set<std::string> seen_keys;
   auto check = [&](const std::string& key, bool on, const std::string& rule,
-                   const std::string& subject, const std::string& message) {
+                   const std::string& subject, const std::string& message,
+                   const std::string& team = "") {
     seen_keys.insert(key);
-    set(key, on, rule, subject, message, now);
+    set(key, on, rule, subject, message, now, team);
   };
   for (const GpuView& g : gpus) {
     const std::string where = fmt::format("{}/gpu{}", g.node, g.gpu);
@@ -63,7 +64,8 @@ void AlertBook::evaluate(double now, const std::vector<GpuView>& gpus,
             "deadline_risk", fmt::format("job {}", p.job),
             fmt::format("job {} is still pending and its estimate of {:.0f} s ends past its "
                         "deadline",
-                        p.job, p.estimate_s));
+                        p.job, p.estimate_s),
+            p.team);
     }
   // Conditions whose subject disappeared (a job started, a GPU vanished) resolve.
   std::vector<std::string> gone;
@@ -85,10 +87,11 @@ void AlertBook::clear(const std::string& rule, const std::string& subject, doubl
 }
 
 void AlertBook::set(const std::string& key, bool on, const std::string& rule,
-                    const std::string& subject, const std::string& message, double now) {
+                    const std::string& subject, const std::string& message, double now,
+                    const std::string& team) {
   const auto it = active_.find(key);
   if (on && it == active_.end()) {
-    Alert a{next_id_++, rule, subject, message, now, -1};
+    Alert a{next_id_++, rule, subject, message, team, now, -1};
     deliver(a, "firing");
     active_.emplace(key, std::move(a));
   } else if (!on && it != active_.end()) {
@@ -123,10 +126,13 @@ void AlertBook::deliver(const Alert& a, const char* event) {
   cv_.notify_one();
 }
 
-nlohmann::json AlertBook::to_json() const {
+nlohmann::json AlertBook::to_json(const std::string* team) const {
   nlohmann::json active = nlohmann::json::array(), recent = nlohmann::json::array();
-  for (const auto& [key, a] : active_) active.push_back(alert_json(a));
-  for (const Alert& a : resolved_) recent.push_back(alert_json(a));
+  auto shown = [team](const Alert& a) { return !team || a.team.empty() || a.team == *team; };
+  for (const auto& [key, a] : active_)
+    if (shown(a)) active.push_back(alert_json(a));
+  for (const Alert& a : resolved_)
+    if (shown(a)) recent.push_back(alert_json(a));
   return {{"active", active}, {"recent", recent}};
 }
 

@@ -31,6 +31,7 @@ struct Alert {
   std::string rule;     // low_utilization, gpu_memory_high, node_silent, deadline_risk
   std::string subject;  // "node/gpu" or "job N" or "node"
   std::string message;
+  std::string team;  // the team of the job it is about; "" for cluster alerts (any team sees)
   double fired_at = 0;
   double resolved_at = -1;  // < 0: still active
 };
@@ -46,6 +47,7 @@ class AlertBook {
   };
   struct PendingView {
     int64_t job = 0;
+    std::string team;     // the job's owner: only it (and the admin) sees the alert
     double deadline = 0;  // Unix s; 0 none
     double estimate_s = 0;
   };
@@ -66,12 +68,14 @@ class AlertBook {
              double now);
   void clear(const std::string& rule, const std::string& subject, double now);
   // {"active": [...], "recent": [...]} (recent: the last 100 resolved).
-  nlohmann::json to_json() const;
+  // Active and recent alerts; with `team`, only those about that team's jobs and the cluster
+  // alerts (a team token must not learn another team's job ids; nullptr = all, the admin).
+  nlohmann::json to_json(const std::string* team = nullptr) const;
   size_t active_count() const { return active_.size(); }
 
  private:
   void set(const std::string& key, bool on, const std::string& rule, const std::string& subject,
-           const std::string& message, double now);
+           const std::string& message, double now, const std::string& team = "");
   void deliver(const Alert& a, const char* event);
   void webhook_loop();
 

@@ -2,7 +2,9 @@
 
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <memory>
 
 namespace frugal {
@@ -30,8 +32,11 @@ Authenticator::Authenticator(std::map<std::string, std::string> team_hashes, std
     : team_hashes_(std::move(team_hashes)), admin_hash_(std::move(admin_hash)) {}
 
 std::optional<Principal> Authenticator::authenticate(std::string_view header) const {
-  constexpr std::string_view kBearer = "Bearer ";
-  if (header.size() <= kBearer.size() || header.substr(0, kBearer.size()) != kBearer)
+  // The scheme is case-insensitive (RFC 9110 §11.1): "bearer" is "Bearer".
+  constexpr std::string_view kBearer = "bearer ";
+  if (header.size() <= kBearer.size() ||
+      !std::equal(kBearer.begin(), kBearer.end(), header.begin(),
+                  [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); }))
     return std::nullopt;
   const std::string digest = sha256_hex(header.substr(kBearer.size()));
   if (digest.empty()) return std::nullopt;

@@ -110,6 +110,24 @@ void HttpApi::routes() {
     return j;
   };
 
+  // Two fixes to what cpp-httplib 0.11 (Debian 12's) does before any route runs; the request
+  // it hands this handler is its own non-const object, changed here before the body is read.
+  //  - A request with neither Content-Length nor Transfer-Encoding has no body (RFC 9112
+  //    §6.3); the library instead reads to the end of the connection and answers 400, so
+  //    `curl -X POST …/cancel` (no -d) failed before routing, authentication included.
+  //  - Every body this API takes is JSON whatever its Content-Type; as a form
+  //    (application/x-www-form-urlencoded, what `curl -d` sends) the library would cap it at
+  //    8 KiB with a 413 and parse it as a query string.
+  s.set_pre_routing_handler([](const httplib::Request& req, httplib::Response&) {
+    auto& r = const_cast<httplib::Request&>(req);
+    if (!r.has_header("Content-Length") && !r.has_header("Transfer-Encoding"))
+      r.headers.emplace("Content-Length", "0");
+    if (r.get_header_value("Content-Type").starts_with("application/x-www-form-urlencoded")) {
+      r.headers.erase("Content-Type");
+      r.headers.emplace("Content-Type", "application/json");
+    }
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
   s.Get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
     send(res, wait(scheduler_.health()));
   });
@@ -175,14 +193,17 @@ void HttpApi::routes() {
     if (!body) return;
     if (!body->is_object() || !body->contains("tier") || !(*body)["tier"].is_string())
       return send(res, error_reply(400, "expected {\"tier\": \"core|important|general\"}", "tier"));
+    for (const auto& [key, value] : body->items())
+      if (key != "tier") return send(res, error_reply(400, "unknown field", key));
     const auto tier = parse_tier((*body)["tier"].get<std::string>());
     if (!tier)
       return send(res, error_reply(400, "unknown tier (core, important, general)", "tier"));
     send(res, wait(scheduler_.set_tier(*who, *id, *tier)));
   });
   s.Get("/v1/nodes", [=, this](const httplib::Request& req, httplib::Response& res) {
-    if (!principal(req, res)) return;
-    send(res, wait(scheduler_.nodes()));
+    const auto who = principal(req, res);
+    if (!who) return;
+    send(res, wait(scheduler_.nodes(*who)));
   });
   s.Get("/v1/ledger", [=, this](const httplib::Request& req, httplib::Response& res) {
     const auto who = principal(req, res);
@@ -190,8 +211,9 @@ void HttpApi::routes() {
     send(res, wait(scheduler_.ledger(*who)));
   });
   s.Get("/v1/alerts", [=, this](const httplib::Request& req, httplib::Response& res) {
-    if (!principal(req, res)) return;
-    send(res, wait(scheduler_.alerts()));
+    const auto who = principal(req, res);
+    if (!who) return;
+    send(res, wait(scheduler_.alerts(*who)));
   });
   s.set_error_handler([](const httplib::Request&, httplib::Response& res) {
     if (!res.body.empty()) return;

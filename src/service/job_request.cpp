@@ -49,6 +49,15 @@ std::string get_string(const json& body, const char* field, size_t max_bytes) {
   return s;
 }
 
+// Whether `field` is present with a value (not absent, not null).
+bool has_value(const json& body, const char* field) {
+  const auto it = body.find(field);
+  return it != body.end() && !it->is_null();
+}
+
+// MAX_ARG_STRLEN on Linux: one argument or environment string, its NUL included.
+constexpr size_t kMaxArgStrlen = 131072;
+
 bool env_name_ok(const std::string& n) {
   if (n.empty() || std::isdigit(static_cast<unsigned char>(n[0]))) return false;
   return std::all_of(n.begin(), n.end(), [](char c) {
@@ -86,6 +95,12 @@ JobRequest parse(const json& body, const GpuCatalog& catalog, const RequestLimit
       if (!v.is_string()) bad("env", fmt::format("value of {} must be a string", k));
       const std::string s = v.get<std::string>();
       if (s.find('\0') != std::string::npos) bad("env", fmt::format("{} contains NUL", k));
+      // The kernel refuses a longer environment string at exec (E2BIG): the job would be
+      // accepted and then fail to start.
+      if (k.size() + 1 + s.size() >= kMaxArgStrlen)
+        bad("env", fmt::format("{}=… is longer than {} bytes (the kernel's limit for one "
+                               "environment string)",
+                               k, kMaxArgStrlen - 1));
       r.env.emplace_back(k, s);
     }
     std::sort(r.env.begin(), r.env.end());
@@ -98,13 +113,15 @@ JobRequest parse(const json& body, const GpuCatalog& catalog, const RequestLimit
     const auto m = catalog.find(r.gpu_model);
     if (!m) bad("gpu_model", fmt::format("unknown GPU model '{}'", r.gpu_model));
     r.gpu_model = catalog.at(*m).name;
+    if (r.gpus == 0) bad("gpu_model", "a CPU-only job (gpus 0) cannot ask for a GPU model");
   }
-  if (const std::string c = get_string(body, "class", 32); !c.empty()) {
+  // Given as "", class and tier are out of range like any unknown name (not the default).
+  if (const std::string c = get_string(body, "class", 32); !c.empty() || has_value(body, "class")) {
     const auto jc = parse_job_class(c);
     if (!jc) bad("class", fmt::format("unknown class '{}'", c));
     r.job_class = *jc;
   }
-  if (const std::string t = get_string(body, "tier", 32); !t.empty()) {
+  if (const std::string t = get_string(body, "tier", 32); !t.empty() || has_value(body, "tier")) {
     const auto tier = parse_tier(t);
     if (!tier) bad("tier", fmt::format("unknown tier '{}' (core, important, general)", t));
     r.tier = *tier;
@@ -126,8 +143,12 @@ JobRequest parse(const json& body, const GpuCatalog& catalog, const RequestLimit
     bad("min_gpus", "below gpus only for an elastic job (max_gpus above gpus)");
   if (const auto it = body.find("checkpoint_signal"); it != body.end() && !it->is_null()) {
     if (it->is_number_integer()) {
-      r.checkpoint_signal = it->get<int>() >= 0 && it->get<int>() <= 64 ? it->get<int>() : -1;
-      if (r.checkpoint_signal < 0) bad("checkpoint_signal", "must be a signal number 0..64");
+      // Read at full width: get<int>() of 2^32 + 10 wrapped to 10 (SIGUSR1).
+      const bool in_range = it->is_number_unsigned()
+                                ? it->get<uint64_t>() <= 64
+                                : it->get<int64_t>() >= 0 && it->get<int64_t>() <= 64;
+      if (!in_range) bad("checkpoint_signal", "must be a signal number 0..64");
+      r.checkpoint_signal = static_cast<int>(it->get<int64_t>());
     } else if (it->is_string()) {
       r.checkpoint_signal = parse_signal(it->get<std::string>());
       if (r.checkpoint_signal == 0) bad("checkpoint_signal", "unknown signal name");

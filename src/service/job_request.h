@@ -35,7 +35,7 @@ struct JobRequest {
 
 // Limits the service imposes (from its config).
 struct RequestLimits {
-  int max_gpus = 64;        // per job
+  int max_gpus = 64;        // per job (serve: 64 × the cluster's nodes)
   double max_grace_s = 60;  // the engine's checkpoint grace: no job may ask more
   size_t max_command_bytes = 16384;
   size_t max_env_vars = 256;

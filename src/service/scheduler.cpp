@@ -569,7 +569,7 @@ void Scheduler::sample_telemetry(double now) {
   for (const auto& [id, l] : jobs_)
     if (!is_final(l.rec.state) && l.rec.state != JobStatus::kRunning && !l.rec.held &&
         l.rec.request.deadline > 0)
-      pending.push_back({id, l.rec.request.deadline, l.rec.request.estimate_s});
+      pending.push_back({id, l.rec.team, l.rec.request.deadline, l.rec.request.estimate_s});
   alerts_.evaluate(now, gpus, node_seen_, pending);
 }
 

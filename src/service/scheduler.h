@@ -83,9 +83,12 @@ class Scheduler {
   enum class Action { kCancel, kHold, kRelease };
   std::future<ApiReply> act(const Principal& who, int64_t id, Action action);
   std::future<ApiReply> set_tier(const Principal& who, int64_t id, Tier tier);
-  std::future<ApiReply> nodes();
+  // Nodes and their GPUs; a team sees the ids of its own jobs only (others' GPUs show as
+  // allocated, without ids).
+  std::future<ApiReply> nodes(const Principal& who);
   std::future<ApiReply> ledger(const Principal& who);
-  std::future<ApiReply> alerts();
+  // Alerts; a team sees those about its own jobs and the cluster's (AlertBook::to_json).
+  std::future<ApiReply> alerts(const Principal& who);
   std::future<ApiReply> metrics();
   std::future<ApiReply> health();
 

@@ -224,10 +224,10 @@ std::future<ApiReply> Scheduler::ledger(const Principal& who) {
   return enqueue([this, who] { return ledger_reply(who, wall_now()); });
 }
 
-std::future<ApiReply> Scheduler::alerts() {
-  return enqueue([this] {
+std::future<ApiReply> Scheduler::alerts(const Principal& who) {
+  return enqueue([this, who] {
     ApiReply r;
-    r.body = alerts_.to_json();
+    r.body = alerts_.to_json(who.admin ? nullptr : &who.team);
     return r;
   });
 }

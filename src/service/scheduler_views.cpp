@@ -68,8 +68,8 @@ nlohmann::json Scheduler::job_json(const Live& l, double now) const {
   return j;
 }
 
-std::future<ApiReply> Scheduler::nodes() {
-  return enqueue([this] {
+std::future<ApiReply> Scheduler::nodes(const Principal& who) {
+  return enqueue([this, who] {
     const double now = wall_now();
     const ClusterState& st = engine_.cluster();
     std::map<std::pair<NodeId, int>, std::vector<int64_t>> holders;
@@ -77,7 +77,7 @@ std::future<ApiReply> Scheduler::nodes() {
     for (const auto& [id, l] : jobs_)
       if (l.rec.state == JobStatus::kRunning)
         for (const Slot& s : l.placement.slots) {
-          holders[{s.node, s.gpu}].push_back(id);
+          if (who.may_access(l.rec.team)) holders[{s.node, s.gpu}].push_back(id);
           if (l.rec.team == kExternalTeam) external.insert({s.node, s.gpu});
         }
     std::map<std::pair<std::string, int>, const GpuTelemetry*> tel;

@@ -1,9 +1,11 @@
 #include "service/serve.h"
 
 #include <fmt/format.h>
+
 #include <signal.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
+#include <algorithm>
 
 #include <chrono>
 #include <ctime>
@@ -227,6 +229,10 @@ int run_serve(const ServeOptions& o) {
   }
   RequestLimits limits;
   limits.max_grace_s = config.checkpoint_grace_s;
+  // A job may span the cluster (docs/API.md: gpus 0..64×nodes); whether it fits the GPUs
+  // there are is the scheduler's check, with its own message.
+  limits.max_gpus =
+      static_cast<int>(std::clamp<size_t>(64 * cluster.nodes.size(), 64, size_t{1} << 20));
   HttpApi api(scheduler, auth, catalog.value(), limits,
               HttpOptions{config.max_request_bytes, config.http_threads});
   if (Status st = api.bind(listen.value().first, listen.value().second); !st.ok()) {

@@ -54,14 +54,22 @@ TEST(Alerts, MemoryNodeSilenceAndDeadlineRisk) {
   r.node_silent_s = 60;
   Book b(r);
   b.book.evaluate(100, {gpu(true, 1.0, 79000, 80000)}, {{"n1", 90}, {"n2", 10}},
-                  {{7, 1000, 3600}, {8, 1e9, 3600}, {9, 0, 3600}});
-  const auto j = b.book.to_json();
-  std::vector<std::string> rules;
-  for (const auto& a : j["active"]) rules.push_back(a["rule"].get<std::string>());
-  std::sort(rules.begin(), rules.end());
+                  {{7, "alpha", 1000, 3600}, {8, "alpha", 1e9, 3600}, {9, "alpha", 0, 3600}});
+  auto rules_of = [&](const std::string* team) {
+    std::vector<std::string> rules;
+    const nlohmann::json j = b.book.to_json(team);
+    for (const auto& a : j["active"]) rules.push_back(a["rule"]);
+    std::sort(rules.begin(), rules.end());
+    return rules;
+  };
   // n2 silent for 90 s; job 7 cannot finish 3600 s of work by t = 1000; job 8 can; job 9
   // has no deadline.
-  EXPECT_EQ(rules, (std::vector<std::string>{"deadline_risk", "gpu_memory_high", "node_silent"}));
+  EXPECT_EQ(rules_of(nullptr),
+            (std::vector<std::string>{"deadline_risk", "gpu_memory_high", "node_silent"}));
+  // Job 7 is alpha's: another team sees the cluster's alerts but not its job's.
+  const std::string alpha = "alpha", beta = "beta";
+  EXPECT_EQ(rules_of(&alpha), rules_of(nullptr));
+  EXPECT_EQ(rules_of(&beta), (std::vector<std::string>{"gpu_memory_high", "node_silent"}));
   b.book.evaluate(110, {gpu(true, 1.0, 1000, 80000)}, {{"n1", 110}, {"n2", 110}}, {});
   EXPECT_EQ(b.book.active_count(), 0u);
 }

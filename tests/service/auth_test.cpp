@@ -30,7 +30,11 @@ TEST(Auth, BearerTokensMapToTeamsOrAdmin) {
   EXPECT_FALSE(a.authenticate("Bearer "));
   EXPECT_FALSE(a.authenticate("Bearer tc"));
   EXPECT_FALSE(a.authenticate("Basic ta"));
-  EXPECT_FALSE(a.authenticate("bearer ta"));
+  // The scheme's case does not matter (RFC 9110 §11.1); the token's does.
+  ASSERT_TRUE(a.authenticate("bearer ta"));
+  EXPECT_EQ(a.authenticate("BEARER ta")->team, "alpha");
+  EXPECT_FALSE(a.authenticate("Bearer TA"));
+  EXPECT_FALSE(a.authenticate("Bearerta"));
 }
 
 TEST(Auth, NoAdminTokenMeansNoAdmin) {

@@ -82,6 +82,21 @@ TEST(JobRequest, EveryBadFieldIsNamed) {
   EXPECT_EQ(field_of(R"({"command":"x","env":{"A":1}})"), "env");
   EXPECT_EQ(field_of(R"({"command":"x","env":["A=1"]})"), "env");
   EXPECT_EQ(field_of(R"({"command":"x","colour":"blue"})"), "colour");
+  // Found by a review: a signal number past 32 bits wrapped (2^32 + 10 became SIGUSR1);
+  // "" was taken as the default class or tier; a 900 kB environment value was accepted and
+  // the job then failed at exec (E2BIG).
+  EXPECT_EQ(field_of(R"({"command":"x","checkpoint_signal":4294967306})"), "checkpoint_signal");
+  EXPECT_EQ(field_of(R"({"command":"x","checkpoint_signal":18446744073709551615})"),
+            "checkpoint_signal");
+  EXPECT_EQ(field_of(R"({"command":"x","checkpoint_signal":-4294967286})"), "checkpoint_signal");
+  EXPECT_EQ(field_of(R"({"command":"x","checkpoint_signal":12})"), "");
+  EXPECT_EQ(field_of(R"({"command":"x","class":""})"), "class");
+  EXPECT_EQ(field_of(R"({"command":"x","gpus":0,"gpu_model":"H100"})"), "gpu_model");
+  EXPECT_EQ(field_of(R"({"command":"x","tier":""})"), "tier");
+  EXPECT_EQ(field_of(R"({"command":"x","tier":null,"class":null})"), "");
+  EXPECT_EQ(field_of(R"({"command":"x","env":{"A":")" + std::string(131070, 'v') + R"("}})"),
+            "env");
+  EXPECT_EQ(field_of(R"({"command":"x","env":{"A":")" + std::string(131069, 'v') + R"("}})"), "");
 }
 
 TEST(JobRequest, SignalNames) {

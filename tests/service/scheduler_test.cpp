@@ -178,6 +178,37 @@ TEST(Scheduler, MeasuredUtilizationIsPricedAsIdleAllocatedWaste) {
   EXPECT_LT(idle, compute);
 }
 
+// /v1/nodes shows a team the ids of its own jobs only: another team's running job holds its
+// GPU (allocated) without its id, which GET /v1/jobs/{id} would answer 404 for.
+TEST(Scheduler, NodesShowATeamItsOwnJobIdsOnly) {
+  Fixture f;
+  auto s = f.make();
+  JobRequest r;
+  r.command = "train";
+  r.gpus = 1;
+  const auto reply = s->submit(kAlpha, r).get();
+  ASSERT_EQ(reply.status, 201);
+  const int64_t id = reply.body["id"];
+  wait_state(*s, id, "running");
+  auto ids_seen = [&](const Principal& who) {
+    std::vector<int64_t> ids;
+    int64_t allocated = 0;
+    const nlohmann::json nodes = s->nodes(who).get().body["nodes"];
+    for (const auto& n : nodes)
+      for (const auto& g : n["gpus"]) {
+        allocated += g["allocated_milli"].get<int64_t>();
+        for (const auto& j : g["jobs"]) ids.push_back(j);
+      }
+    return std::make_pair(ids, allocated);
+  };
+  const Principal beta{"beta", false};
+  EXPECT_EQ(ids_seen(kAlpha).first, std::vector<int64_t>{id});
+  EXPECT_EQ(ids_seen(kAdmin).first, std::vector<int64_t>{id});
+  EXPECT_TRUE(ids_seen(beta).first.empty());
+  EXPECT_EQ(ids_seen(beta).second, ids_seen(kAdmin).second);  // the GPU still shows in use
+  EXPECT_EQ(s->get_job(beta, id).get().status, 404);
+}
+
 // A deadline already past is refused, naming the field; one in the future is accepted.
 TEST(Scheduler, RefusesADeadlineAlreadyPast) {
   Fixture f;
@@ -455,7 +486,7 @@ TEST(Scheduler, ForeignJobTakesItsGpusIsAccountedAndLeftAlone) {
     EXPECT_EQ(s->act(kAdmin, ext, Scheduler::Action::kHold).get().status, 409);
     EXPECT_EQ(s->set_tier(kAdmin, ext, Tier::kGeneral).get().status, 409);
     EXPECT_EQ(s->get_job(kAlpha, ext).get().status, 404);  // not alpha's
-    const auto nodes = s->nodes().get().body["nodes"];
+    const auto nodes = s->nodes(kAdmin).get().body["nodes"];
     EXPECT_EQ(nodes[0]["gpus"][0]["external"], true);
     EXPECT_EQ(nodes[0]["gpus"][1]["allocated_milli"], 1000);
     const auto ledger = s->ledger(kAdmin).get().body;
@@ -487,7 +518,7 @@ TEST(Scheduler, BackendOutageRaisesOneAlertResolvedWhenItAnswers) {
   auto s = f.make();
   auto active = [&] {
     size_t n = 0;
-    const nlohmann::json all = s->alerts().get().body["active"];
+    const nlohmann::json all = s->alerts(kAdmin).get().body["active"];
     for (const auto& a : all) n += a["rule"] == "backend_unreachable" ? 1 : 0;
     return n;
   };
@@ -496,14 +527,14 @@ TEST(Scheduler, BackendOutageRaisesOneAlertResolvedWhenItAnswers) {
   down.message = "Slurm not answering";
   push(f, down);
   ASSERT_TRUE(eventually([&] { return active() == 1; }));
-  const auto a = s->alerts().get().body["active"][0];
+  const auto a = s->alerts(kAdmin).get().body["active"][0];
   EXPECT_EQ(a["subject"], "scripted");
   EXPECT_EQ(a["message"], "Slurm not answering");
   DriverEvent up;
   up.kind = DriverEvent::Kind::kBackendUp;
   push(f, up);
   ASSERT_TRUE(eventually([&] { return active() == 0; }));
-  const auto recent = s->alerts().get().body["recent"];
+  const auto recent = s->alerts(kAdmin).get().body["recent"];
   ASSERT_EQ(recent.size(), 1u);
   EXPECT_EQ(recent[0]["rule"], "backend_unreachable");
 }
