@@ -41,7 +41,8 @@ Status read_openb_table(const Table& table, const TraceOptions& options, Trace& 
   const GpuCatalog& catalog = *options.catalog;
 
   return collect_rows(
-      table, options, trace, [&](const CsvRow& row, size_t index) -> Result<JobSpec> {
+      table, options, trace,
+      [&](const CsvRow& row, size_t index) -> Result<JobSpec> {
         const Where w = table.where(row);
         JobSpec job;
         job.id = field(row, c[0]);
@@ -93,7 +94,8 @@ Status read_openb_table(const Table& table, const TraceOptions& options, Trace& 
         job.submit = created.value();
         job.duration = deleted.value() - start;
         return job;
-      });
+      },
+      ColumnNames{"name", "creation_time", "deletion_time", "num_gpu", "gpu_milli"});
 }
 
 }  // namespace frugal

@@ -43,28 +43,31 @@ Status read_pollux_table(const Table& table, const TraceOptions& options, Trace&
   if (!cols.ok()) return cols.error();
   const std::vector<int> c = std::move(cols).value();
 
-  return collect_rows(table, options, trace, [&](const CsvRow& row, size_t) -> Result<JobSpec> {
-    const Where w = table.where(row);
-    JobSpec job;
-    job.id = field(row, c[0]);
-    job.name = field(row, c[2]);
-    const PolluxApp* app = find_app(job.name);
-    if (app == nullptr)
-      return field_error(w, "application",
-                         fmt::format("unknown application '{}' (known: cifar10, ncf, bert, "
-                                     "deepspeech2, yolov3, imagenet)",
-                                     job.name));
-    auto submit = parse_seconds(field(row, c[1]), "time", w);
-    if (!submit.ok()) return submit.error();
-    auto replicas = parse_count(field(row, c[3]), "num_replicas", w);
-    if (!replicas.ok()) return replicas.error();
-    if (replicas.value() < 1) return field_error(w, "num_replicas", "must be at least 1");
-    job.submit = submit.value();
-    job.gpus = static_cast<int>(replicas.value());
-    job.job_class = app->job_class;
-    job.duration = app->gpu_hours * 3600.0 / static_cast<double>(job.gpus);
-    return job;
-  });
+  return collect_rows(
+      table, options, trace,
+      [&](const CsvRow& row, size_t) -> Result<JobSpec> {
+        const Where w = table.where(row);
+        JobSpec job;
+        job.id = field(row, c[0]);
+        job.name = field(row, c[2]);
+        const PolluxApp* app = find_app(job.name);
+        if (app == nullptr)
+          return field_error(w, "application",
+                             fmt::format("unknown application '{}' (known: cifar10, ncf, bert, "
+                                         "deepspeech2, yolov3, imagenet)",
+                                         job.name));
+        auto submit = parse_seconds(field(row, c[1]), "time", w);
+        if (!submit.ok()) return submit.error();
+        auto replicas = parse_count(field(row, c[3]), "num_replicas", w);
+        if (!replicas.ok()) return replicas.error();
+        if (replicas.value() < 1) return field_error(w, "num_replicas", "must be at least 1");
+        job.submit = submit.value();
+        job.gpus = static_cast<int>(replicas.value());
+        job.job_class = app->job_class;
+        job.duration = app->gpu_hours * 3600.0 / static_cast<double>(job.gpus);
+        return job;
+      },
+      ColumnNames{"name", "time", "duration", "num_replicas", "gpu_milli"});
 }
 
 }  // namespace frugal

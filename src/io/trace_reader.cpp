@@ -154,6 +154,12 @@ Result<Trace> read_trace(const std::string& path, const TraceOptions& options) {
     table.rows.erase(table.rows.begin());
   }
   trace.format = format;
+  // A column named twice: which one a reader takes would be arbitrary.
+  for (size_t i = 0; i < table.columns.size(); ++i)
+    for (size_t k = 0; k < i; ++k)
+      if (!table.columns[i].empty() && table.columns[i] == table.columns[k])
+        return Error{fmt::format("{}:{}: column '{}' appears twice (columns {} and {})", path,
+                                 table.header_line, table.columns[i], k + 1, i + 1)};
 
   Status s;
   if (format == "itp")

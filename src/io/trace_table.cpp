@@ -35,22 +35,22 @@ Result<std::vector<int>> require_columns(const Table& table,
   return out;
 }
 
-Status validate_job(const JobSpec& job, const Where& where) {
-  if (job.id.empty()) return field_error(where, "id", "job id is empty");
+Status validate_job(const JobSpec& job, const Where& where, const ColumnNames& names) {
+  if (job.id.empty()) return field_error(where, names.id, "job id is empty");
   if (job.gpus < 0 || job.gpus > kMaxJobGpus)
-    return field_error(where, "gpus",
+    return field_error(where, names.gpus,
                        fmt::format("{} GPUs is outside [0, {}]", job.gpus, kMaxJobGpus));
   if (job.gpu_milli < 1 || job.gpu_milli > kMilliPerGpu)
-    return field_error(where, "gpu_milli",
+    return field_error(where, names.gpu_milli,
                        fmt::format("{} is outside [1, {}]", job.gpu_milli, kMilliPerGpu));
   if (job.gpu_milli < kMilliPerGpu && job.gpus != 1)
-    return field_error(where, "gpu_milli",
+    return field_error(where, names.gpu_milli,
                        fmt::format("a fractional share ({}) needs exactly 1 GPU, not {}",
                                    job.gpu_milli, job.gpus));
   if (!(job.submit >= 0) || !std::isfinite(job.submit))
-    return field_error(where, "submit", "must be a finite time >= 0");
+    return field_error(where, names.submit, "must be a finite time >= 0");
   if (!(job.duration >= 0) || !std::isfinite(job.duration))
-    return field_error(where, "duration", "must be a finite duration >= 0");
+    return field_error(where, names.duration, "must be a finite duration >= 0");
   if (job.min_gpus < 0 || job.max_gpus < 0 || job.min_gpus > job.max_gpus)
     return field_error(where, "min_gpus",
                        fmt::format("elastic bounds must satisfy 0 <= min_gpus <= max_gpus, got "
@@ -70,16 +70,17 @@ Status JobCollector::bad_row(Error error) {
 
 Status JobCollector::add(Result<JobSpec> job, const Where& where) {
   if (!job.ok()) return bad_row(job.error());
-  if (Status s = validate_job(job.value(), where); !s.ok()) return bad_row(s.error());
+  if (Status s = validate_job(job.value(), where, names_); !s.ok()) return bad_row(s.error());
   if (!ids_.insert(job.value().id).second)
-    return bad_row(field_error(where, "id", fmt::format("duplicate job id '{}'", job.value().id)));
+    return bad_row(
+        field_error(where, names_.id, fmt::format("duplicate job id '{}'", job.value().id)));
   trace_.jobs.push_back(std::move(job).value());
   return Status::Ok();
 }
 
 Status collect_rows(const Table& table, const TraceOptions& options, Trace& trace,
-                    const RowParser& parse) {
-  JobCollector sink(trace, options);
+                    const RowParser& parse, const ColumnNames& names) {
+  JobCollector sink(trace, options, names);
   trace.jobs.reserve(table.rows.size());
   for (size_t i = 0; i < table.rows.size(); ++i) {
     const CsvRow& row = table.rows[i];

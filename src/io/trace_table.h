@@ -26,14 +26,23 @@ struct Table {
   Where where(const CsvRow& row) const { return Where{path, row.line}; }
 };
 
+// The file's names for the job fields validate_job checks, so that its errors name the
+// column the user wrote (ITP's `num_gpu`, not JobSpec's `gpus`). The defaults are the native
+// format's own column names.
+struct ColumnNames {
+  std::string_view id = "id", submit = "submit", duration = "duration", gpus = "gpus",
+                   gpu_milli = "gpu_milli";
+};
+
 // Checks the invariants every job must satisfy (see docs/TRACE_FORMATS.md):
 // gpus in [0, 4096], gpu_milli in [1, 1000], fractional only with gpus == 1, submit and
 // duration >= 0 and finite, elastic bounds 1 <= min <= max (when set), non-empty id.
-Status validate_job(const JobSpec& job, const Where& where);
+Status validate_job(const JobSpec& job, const Where& where, const ColumnNames& names = {});
 
 class JobCollector {
  public:
-  JobCollector(Trace& trace, const TraceOptions& options) : trace_(trace), options_(options) {}
+  JobCollector(Trace& trace, const TraceOptions& options, ColumnNames names = {})
+      : trace_(trace), options_(options), names_(names) {}
 
   // Validates and appends `job`; on failure returns the error, or, when skipping bad rows,
   // counts it and returns Ok.
@@ -44,6 +53,7 @@ class JobCollector {
  private:
   Trace& trace_;
   const TraceOptions& options_;
+  ColumnNames names_;
   std::unordered_set<std::string> ids_;
 };
 
@@ -51,7 +61,7 @@ class JobCollector {
 // result to a collector. `parse` receives the row and its 0-based data-row index.
 using RowParser = std::function<Result<JobSpec>(const CsvRow& row, size_t index)>;
 Status collect_rows(const Table& table, const TraceOptions& options, Trace& trace,
-                    const RowParser& parse);
+                    const RowParser& parse, const ColumnNames& names = {});
 
 // Indices of the columns `names`, in order; an error naming the first one missing.
 Result<std::vector<int>> require_columns(const Table& table,

@@ -120,7 +120,9 @@ TEST(TraceItp, NegativeDurationAndHugeGpuCounts) {
                                    "a,0,5,5000\n"),
                          options());
   ASSERT_FALSE(huge.ok());
-  EXPECT_TRUE(contains(huge.error().message, "h.csv:2: field 'gpus'")) << huge.error().message;
+  // Named by the file's column, not JobSpec's field.
+  EXPECT_TRUE(contains(huge.error().message, "h.csv:2: field 'num_gpu': 5000 GPUs"))
+      << huge.error().message;
   auto nan = read_trace(dir.write("x.csv",
                                   "job_id,submission_time,duration,num_gpu\n"
                                   "a,nan,5,1\n"),
@@ -153,7 +155,7 @@ TEST(TraceItp, DuplicateIdIsAnError) {
                                     "a,1,1,1\n"),
                           options());
   ASSERT_FALSE(trace.ok());
-  EXPECT_TRUE(contains(trace.error().message, "d.csv:3: field 'id': duplicate job id 'a'"))
+  EXPECT_TRUE(contains(trace.error().message, "d.csv:3: field 'job_id': duplicate job id 'a'"))
       << trace.error().message;
 }
 

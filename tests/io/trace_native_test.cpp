@@ -98,6 +98,12 @@ TEST(TraceNative, CsvErrorsNameColumnClassTierAndRange) {
       read_trace(dir.write("p.csv", "id,submit,duration,preferred_model\nx,0,5,K80\n"), options());
   ASSERT_FALSE(model.ok());
   EXPECT_TRUE(contains(model.error().message, "unknown GPU model 'K80'"));
+  // A column named twice (which one counted was arbitrary).
+  auto twice = read_trace(dir.write("2.csv", "id,submit,duration,id\nx,0,5,y\n"), options());
+  ASSERT_FALSE(twice.ok());
+  EXPECT_TRUE(
+      contains(twice.error().message, "2.csv:1: column 'id' appears twice (columns 1 and 4)"))
+      << twice.error().message;
   // An absolute deadline before the submit (it was accepted and counted as a miss).
   auto early =
       read_trace(dir.write("d.csv", "id,submit,duration,deadline\nx,100,5,50\n"), options());
