@@ -116,19 +116,36 @@ Result<Inputs> load_inputs(const InputOptions& o) {
   } else {
     return Error{"no cluster: give --cluster FILE or --gpus N"};
   }
-  // Storage tiers named by jobs must exist in the cluster (or the default tiers).
+  // Regions and storage tiers named by jobs must exist in the cluster (the default tiers
+  // when it names none). A row that fails is an error naming its line, or skipped and
+  // counted under --skip-bad-rows like any other bad row.
   const auto tiers =
       in.cluster.storage_tiers.empty() ? default_storage_tiers() : in.cluster.storage_tiers;
-  for (const JobSpec& j : in.trace.jobs) {
+  std::vector<JobSpec> kept;
+  std::vector<size_t> kept_lines;
+  for (size_t i = 0; i < in.trace.jobs.size(); ++i) {
+    const JobSpec& j = in.trace.jobs[i];
+    const size_t line = i < in.trace.lines.size() ? in.trace.lines[i] : 0;
+    std::string why;
     if (!j.data_region.empty() && in.cluster.region_index(j.data_region) < 0)
-      return Error{fmt::format("{}: job '{}': data_region '{}' is not a region of the cluster",
-                               o.trace, j.id, j.data_region)};
-    if (j.dataset_gb + j.checkpoint_gb <= 0) continue;
-    if (std::none_of(tiers.begin(), tiers.end(),
-                     [&](const StorageTier& t) { return t.name == j.storage_tier; }))
-      return Error{fmt::format("{}: job '{}': storage_tier '{}' is not a tier of the cluster",
-                               o.trace, j.id, j.storage_tier)};
+      why = fmt::format("field 'data_region': '{}' is not a region of the cluster", j.data_region);
+    else if (j.dataset_gb + j.checkpoint_gb > 0 &&
+             std::none_of(tiers.begin(), tiers.end(),
+                          [&](const StorageTier& t) { return t.name == j.storage_tier; }))
+      why = fmt::format("field 'storage_tier': '{}' is not a tier of the cluster", j.storage_tier);
+    if (why.empty()) {
+      kept.push_back(j);
+      kept_lines.push_back(line);
+      continue;
+    }
+    const std::string msg = line > 0 ? fmt::format("{}:{}: {}", o.trace, line, why)
+                                     : fmt::format("{}: job '{}': {}", o.trace, j.id, why);
+    if (!o.skip_bad_rows) return Error{msg};
+    ++in.trace.skipped_rows;
+    if (in.trace.warnings.size() < kMaxTraceWarnings) in.trace.warnings.push_back(msg);
   }
+  in.trace.jobs = std::move(kept);
+  in.trace.lines = std::move(kept_lines);
   // A trace that ships its own nodes (openb) measured durations on those nodes: no scaling.
   if (reference.empty()) reference = in.trace.cluster && o.cluster.empty() ? "none" : "A100-80GB";
   if (reference == "none") {

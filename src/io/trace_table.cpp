@@ -8,7 +8,6 @@
 namespace frugal {
 namespace {
 
-constexpr size_t kMaxWarnings = 5;
 constexpr int kMaxJobGpus = 4096;
 
 }  // namespace
@@ -64,7 +63,8 @@ Status validate_job(const JobSpec& job, const Where& where, const ColumnNames& n
 Status JobCollector::bad_row(Error error) {
   if (!options_.skip_bad_rows) return error;
   ++trace_.skipped_rows;
-  if (trace_.warnings.size() < kMaxWarnings) trace_.warnings.push_back(std::move(error.message));
+  if (trace_.warnings.size() < kMaxTraceWarnings)
+    trace_.warnings.push_back(std::move(error.message));
   return Status::Ok();
 }
 
@@ -75,6 +75,7 @@ Status JobCollector::add(Result<JobSpec> job, const Where& where) {
     return bad_row(
         field_error(where, names_.id, fmt::format("duplicate job id '{}'", job.value().id)));
   trace_.jobs.push_back(std::move(job).value());
+  trace_.lines.push_back(where.line);
   return Status::Ok();
 }
 

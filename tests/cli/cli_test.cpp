@@ -340,5 +340,24 @@ TEST_F(Cli, JsonKeysStayWhenTheLedgerIsZero) {
   EXPECT_EQ(j["cost"]["total_usd"], 0.0);
 }
 
+// Checks against the cluster (a data_region it lacks, a storage tier it lacks) name the row's
+// line like the reader's own checks, and --skip-bad-rows skips such rows too (they were an
+// error without a line that --skip-bad-rows did not skip).
+TEST_F(Cli, ClusterChecksOnRowsNameTheLineAndCanBeSkipped) {
+  const std::string t = write("regions.csv",
+                              "id,submit,duration,data_region,dataset_gb,storage_tier\n"
+                              "a,0,10,mars,,\n"
+                              "b,0,10,,,\n"
+                              "c,0,10,,5,lukewarm\n");
+  const Exit r = frugal("simulate --trace " + t + " --gpus 16");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(contains(r.err, "regions.csv:2: field 'data_region': 'mars' is not a region"))
+      << r.err;
+  const Exit s = frugal("simulate --trace " + t + " --gpus 16 --skip-bad-rows --format json");
+  ASSERT_EQ(s.code, 0) << s.err;
+  EXPECT_EQ(nlohmann::json::parse(s.out)["jobs"]["submitted"], 1);
+  EXPECT_TRUE(contains(s.err, "skipped 2 malformed rows")) << s.err;
+}
+
 }  // namespace
 }  // namespace frugal
