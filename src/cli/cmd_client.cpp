@@ -15,7 +15,14 @@ struct ClientOptions {
   std::string server = "http://127.0.0.1:8080";
   std::string token;
   void add_to(CLI::App* cmd) {
-    cmd->add_option("--server", server, "frugal serve URL")->capture_default_str();
+    cmd->add_option("--server", server, "frugal serve URL")
+        ->capture_default_str()
+        ->check([](const std::string& url) -> std::string {
+          const bool scheme = url.rfind("http://", 0) == 0 || url.rfind("https://", 0) == 0;
+          return scheme && url.find("://") + 3 < url.size()
+                     ? std::string()
+                     : "expected http://HOST:PORT, got '" + url + "'";
+        });
     cmd->add_option("--token", token, "Bearer token (default: $FRUGAL_TOKEN)");
   }
   ApiClient client() const {

@@ -7,7 +7,17 @@ namespace frugal {
 namespace {
 
 Result<ApiResponse> answer(const httplib::Result& r, const std::string& server) {
-  if (!r) return Error{fmt::format("{}: {}", server, httplib::to_string(r.error()))};
+  if (!r) {
+    // The library names the failure in one word ("Connection"); say what it means here.
+    const httplib::Error e = r.error();
+    const std::string why =
+        e == httplib::Error::Connection ? "cannot connect (is `frugal serve` running there?)"
+        : e == httplib::Error::Read || e == httplib::Error::Write
+            ? "the connection broke (" + httplib::to_string(e) + ")"
+        : e == httplib::Error::ConnectionTimeout ? "no answer to the connection within 5 s"
+                                                 : httplib::to_string(e);
+    return Error{fmt::format("{}: {}", server, why)};
+  }
   ApiResponse a;
   a.status = r->status;
   a.body = nlohmann::json::parse(r->body, nullptr, false);

@@ -359,5 +359,16 @@ TEST_F(Cli, ClusterChecksOnRowsNameTheLineAndCanBeSkipped) {
   EXPECT_TRUE(contains(s.err, "skipped 2 malformed rows")) << s.err;
 }
 
+// Client commands say what a failed connection means, and refuse a --server that is no URL
+// (both printed only "Connection").
+TEST_F(Cli, ClientErrorsSayWhatWentWrong) {
+  const Exit down = frugal("jobs --server http://127.0.0.1:1");
+  EXPECT_EQ(down.code, 1);
+  EXPECT_TRUE(contains(down.err, "http://127.0.0.1:1: cannot connect")) << down.err;
+  const Exit bad = frugal("jobs --server notaurl");
+  EXPECT_NE(bad.code, 0);
+  EXPECT_TRUE(contains(bad.err, "--server: expected http://HOST:PORT, got 'notaurl'")) << bad.err;
+}
+
 }  // namespace
 }  // namespace frugal
