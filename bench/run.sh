@@ -12,7 +12,7 @@
 #      accepted submissions/s and decision latency p50/p99, medians of 5 runs), appended.
 # Targets are printed PASS/FAIL; a FAIL does not fail the script (only errors do).
 #
-# Usage: bench/run.sh            (from anywhere; about 3 minutes on 2 cores)
+# Usage: bench/run.sh            (from anywhere; about 3-5 minutes on 2 cores)
 # Environment: BUILD_DIR (default build), WORK_DIR (default /tmp/frugal-bench-$UID),
 #   OUT (default bench/RESULTS.md), JOBS (1000000), GPUS (80000), LOAD (0.9), SEED (1),
 #   RUNS (3), CHECK_JOBS (100000), SKIP_MICRO=1, SKIP_LEDGER=1, SKIP_REPLAY=1, SKIP_CHECK=1, SKIP_SERVE=1,
