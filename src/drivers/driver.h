@@ -118,6 +118,9 @@ struct DriverEvent {
   int exit_code = -1;
   int term_signal = 0;
   std::string message;  // human-readable detail
+  // kExited / kLost: when the job ended (Unix s) if the driver knows it and it is earlier
+  // than the report (a job that ended while the service was down); <= 0: at the report.
+  double ended_unix = 0;
   // kForeign only.
   std::vector<SlotAssignment> slots;
   std::string owner;

@@ -145,6 +145,17 @@ void LocalDriver::advance_stop(Proc& p, Clock::time_point now) {
   }
 }
 
+namespace {
+
+// When the wrapper wrote `path` (the job's exit status): the job's end; 0 if unknown.
+double written_at(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return 0;
+  return static_cast<double>(st.st_mtim.tv_sec) + st.st_mtim.tv_nsec / 1e9;
+}
+
+}  // namespace
+
 Result<bool> LocalDriver::adopt(const std::string& job_id, const std::string& persisted) {
   std::string handle = persisted;
   if (handle.empty()) {
@@ -163,8 +174,15 @@ Result<bool> LocalDriver::adopt(const std::string& job_id, const std::string& pe
   if (!h) return Error{fmt::format("adopt: malformed local handle '{}'", handle)};
   const auto ticks = process_start_ticks(h->first);
   if (!ticks || *ticks != h->second) {
-    // Gone while the service was down: found if the wrapper recorded its exit status.
-    std::ifstream f(fmt::format("{}/{}.exit", options_.log_dir, job_id));
+    // Gone while the service was down. Its group's stragglers (background children the job
+    // left) are killed as when the service sees a job end; ESRCH when there are none. Only
+    // when no process has the pid: a pid still in use as a group id is never reused, so a
+    // live process with it (another start time) means the job's group no longer exists and
+    // the id may now name someone else's.
+    if (!ticks) killpg(h->first, SIGKILL);
+    // Found if the wrapper recorded its exit status; it ended when it wrote it.
+    const std::string exit_file = fmt::format("{}/{}.exit", options_.log_dir, job_id);
+    std::ifstream f(exit_file);
     int code = -1;
     if (!(f >> code) || code < 0) return false;
     DriverEvent e;
@@ -172,6 +190,7 @@ Result<bool> LocalDriver::adopt(const std::string& job_id, const std::string& pe
     e.job_id = job_id;
     e.handle = handle;
     e.exit_code = code;
+    e.ended_unix = written_at(exit_file);
     e.message = fmt::format("exited with code {} while the service was down", code);
     ended_.push_back(std::move(e));
     return true;
@@ -195,6 +214,7 @@ std::vector<DriverEvent> LocalDriver::poll() {
   for (auto it = procs_.begin(); it != procs_.end();) {
     Proc& p = it->second;
     bool gone = false;
+    bool pid_reused = false;  // the pid names another process now: its group is not ours
     DriverEvent e;
     e.job_id = p.job_id;
     e.handle = p.handle;
@@ -221,11 +241,13 @@ std::vector<DriverEvent> LocalDriver::poll() {
       const auto ticks = process_start_ticks(p.pid);
       if (!ticks || *ticks != p.ticks) {
         gone = true;
+        pid_reused = ticks.has_value();
         std::ifstream f(p.exit_file);
         int code = -1;
         if (f >> code && code >= 0) {
           e.kind = DriverEvent::Kind::kExited;
           e.exit_code = code;
+          e.ended_unix = written_at(p.exit_file);
           e.message = fmt::format("exited with code {} (adopted after a restart)", code);
         } else {
           e.kind = DriverEvent::Kind::kLost;
@@ -234,7 +256,7 @@ std::vector<DriverEvent> LocalDriver::poll() {
       }
     }
     if (gone) {
-      killpg(p.pid, SIGKILL);  // stragglers of the job's group; ESRCH when none
+      if (!pid_reused) killpg(p.pid, SIGKILL);  // stragglers of the job's group; ESRCH when none
       events.push_back(std::move(e));
       it = procs_.erase(it);
     } else {

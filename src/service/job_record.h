@@ -47,6 +47,12 @@ struct JobRecord {
   std::string placement;         // JSON of the current placement while running
   double utilization = -1;       // mean GPU utilisation over telemetry samples; < 0 unknown
   int64_t utilization_samples = 0;
+  // A run stopped by preemption whose process has not exited yet: its handle and placement
+  // (JSON). Until it exits, its GPUs count as in use and the job's next run is not launched
+  // (two copies of a job never run at once); a restart finds and kills it. "" when none.
+  std::string stopping_handle;
+  std::string stopping_placement;
+  bool cancel_requested = false;  // a cancel is under way (survives a restart)
 };
 
 }  // namespace frugal

@@ -210,7 +210,20 @@ void Scheduler::turn(std::deque<Command>& batch) {
     Live& l = jobs_.at(id);
     // Still decided and not yet launched (a blocked start may have been preempted or moved).
     if (l.rec.state != JobStatus::kRunning || !l.rec.handle.empty() || l.move_to) continue;
-    if (gpus_in_transit(l.placement))
+    if (l.rec.cancel_requested) {  // cancelled while its launch waited: it never runs
+      close_segment(l, now);
+      engine_.finish(l.idx, engine_time(now));
+      engine_dirty_ = true;
+      l.placement = Placement{};
+      l.rec.placement.clear();
+      l.rec.state = JobStatus::kCancelled;
+      l.rec.reason = "cancelled";
+      l.rec.finished_at = now;
+      mark(l);
+      continue;
+    }
+    // Its previous run (stopped by a preemption) has not exited: one copy at a time.
+    if (!l.rec.stopping_handle.empty() || gpus_in_transit(l.placement))
       blocked_launches_.push_back(id);
     else
       launch(l, now);
@@ -218,12 +231,16 @@ void Scheduler::turn(std::deque<Command>& batch) {
 }
 
 bool Scheduler::gpus_in_transit(const Placement& p) const {
-  for (int64_t id : moving_) {
-    const Live& m = jobs_.at(id);
-    for (const Slot& a : m.placement.slots)
+  auto overlaps = [&p](const Placement& q) {
+    for (const Slot& a : q.slots)
       for (const Slot& b : p.slots)
         if (a.node == b.node && a.gpu == b.gpu && a.gpu >= 0) return true;
-  }
+    return false;
+  };
+  for (int64_t id : moving_)
+    if (overlaps(jobs_.at(id).placement)) return true;
+  for (const auto& [id, q] : stopping_runs_)
+    if (overlaps(q)) return true;
   return false;
 }
 
@@ -252,7 +269,13 @@ StopPlan Scheduler::stop_plan(const Live& l, bool checkpoint_first) const {
   p.grace_s = l.rec.request.grace_s >= 0 ? l.rec.request.grace_s : config_.checkpoint_grace_s;
   if (!checkpoint_first) p.grace_s = std::min(p.grace_s, config_.term_grace_s);
   p.term_grace_s = config_.term_grace_s;
-  p.requeue = !l.cancel_requested;  // preempted jobs run again; cancelled ones do not
+  p.requeue = !l.rec.cancel_requested;  // preempted jobs run again; cancelled ones do not
+  return p;
+}
+
+StopPlan Scheduler::kill_plan(const Live& l) const {
+  StopPlan p = stop_plan(l, false);
+  p.checkpoint_signal = 0;  // no checkpoint: SIGTERM, then SIGKILL
   return p;
 }
 
@@ -331,6 +354,14 @@ void Scheduler::apply(const Decision& d, double now, std::vector<int64_t>& start
     case Decision::Kind::kPreempt: {
       if (!l.draining && !l.rec.handle.empty() && !l.exited)
         (void)driver_->stop(l.rec.handle, stop_plan(l, false));
+      if (!l.rec.handle.empty() && !l.exited) {
+        // The engine frees its GPUs now, but the process is still in its stop sequence
+        // (TERM, then KILL after term_grace_s): until it exits neither its GPUs nor the job's
+        // next run may be used (both would run twice at once).
+        l.rec.stopping_handle = l.rec.handle;
+        l.rec.stopping_placement = l.rec.placement;
+        stopping_runs_[l.rec.id] = l.placement;
+      }
       close_segment(l, now);
       l.draining = false;
       l.move_to.reset();  // a move in progress ends in the queue instead
@@ -340,7 +371,7 @@ void Scheduler::apply(const Decision& d, double now, std::vector<int64_t>& start
       l.rec.state = JobStatus::kPreempted;
       ++l.rec.restart_count;
       l.rec.reason = "preempted: " + d.reason;
-      if (l.cancel_requested) {
+      if (l.rec.cancel_requested) {
         // A cancelled job's preemption ends it: take it off the queue.
         engine_.withdraw(l.idx, engine_time(now));
         l.rec.state = JobStatus::kCancelled;
@@ -448,17 +479,28 @@ void Scheduler::handle_event(const DriverEvent& e, double now, std::vector<int64
   const auto it = jobs_.find(id);
   if (it == jobs_.end()) return;
   Live& l = it->second;
+  if (!l.rec.stopping_handle.empty() && e.handle == l.rec.stopping_handle) {
+    // The stopped run's process is gone: its GPUs and the job's next launch are free.
+    l.rec.stopping_handle.clear();
+    l.rec.stopping_placement.clear();
+    stopping_runs_.erase(l.rec.id);
+    mark(l);
+    if (l.rec.handle != e.handle) {  // started again since (its launch was waiting for this)
+      log_(fmt::format("job {}: its stopped run ended ({})", id, e.message));
+      return;
+    }
+  }
   if (l.rec.handle != e.handle) return;  // an earlier run's late report
   l.rec.handle.clear();
   mark(l);
   log_(fmt::format("job {}: {}", id, e.message));
   if (l.rec.state != JobStatus::kRunning) return;  // already preempted or cancelled
-  if (l.draining && !l.cancel_requested) {
+  if (l.draining && !l.rec.cancel_requested) {
     // It stopped while writing its checkpoint: the engine requeues it at the grace's end.
     l.exited = true;
     return;
   }
-  if (l.move_to && !l.cancel_requested) {
+  if (l.move_to && !l.rec.cancel_requested) {
     // The old segment of a migration or resize ended (whatever its status): not the job's
     // end; the engine already holds its new placement.
     begin_moved_segment(l, now, starts);
@@ -466,13 +508,17 @@ void Scheduler::handle_event(const DriverEvent& e, double now, std::vector<int64
   }
   l.move_to.reset();
   moving_.erase(l.rec.id);
-  close_segment(l, now);
+  // A job that ended while the service was down ended then, not at this report: its run
+  // segment and finish time say so (the engine, on its own clock, frees the GPUs now).
+  const double ended =
+      e.ended_unix > 0 && e.ended_unix < now ? std::max(e.ended_unix, l.rec.segment_start) : now;
+  close_segment(l, ended);
   if (l.idx != Live::kNone) engine_.finish(l.idx, engine_time(now));
   engine_dirty_ = true;
   l.placement = Placement{};
   l.rec.placement.clear();
-  l.rec.finished_at = now;
-  if (l.cancel_requested) {
+  l.rec.finished_at = ended;
+  if (l.rec.cancel_requested) {
     l.rec.state = JobStatus::kCancelled;
     l.rec.reason = "cancelled";
   } else if (e.kind == DriverEvent::Kind::kExited && e.exit_code == 0) {

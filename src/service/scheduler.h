@@ -100,8 +100,7 @@ class Scheduler {
     JobIdx idx = kNone;     // current engine index (a new one per re-entry)
     Placement placement;    // while running
     bool draining = false;  // signalled; the engine holds its GPUs until the grace ends
-    bool cancel_requested = false;
-    bool exited = false;  // process ended while the engine still counts it running
+    bool exited = false;    // process ended while the engine still counts it running
     // A kMigrate/kResize in progress: the engine already holds this new placement; the old
     // run segment (rec.handle, rec.placement, `placement`) is being stopped with the
     // checkpoint plan. Its exit starts the next segment here (restart_count + 1). Only in
@@ -147,6 +146,11 @@ class Scheduler {
   LaunchSpec launch_spec(const Live& l) const;  // what the driver runs (no slots if waiting)
   void launch(Live& l, double now);
   StopPlan stop_plan(const Live& l, bool checkpoint_first) const;
+  // A stop without a checkpoint: SIGTERM now, SIGKILL after term_grace_s (a cancel, or a
+  // stopped run found still alive after a restart: its checkpoint time is over).
+  StopPlan kill_plan(const Live& l) const;
+  // After a restart: a job's stopped run still alive is stopped again and waited for.
+  void resume_stop(Live& l);
   std::string placement_json(const Placement& p) const;
   std::optional<Placement> parse_placement(const std::string& json) const;
   nlohmann::json job_json(const Live& l, double now) const;
@@ -175,6 +179,8 @@ class Scheduler {
   // (deferred_until, job) of deferred jobs, set back to queued when the wait ends.
   std::vector<int64_t> blocked_launches_;
   std::set<int64_t> moving_;
+  // Jobs whose preempted run has not exited yet (rec.stopping_handle): the GPUs it holds.
+  std::map<int64_t, Placement> stopping_runs_;
   std::set<std::pair<double, int64_t>> deferrals_;
   bool engine_dirty_ = true;
   double last_now_ = 0;

@@ -136,12 +136,8 @@ std::future<ApiReply> Scheduler::act(const Principal& who, int64_t id, Action ac
       case Action::kCancel:
         if (is_final(rec.state)) return error_reply(409, "the job already ended: " + state);
         if (rec.state == JobStatus::kRunning) {
-          l->cancel_requested = true;
-          if (!rec.handle.empty() && !l->exited) {
-            StopPlan p = stop_plan(*l, false);
-            p.checkpoint_signal = 0;  // a cancel needs no checkpoint: SIGTERM, then SIGKILL
-            (void)driver_->stop(rec.handle, p);
-          }
+          l->rec.cancel_requested = true;
+          if (!rec.handle.empty() && !l->exited) (void)driver_->stop(rec.handle, kill_plan(*l));
           rec.reason = "cancel requested";
         } else {
           if (!rec.held) engine_.withdraw(l->idx, engine_time(now));
@@ -255,6 +251,24 @@ std::future<ApiReply> Scheduler::health() {
   });
 }
 
+void Scheduler::resume_stop(Live& l) {
+  JobRecord& r = l.rec;
+  const std::string job = std::to_string(r.id);
+  Result<bool> a = driver_->adopt(job, r.stopping_handle);
+  if (a.ok() && a.value()) {
+    // Still alive, or ended while the service was down (its exit is reported next poll):
+    // either way it is waited for before the job runs again or its GPUs are used.
+    (void)driver_->stop(r.stopping_handle, kill_plan(l));
+    stopping_runs_[r.id] = parse_placement(r.stopping_placement).value_or(Placement{});
+    log_(fmt::format("job {}: its stopped run {} may still be exiting; stopping it", r.id,
+                     r.stopping_handle));
+    return;
+  }
+  r.stopping_handle.clear();
+  r.stopping_placement.clear();
+  mark(l);
+}
+
 Status Scheduler::recover() {
   Result<std::vector<JobRecord>> stored = store_->load_jobs();
   if (!stored.ok()) return stored.error();
@@ -269,6 +283,7 @@ Status Scheduler::recover() {
     const int64_t id = l.rec.id;
     Live& live = jobs_.emplace(id, std::move(l)).first->second;
     JobRecord& r = live.rec;
+    if (!r.stopping_handle.empty()) resume_stop(live);
     if (is_final(r.state) || r.held) continue;
     if (r.state == JobStatus::kRunning) {
       Result<bool> a = driver_->adopt(std::to_string(id), r.handle);
@@ -276,6 +291,9 @@ Status Scheduler::recover() {
       if (!a.ok()) log_(fmt::format("job {}: {}", id, a.error().message));
       if (found && r.handle.empty()) {
         r.handle = driver_->adopted_handle(std::to_string(id));
+        // The process the driver found for this job is its stopped run, not a new one (the
+        // new run was waiting for it to exit and never launched).
+        if (!r.stopping_handle.empty() && r.handle == r.stopping_handle) r.handle.clear();
         found = !r.handle.empty();
       }
       const auto placement = found ? parse_placement(r.placement) : std::nullopt;
@@ -288,6 +306,8 @@ Status Scheduler::recover() {
         if (st.ok()) {
           live.placement = *placement;
           ++adopted;
+          // A cancel under way when the service stopped goes on (TERM, then KILL).
+          if (r.cancel_requested) (void)driver_->stop(r.handle, kill_plan(live));
           mark(live);
           continue;
         }

@@ -49,7 +49,7 @@ nlohmann::json Scheduler::job_json(const Live& l, double now) const {
   j["reason"] = r.reason;
   j["utilization"] = r.utilization >= 0 ? nlohmann::json(r.utilization) : nlohmann::json();
   if (r.state == JobStatus::kDeferred) j["deferred_until"] = r.deferred_until;
-  if (l.cancel_requested) j["cancel_requested"] = true;
+  if (l.rec.cancel_requested) j["cancel_requested"] = true;
   if (r.state == JobStatus::kRunning) {
     nlohmann::json gpus = nlohmann::json::array();
     std::string node;

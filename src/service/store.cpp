@@ -44,6 +44,10 @@ constexpr const char* kMigrations[] = {
     // 2 → 3: measured GPU utilisation of a job (mean of telemetry samples; -1 unknown).
     "ALTER TABLE jobs ADD COLUMN utilization REAL NOT NULL DEFAULT -1;"
     "ALTER TABLE jobs ADD COLUMN utilization_samples INTEGER NOT NULL DEFAULT 0;",
+    // 3 → 4: a stopped run still exiting (its handle and placement), and a cancel under way.
+    "ALTER TABLE jobs ADD COLUMN stopping_handle TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE jobs ADD COLUMN stopping_placement TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE jobs ADD COLUMN cancel_requested INTEGER NOT NULL DEFAULT 0;",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -132,8 +136,9 @@ Status Store::prepare() {
   const char* put =
       "INSERT OR REPLACE INTO jobs (id, team, request, state, held, submitted_at, started_at,"
       " segment_start, finished_at, deferred_until, restart_count, exit_code, reason, handle,"
-      " placement, utilization, utilization_samples)"
-      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?);";
+      " placement, utilization, utilization_samples, stopping_handle, stopping_placement,"
+      " cancel_requested)"
+      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?);";
   const char* seg =
       "INSERT OR REPLACE INTO segments (job_id, t0, t1, kept_s, placement) VALUES (?,?,?,?,?);";
   if (sqlite3_prepare_v3(db_, put, -1, SQLITE_PREPARE_PERSISTENT, &put_job_, nullptr) !=
@@ -178,6 +183,11 @@ Status Store::put_job(const JobRecord& j) {
                     SQLITE_TRANSIENT);
   sqlite3_bind_double(s, 16, j.utilization);
   sqlite3_bind_int64(s, 17, j.utilization_samples);
+  sqlite3_bind_text(s, 18, j.stopping_handle.data(), static_cast<int>(j.stopping_handle.size()),
+                    SQLITE_TRANSIENT);
+  sqlite3_bind_text(s, 19, j.stopping_placement.data(),
+                    static_cast<int>(j.stopping_placement.size()), SQLITE_TRANSIENT);
+  sqlite3_bind_int(s, 20, j.cancel_requested ? 1 : 0);
   if (sqlite3_step(s) != SQLITE_DONE) return Error{sqlite3_errmsg(db_)};
   return Status::Ok();
 }
@@ -201,7 +211,8 @@ Result<std::vector<JobRecord>> Store::load_jobs() const {
   const char* sql =
       "SELECT id, team, request, state, held, submitted_at, started_at, segment_start,"
       " finished_at, deferred_until, restart_count, exit_code, reason, handle, placement,"
-      " utilization, utilization_samples FROM jobs ORDER BY id;";
+      " utilization, utilization_samples, stopping_handle, stopping_placement, cancel_requested"
+      " FROM jobs ORDER BY id;";
   if (sqlite3_prepare_v2(db_, sql, -1, &s, nullptr) != SQLITE_OK) return Error{sqlite3_errmsg(db_)};
   std::vector<JobRecord> out;
   int rc;
@@ -233,6 +244,9 @@ Result<std::vector<JobRecord>> Store::load_jobs() const {
     j.placement = column_text(s, 14);
     j.utilization = sqlite3_column_double(s, 15);
     j.utilization_samples = sqlite3_column_int64(s, 16);
+    j.stopping_handle = column_text(s, 17);
+    j.stopping_placement = column_text(s, 18);
+    j.cancel_requested = sqlite3_column_int(s, 19) != 0;
     out.push_back(std::move(j));
   }
   sqlite3_finalize(s);

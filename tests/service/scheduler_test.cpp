@@ -254,6 +254,23 @@ TEST(Scheduler, RestartAdoptsRunningJobsAndKeepsEveryJobOnce) {
   EXPECT_EQ(f.shared->started.size(), 3u);
 }
 
+// The first handle stop() was called with (waiting for it, bounded), or "".
+std::string first_stopped(Fixture& f) {
+  std::string h;
+  eventually([&] {
+    std::lock_guard<std::mutex> lock(f.shared->mu);
+    if (f.shared->stopped.empty()) return false;
+    h = f.shared->stopped[0];
+    return true;
+  });
+  return h;
+}
+
+// The job id of a scripted handle "h<id>.<restarts>".
+int64_t job_of(const std::string& handle) {
+  return std::stoll(handle.substr(1, handle.find('.') - 1));
+}
+
 size_t started_count(Fixture& f) {
   std::lock_guard<std::mutex> lock(f.shared->mu);
   return f.shared->started.size();
@@ -383,14 +400,9 @@ TEST(Scheduler, ConsolidationMovesAJobAndTheStartWaitsForItsOldSegment) {
   big.command = "big";
   big.gpus = 2;  // fits only when one node is emptied
   const int64_t ib = s->submit(kAlpha, big).get().body["id"];
-  std::string moved;
-  ASSERT_TRUE(eventually([&] {
-    std::lock_guard<std::mutex> lock(f.shared->mu);
-    if (f.shared->stopped.empty()) return false;
-    moved = f.shared->stopped[0];
-    return true;
-  }));
-  const int64_t im = std::stoll(moved.substr(1, moved.find('.') - 1));
+  const std::string moved = first_stopped(f);
+  ASSERT_FALSE(moved.empty());
+  const int64_t im = job_of(moved);
   // That turn is over (a later command ran): the big job is decided but not launched while
   // the moved job's old segment still holds a GPU it needs.
   auto jb = job(*s, ib);
@@ -407,16 +419,22 @@ TEST(Scheduler, ConsolidationMovesAJobAndTheStartWaitsForItsOldSegment) {
   EXPECT_EQ(last, (std::set<std::string>{std::to_string(im), std::to_string(ib)}));
 }
 
+// Two general-tier jobs of one GPU each, both running (the fixture's node has two GPUs).
+std::pair<int64_t, int64_t> two_general_jobs_running(Scheduler& s) {
+  JobRequest g;
+  g.command = "g";
+  const int64_t i1 = s.submit(kAlpha, g).get().body["id"];
+  const int64_t i2 = s.submit(kAlpha, g).get().body["id"];
+  wait_state(s, i1, "running");
+  wait_state(s, i2, "running");
+  return {i1, i2};
+}
+
 TEST(Scheduler, ARunningJobsTierChangesWhichJobIsPreempted) {
   Fixture f;
   f.grace_s = 0.2;
   auto s = f.make();
-  JobRequest g;
-  g.command = "g";
-  const int64_t i1 = s->submit(kAlpha, g).get().body["id"];
-  const int64_t i2 = s->submit(kAlpha, g).get().body["id"];
-  wait_state(*s, i1, "running");
-  wait_state(*s, i2, "running");
+  const auto [i1, i2] = two_general_jobs_running(*s);
   // The first one is promoted while it runs: it is no longer a victim for core work.
   const ApiReply r = s->set_tier(kAlpha, i1, Tier::kCore).get();
   ASSERT_EQ(r.status, 200) << r.body;
@@ -430,6 +448,80 @@ TEST(Scheduler, ARunningJobsTierChangesWhichJobIsPreempted) {
   EXPECT_EQ(job(*s, i1)["state"], "running");
   std::lock_guard<std::mutex> lock(f.shared->mu);
   EXPECT_EQ(f.shared->stopped, std::vector<std::string>{handle(i2, 0)});
+}
+
+// A preempted run whose process outlives its grace (it ignores the checkpoint signal and
+// SIGTERM) is waited for: neither the preemptor on its GPU nor the job's own next run starts
+// until it exits (both ran beside it; the job ran twice at once). A restart in between
+// finds the stopped run and stops it again.
+TEST(Scheduler, APreemptedRunThatOutlivesItsGraceIsWaitedFor) {
+  Fixture f;
+  f.grace_s = 0.2;
+  f.shared->stop_exits = false;  // stopped runs go on until finish()
+  auto s = f.make();
+  const auto [i1, i2] = two_general_jobs_running(*s);
+  JobRequest c;
+  c.command = "c";
+  c.tier = Tier::kCore;
+  const int64_t ic = s->submit(kAlpha, c).get().body["id"];
+  const std::string victim_handle = first_stopped(f);
+  ASSERT_FALSE(victim_handle.empty());
+  const int64_t victim = job_of(victim_handle);
+  const int64_t other = victim == i1 ? i2 : i1;
+  ASSERT_TRUE(eventually([&] { return job(*s, victim)["state"] == "preempted"; }));
+  wait_state(*s, ic, "running");  // decided on the victim's GPU ...
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(started_count(f), 2u);  // ... but not launched beside the victim's process
+  // The other job ends: the victim is decided again on the freed GPU, and still waits.
+  ScriptedDriver(f.shared).finish(handle(other, 0), 0);
+  wait_state(*s, other, "completed");
+  ASSERT_TRUE(eventually([&] { return job(*s, victim)["state"] == "running"; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(started_count(f), 2u);
+  // A restart now: the stopped run is found and stopped again, nothing runs twice.
+  s->stop();
+  s.reset();
+  s = f.make();
+  ASSERT_TRUE(eventually([&] {
+    std::lock_guard<std::mutex> lock(f.shared->mu);
+    return std::count(f.shared->stopped.begin(), f.shared->stopped.end(), victim_handle) == 2;
+  }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(started_count(f), 2u);
+  // Its exit lets both go.
+  ScriptedDriver(f.shared).finish(victim_handle, 143);
+  ASSERT_TRUE(eventually([&] { return started_count(f) == 4u; })) << job(*s, victim);
+  wait_state(*s, ic, "running");
+  wait_state(*s, victim, "running");
+  std::lock_guard<std::mutex> lock(f.shared->mu);
+  const std::set<std::string> last{f.shared->started[2], f.shared->started[3]};
+  EXPECT_EQ(last, (std::set<std::string>{std::to_string(ic), std::to_string(victim)}));
+}
+
+// A cancel under way when the service stops goes on after the restart (it was kept only in
+// memory: the adopted job ran on, unstopped, and ended completed or failed).
+TEST(Scheduler, ACancelUnderWaySurvivesARestart) {
+  Fixture f;
+  f.shared->stop_exits = false;
+  int64_t id = 0;
+  {
+    auto s = f.make();
+    JobRequest r;
+    r.command = "stubborn";
+    id = s->submit(kAlpha, r).get().body["id"];
+    wait_state(*s, id, "running");
+    ASSERT_EQ(s->act(kAlpha, id, Scheduler::Action::kCancel).get().status, 200);
+    s->stop();
+  }
+  auto s = f.make();
+  EXPECT_EQ(job(*s, id)["state"], "running");
+  EXPECT_EQ(job(*s, id)["cancel_requested"], true);
+  ASSERT_TRUE(eventually([&] {
+    std::lock_guard<std::mutex> lock(f.shared->mu);
+    return f.shared->stopped.size() == 2;  // stopped again by the new service
+  }));
+  ScriptedDriver(f.shared).finish(handle(id, 0), 137);
+  wait_state(*s, id, "cancelled");
 }
 
 void push(Fixture& f, DriverEvent e) {

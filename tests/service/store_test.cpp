@@ -46,6 +46,9 @@ TEST(Store, MigratesAndRoundTripsJobs) {
     r.exit_code = 3;
     r.utilization = 0.25;
     r.utilization_samples = 4;
+    r.stopping_handle = "99:100";
+    r.stopping_placement = R"({"model":"","slots":[[0,1,1000]]})";
+    r.cancel_requested = true;
     ASSERT_TRUE(s.value()->put_job(r).ok());
     ASSERT_TRUE(s.value()->put_job(record(8)).ok());
     ASSERT_TRUE(s.value()->add_segment(SegmentRow{8, 1, 2, 1, "{}"}).ok());
@@ -65,6 +68,11 @@ TEST(Store, MigratesAndRoundTripsJobs) {
   EXPECT_EQ(a.exit_code, 3);
   EXPECT_EQ(a.utilization, 0.25);
   EXPECT_EQ(a.utilization_samples, 4);
+  EXPECT_EQ(a.stopping_handle, "99:100");
+  EXPECT_EQ(a.stopping_placement, R"({"model":"","slots":[[0,1,1000]]})");
+  EXPECT_TRUE(a.cancel_requested);
+  EXPECT_FALSE(jobs.value()[1].cancel_requested);
+  EXPECT_EQ(jobs.value()[1].stopping_handle, "");
   EXPECT_FALSE(jobs.value()[1].exit_code.has_value());
   auto segs = s.value()->load_segments();
   ASSERT_TRUE(segs.ok());
