@@ -127,7 +127,8 @@ class Engine final : private CycleView {
   // running → pending (resources freed, not decided). `saved`: a signalled job's
   // checkpoint at the signal completed (else only periodic checkpoints count).
   void stop(JobIdx j, Seconds now, bool saved = false);
-  // Checkpoint-first preemption: signal `j`; its GPUs free at now + grace.
+  // Checkpoint-first preemption: signal `j`; its GPUs free at now + grace (or sooner: its
+  // JobSpec::checkpoint_grace when that is shorter).
   void signal(JobIdx j, Seconds now, Seconds grace);
   // Stops signalled jobs whose grace has ended (kPreempt, saved) and requeues them.
   void complete_drains(Seconds now);

@@ -43,6 +43,9 @@ struct JobSpec {
   Seconds deadline = kNever;  // absolute time
   bool deferrable = false;
   Seconds checkpoint_interval = 0;  // 0 = checkpoints when preempted, loses no work
+  // Time this job needs to write its checkpoint when signalled; < 0: the profile's grace.
+  // Never longer than the profile's (a job cannot hold GPUs past the operator's grace).
+  Seconds checkpoint_grace = -1;
 
   // Share of allocated GPU time spent computing (declared or from telemetry); the rest is
   // idle-allocated waste. 1.0 when unknown: frugal claims no waste it cannot see.

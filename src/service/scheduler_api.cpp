@@ -25,6 +25,7 @@ std::unique_ptr<JobSpec> make_spec(const JobRecord& r, const GpuCatalog& catalog
   s->deadline = q.deadline > 0 ? q.deadline - epoch : kNever;
   s->deferrable = q.deferrable;
   s->checkpoint_interval = 0;
+  s->checkpoint_grace = q.grace_s;      // < 0: the config's checkpoint_grace_s
   s->pinned = r.team == kExternalTeam;  // observed, not controlled: the engine never stops it
   return s;
 }

@@ -111,6 +111,28 @@ TEST(Engine, TierPreemptSignalsThenStopsAfterTheGrace) {
   EXPECT_EQ(e.check_invariants(), "");
 }
 
+// A job that checkpoints faster than the profile's grace (JobSpec::checkpoint_grace) frees
+// its GPUs when its own grace ends; one asking more than the profile gets the profile's.
+TEST(Engine, AJobsOwnShorterGraceEndsItsDrainSooner) {
+  for (const auto& [own, until] : {std::pair{5.0, 255.0}, {600.0, 310.0}, {-1.0, 310.0}}) {
+    SCOPED_TRACE(own);
+    Engine e(make_homogeneous_cluster(2, kA100, 2), test_gpus(), testing::profile("tiers"),
+             EngineOptions{kA100});
+    JobSpec g = job("g", 0, 2, 1000);
+    g.checkpoint_grace = own;
+    JobSpec c = job("c", 250, 1, 100);
+    c.tier = Tier::kCore;
+    e.submit(0, &g, 0);
+    ASSERT_TRUE(find(e.schedule(0), Decision::Kind::kStart, 0));
+    e.submit(1, &c, 250);
+    const Decision* s = find(e.schedule(250), Decision::Kind::kSignal, 0);
+    ASSERT_TRUE(s);
+    EXPECT_DOUBLE_EQ(s->until, until);
+    EXPECT_DOUBLE_EQ(e.next_wakeup(), until);
+    EXPECT_TRUE(find(e.schedule(until), Decision::Kind::kPreempt, 0));
+  }
+}
+
 TEST(Engine, ElasticResizeDecisions) {
   // One 8-GPU node. E asks for 2 (min 1, max 8): started at 2, grown to 8 in the same
   // cycle (kResize, restart = resize_cost_s). R (3 GPUs) arrives: E shrinks in place to 5
