@@ -354,7 +354,8 @@ void Scheduler::apply(const Decision& d, double now, std::vector<int64_t>& start
     case Decision::Kind::kPreempt: {
       if (!l.draining && !l.rec.handle.empty() && !l.exited)
         (void)driver_->stop(l.rec.handle, stop_plan(l, false));
-      if (!l.rec.handle.empty() && !l.exited) {
+      const bool outlived = !l.rec.handle.empty() && !l.exited;
+      if (outlived) {
         // The engine frees its GPUs now, but the process is still in its stop sequence
         // (TERM, then KILL after term_grace_s): until it exits neither its GPUs nor the job's
         // next run may be used (both would run twice at once).
@@ -371,6 +372,10 @@ void Scheduler::apply(const Decision& d, double now, std::vector<int64_t>& start
       l.rec.state = JobStatus::kPreempted;
       ++l.rec.restart_count;
       l.rec.reason = "preempted: " + d.reason;
+      if (outlived)  // the engine assumed a checkpoint; say what happened
+        l.rec.reason +=
+            "; its process was still running when the grace ended (SIGTERM, then "
+            "SIGKILL; its checkpoint may be incomplete)";
       if (l.rec.cancel_requested) {
         // A cancelled job's preemption ends it: take it off the queue.
         engine_.withdraw(l.idx, engine_time(now));

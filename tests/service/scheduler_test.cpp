@@ -469,6 +469,9 @@ TEST(Scheduler, APreemptedRunThatOutlivesItsGraceIsWaitedFor) {
   const int64_t victim = job_of(victim_handle);
   const int64_t other = victim == i1 ? i2 : i1;
   ASSERT_TRUE(eventually([&] { return job(*s, victim)["state"] == "preempted"; }));
+  EXPECT_NE(job(*s, victim)["reason"].get<std::string>().find("still running when the grace"),
+            std::string::npos)
+      << job(*s, victim)["reason"];
   wait_state(*s, ic, "running");  // decided on the victim's GPU ...
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   EXPECT_EQ(started_count(f), 2u);  // ... but not launched beside the victim's process
