@@ -214,12 +214,13 @@ def case_preempt(svc):
         print("job events:", text.replace("\n", " | "))
         # The checkpoint signal reached the job before Slurm requeued (killed) it.
         assert text.startswith("start restart=0 slurm=\ncheckpoint\n"), text
-    # The core job runs in Slurm on the victim's node.
+    # The core job runs in Slurm on the victim's node. It is submitted to Slurm only once the
+    # victim's run is seen gone (requeued), so it may not exist in Slurm yet.
     end = time.time() + 20
-    while time.time() < end and slurm_job(core)["job_state"] != "RUNNING":
+    while time.time() < end and (slurm_job(core) or {}).get("job_state") != "RUNNING":
         time.sleep(0.3)
     sc = slurm_job(core)
-    assert sc["job_state"] == "RUNNING" and sc["tres_per_node"] == "gres:gpu:h100:4", sc
+    assert sc and sc["job_state"] == "RUNNING" and sc["tres_per_node"] == "gres:gpu:h100:4", sc
     cancel_all(svc, gens + [core])
     # The victim waited in frugal's queue; cancelling it there cancels its held Slurm job.
     end = time.time() + 20
