@@ -68,6 +68,26 @@ std::string impossible(const Run& r, const ClusterState& st) {
   return "";
 }
 
+// A GRES type in the run's record that is not its node's GPU (a log from another cluster,
+// or a stale GPU map): "" when every typed item matches. The run is still priced, as the
+// node's GPUs (what it held), and the caller warns.
+std::string foreign_type(const Run& r, const ClusterState& st, const GpuCatalog& catalog,
+                         const SlurmConfig& config) {
+  for (size_t i = 0; i < r.nodes.size(); ++i) {
+    const GresItem& g = r.gres[i];
+    if (g.type.empty() || g.count == 0) continue;
+    const GresMapping* m = config.by_gres_type(g.type);
+    const auto id = m ? catalog.find(m->model) : std::nullopt;
+    const GpuModelId node_model = st.model(r.nodes[i]);
+    if (id && *id == node_model) continue;
+    const std::string node_gpu =
+        node_model == kNoGpuModel ? std::string("no GPU") : catalog.at(node_model).name;
+    return fmt::format("its GRES type '{}' is not the GPU of {} ({}{}); priced as the node's",
+                       g.type, r.rec->nodes[i], node_gpu, m ? "" : ", and not in the GPU map");
+  }
+  return "";
+}
+
 }  // namespace
 
 Result<SlurmAttribution> attribute_jobcomp(const std::vector<JobcompRecord>& records,
@@ -192,6 +212,9 @@ Result<SlurmAttribution> attribute_jobcomp(const std::vector<JobcompRecord>& rec
             fmt::format("job {} run at {}: {}", r.rec->job_id, r.rec->start_unix, why));
         continue;
       }
+      if (std::string why = foreign_type(r, state, catalog, config); !why.empty())
+        out.warnings.push_back(
+            fmt::format("job {} run at {}: {}", r.rec->job_id, r.rec->start_unix, why));
       auto p = place(r, state, js, config.shards_per_gpu);
       if (!p) {
         out.warnings.push_back(fmt::format(

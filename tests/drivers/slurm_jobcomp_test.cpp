@@ -165,6 +165,29 @@ TEST(SlurmAccounting, ImpossibleRecordsAreWarnedAndSkipped) {
       << r.warnings[3];
   EXPECT_EQ(r.last_unix - r.first_unix, 9);  // job 8 (and 7's span) only
   EXPECT_NEAR(r.gpu_hours, 9.0 / 3600, 1e-12);
+  // A GRES type that is not the node's GPU (gpu1 has A100s) is warned about and the run is
+  // priced as the node's GPUs; an unmapped type says so too.
+  auto typed = parse_jobcomp(
+      "JobId=10 StartTime=2026-11-30T05:00:00 EndTime=2026-11-30T05:00:09 NodeList=gpu1 "
+      "Tres=cpu=1,gres/gpu=1,gres/gpu:h100=1\n"
+      "JobId=11 StartTime=2026-11-30T05:00:00 EndTime=2026-11-30T05:00:09 NodeList=gpu2 "
+      "Tres=cpu=1,gres/gpu=1,gres/gpu:k80=1\n"
+      "JobId=12 StartTime=2026-11-30T05:00:00 EndTime=2026-11-30T05:00:09 NodeList=gpu2 "
+      "Tres=cpu=1,gres/gpu=1,gres/gpu:a100=1\n",
+      "t");
+  ASSERT_TRUE(typed.ok()) << typed.error().message;
+  auto t = attribute_jobcomp(typed.value(), {}, cluster.value(), catalog.value(), SlurmConfig{});
+  ASSERT_TRUE(t.ok()) << t.error().message;
+  ASSERT_EQ(t.value().warnings.size(), 2u);
+  EXPECT_NE(t.value().warnings[0].find("job 10 run at"), std::string::npos);
+  EXPECT_NE(t.value().warnings[0].find("GRES type 'h100' is not the GPU of gpu1 (A100-80GB)"),
+            std::string::npos)
+      << t.value().warnings[0];
+  EXPECT_NE(t.value().warnings[1].find("'k80' is not the GPU of gpu2 (A100-80GB, and not in the "
+                                       "GPU map)"),
+            std::string::npos)
+      << t.value().warnings[1];
+  EXPECT_NEAR(t.value().gpu_hours, 3 * 9.0 / 3600, 1e-12);  // all three priced
   // A negative GPU count in Tres is an error naming the line, not "no GPU information".
   auto neg = parse_jobcomp("JobId=3 NodeList=gpu1 Tres=cpu=1,gres/gpu=-4\n", "n.log");
   ASSERT_FALSE(neg.ok());
