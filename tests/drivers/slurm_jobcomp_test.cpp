@@ -132,6 +132,18 @@ TEST(SlurmAccounting, UnknownNodeIsAnError) {
   EXPECT_EQ(a.error().message, "jobcomp record of job 4: node 'gpu9' is not in the cluster");
 }
 
+// Records given as jobcomp text, accounted on `cluster` (no GRES log); fails the test on a
+// parse or accounting error.
+SlurmAttribution attribute_text(const std::string& text, const ClusterSpec& cluster,
+                                const GpuCatalog& catalog) {
+  auto rec = parse_jobcomp(text, "j");
+  EXPECT_TRUE(rec.ok()) << rec.error().message;
+  if (!rec.ok()) return {};
+  auto a = attribute_jobcomp(rec.value(), {}, cluster, catalog, SlurmConfig{});
+  EXPECT_TRUE(a.ok()) << a.error().message;
+  return a.ok() ? a.value() : SlurmAttribution{};
+}
+
 // Records whose times or GPUs cannot be a run are warned about and skipped: an Unknown or
 // missing start (read as 1970, it costed a 56-year run), an end before the start (dropped
 // without a word), more GPUs on a node than it has (reported as overlapping records).
@@ -142,7 +154,7 @@ TEST(SlurmAccounting, ImpossibleRecordsAreWarnedAndSkipped) {
   ASSERT_TRUE(nodes.ok());
   auto cluster = cluster_from_slurm(nodes.value(), SlurmConfig{}, catalog.value());
   ASSERT_TRUE(cluster.ok());
-  auto rec = parse_jobcomp(
+  const SlurmAttribution r = attribute_text(
       "JobId=4 StartTime=Unknown EndTime=2026-11-30T05:00:09 NodeList=gpu1\n"
       "JobId=5 EndTime=2026-11-30T05:00:09 NodeList=gpu1\n"
       "JobId=6 StartTime=2026-11-30T05:00:09 EndTime=2026-11-30T05:00:00 NodeList=gpu1\n"
@@ -151,11 +163,7 @@ TEST(SlurmAccounting, ImpossibleRecordsAreWarnedAndSkipped) {
       "JobId=8 StartTime=2026-11-30T05:00:00 EndTime=2026-11-30T05:00:09 NodeList=gpu1 "
       "Tres=cpu=1,gres/gpu=1\n"
       "JobId=9 JobState=CANCELLED StartTime=Unknown EndTime=Unknown NodeList=(null)\n",
-      "j");
-  ASSERT_TRUE(rec.ok()) << rec.error().message;
-  auto a = attribute_jobcomp(rec.value(), {}, cluster.value(), catalog.value(), SlurmConfig{});
-  ASSERT_TRUE(a.ok()) << a.error().message;
-  const SlurmAttribution& r = a.value();
+      cluster.value(), catalog.value());
   ASSERT_EQ(r.warnings.size(), 4u);
   EXPECT_EQ(r.warnings[0], "job 4: no StartTime in its record: run skipped");
   EXPECT_EQ(r.warnings[1], "job 5: no StartTime in its record: run skipped");
@@ -167,27 +175,24 @@ TEST(SlurmAccounting, ImpossibleRecordsAreWarnedAndSkipped) {
   EXPECT_NEAR(r.gpu_hours, 9.0 / 3600, 1e-12);
   // A GRES type that is not the node's GPU (gpu1 has A100s) is warned about and the run is
   // priced as the node's GPUs; an unmapped type says so too.
-  auto typed = parse_jobcomp(
+  const SlurmAttribution t = attribute_text(
       "JobId=10 StartTime=2026-11-30T05:00:00 EndTime=2026-11-30T05:00:09 NodeList=gpu1 "
       "Tres=cpu=1,gres/gpu=1,gres/gpu:h100=1\n"
       "JobId=11 StartTime=2026-11-30T05:00:00 EndTime=2026-11-30T05:00:09 NodeList=gpu2 "
       "Tres=cpu=1,gres/gpu=1,gres/gpu:k80=1\n"
       "JobId=12 StartTime=2026-11-30T05:00:00 EndTime=2026-11-30T05:00:09 NodeList=gpu2 "
       "Tres=cpu=1,gres/gpu=1,gres/gpu:a100=1\n",
-      "t");
-  ASSERT_TRUE(typed.ok()) << typed.error().message;
-  auto t = attribute_jobcomp(typed.value(), {}, cluster.value(), catalog.value(), SlurmConfig{});
-  ASSERT_TRUE(t.ok()) << t.error().message;
-  ASSERT_EQ(t.value().warnings.size(), 2u);
-  EXPECT_NE(t.value().warnings[0].find("job 10 run at"), std::string::npos);
-  EXPECT_NE(t.value().warnings[0].find("GRES type 'h100' is not the GPU of gpu1 (A100-80GB)"),
+      cluster.value(), catalog.value());
+  ASSERT_EQ(t.warnings.size(), 2u);
+  EXPECT_NE(t.warnings[0].find("job 10 run at"), std::string::npos);
+  EXPECT_NE(t.warnings[0].find("GRES type 'h100' is not the GPU of gpu1 (A100-80GB)"),
             std::string::npos)
-      << t.value().warnings[0];
-  EXPECT_NE(t.value().warnings[1].find("'k80' is not the GPU of gpu2 (A100-80GB, and not in the "
-                                       "GPU map)"),
+      << t.warnings[0];
+  EXPECT_NE(t.warnings[1].find("'k80' is not the GPU of gpu2 (A100-80GB, and not in the "
+                               "GPU map)"),
             std::string::npos)
-      << t.value().warnings[1];
-  EXPECT_NEAR(t.value().gpu_hours, 3 * 9.0 / 3600, 1e-12);  // all three priced
+      << t.warnings[1];
+  EXPECT_NEAR(t.gpu_hours, 3 * 9.0 / 3600, 1e-12);  // all three priced
   // A negative GPU count in Tres is an error naming the line, not "no GPU information".
   auto neg = parse_jobcomp("JobId=3 NodeList=gpu1 Tres=cpu=1,gres/gpu=-4\n", "n.log");
   ASSERT_FALSE(neg.ok());
