@@ -117,12 +117,17 @@ TEST(SlurmAccounting, RecordedRunsFeedTheLedger) {
   EXPECT_EQ(none.value().gpu_hours, 0);
 }
 
+// The recorded test cluster's nodes (tests/data/slurm/nodes.json) as a cluster.
+Result<ClusterSpec> recorded_cluster(const GpuCatalog& catalog) {
+  auto nodes = parse_nodes_json(data("nodes.json"), "nodes.json");
+  if (!nodes.ok()) return nodes.error();
+  return cluster_from_slurm(nodes.value(), SlurmConfig{}, catalog);
+}
+
 TEST(SlurmAccounting, UnknownNodeIsAnError) {
   auto catalog = load_builtin_catalog();
   ASSERT_TRUE(catalog.ok());
-  auto nodes = parse_nodes_json(data("nodes.json"), "nodes.json");
-  ASSERT_TRUE(nodes.ok());
-  auto cluster = cluster_from_slurm(nodes.value(), SlurmConfig{}, catalog.value());
+  auto cluster = recorded_cluster(catalog.value());
   ASSERT_TRUE(cluster.ok());
   auto rec = parse_jobcomp(
       "JobId=4 StartTime=2026-11-30T05:00:00 EndTime=2026-11-30T05:00:09 NodeList=gpu9\n", "j");
@@ -150,9 +155,7 @@ SlurmAttribution attribute_text(const std::string& text, const ClusterSpec& clus
 TEST(SlurmAccounting, ImpossibleRecordsAreWarnedAndSkipped) {
   auto catalog = load_builtin_catalog();
   ASSERT_TRUE(catalog.ok());
-  auto nodes = parse_nodes_json(data("nodes.json"), "nodes.json");
-  ASSERT_TRUE(nodes.ok());
-  auto cluster = cluster_from_slurm(nodes.value(), SlurmConfig{}, catalog.value());
+  auto cluster = recorded_cluster(catalog.value());
   ASSERT_TRUE(cluster.ok());
   const SlurmAttribution r = attribute_text(
       "JobId=4 StartTime=Unknown EndTime=2026-11-30T05:00:09 NodeList=gpu1\n"

@@ -130,6 +130,16 @@ TEST(HourlyCsv, NanAndEmptyValuesAreErrors) {
 }
 
 // A price or intensity past any market's cap is an error naming the line (1.7e308 USD/MWh
+// A carbon series of one hour (Electricity Maps layout) with `value` as its intensity, read
+// back from c.csv.
+Result<HourlySeries> one_hour_of_carbon(TempDir& dir, const std::string& value) {
+  return read_carbon_csv(dir.write("c.csv",
+                                   "Datetime (UTC),Carbon Intensity gCO\xE2\x82\x82"
+                                   "eq/kWh (direct)\n"
+                                   "2023-06-01 00:00:00," +
+                                       value + "\n"));
+}
+
 // made a run's energy cost NaN, and 1e300 a 300-digit total, with exit status 0).
 TEST(HourlyCsv, HugeValuesAreErrors) {
   TempDir dir;
@@ -150,11 +160,7 @@ TEST(HourlyCsv, HugeValuesAreErrors) {
                                 "2023-06-01 00:00:00+00:00,x,100000\n"
                                 "2023-06-01 01:00:00+00:00,x,-100000\n");
   EXPECT_TRUE(read_price_csv(at_cap).ok());
-  const auto c = dir.write("c.csv",
-                           "Datetime (UTC),Carbon Intensity gCO\xE2\x82\x82"
-                           "eq/kWh (direct)\n"
-                           "2023-06-01 00:00:00,5001\n");
-  auto cs = read_carbon_csv(c);
+  auto cs = one_hour_of_carbon(dir, "5001");
   ASSERT_FALSE(cs.ok());
   EXPECT_TRUE(contains(cs.error().message, "c.csv:2: column 'Carbon Intensity"))
       << cs.error().message;
@@ -173,11 +179,7 @@ TEST(HourlyCsv, NegativePricesAreValidNegativeCarbonIsNot) {
   EXPECT_DOUBLE_EQ(s.value().values()[0], -12.5);
   EXPECT_DOUBLE_EQ(s.value().values()[1], 3.0);
 
-  const auto c = dir.write("c.csv",
-                           "Datetime (UTC),Carbon Intensity gCO\xE2\x82\x82"
-                           "eq/kWh (direct)\n"
-                           "2023-06-01 00:00:00,-1\n");
-  auto cs = read_carbon_csv(c);
+  auto cs = one_hour_of_carbon(dir, "-1");
   ASSERT_FALSE(cs.ok());
   EXPECT_TRUE(contains(cs.error().message, "c.csv:2: column 'Carbon Intensity"))
       << cs.error().message;
