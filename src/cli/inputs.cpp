@@ -121,11 +121,12 @@ Result<Inputs> load_inputs(const InputOptions& o) {
   // counted under --skip-bad-rows like any other bad row.
   const auto tiers =
       in.cluster.storage_tiers.empty() ? default_storage_tiers() : in.cluster.storage_tiers;
-  std::vector<JobSpec> kept;
-  std::vector<size_t> kept_lines;
+  // Kept rows are compacted in place (no copy of the trace when every row is fine).
+  size_t kept = 0;
+  const bool have_lines = in.trace.lines.size() == in.trace.jobs.size();
   for (size_t i = 0; i < in.trace.jobs.size(); ++i) {
     const JobSpec& j = in.trace.jobs[i];
-    const size_t line = i < in.trace.lines.size() ? in.trace.lines[i] : 0;
+    const size_t line = have_lines ? in.trace.lines[i] : 0;
     std::string why;
     if (!j.data_region.empty() && in.cluster.region_index(j.data_region) < 0)
       why = fmt::format("field 'data_region': '{}' is not a region of the cluster", j.data_region);
@@ -134,8 +135,11 @@ Result<Inputs> load_inputs(const InputOptions& o) {
                           [&](const StorageTier& t) { return t.name == j.storage_tier; }))
       why = fmt::format("field 'storage_tier': '{}' is not a tier of the cluster", j.storage_tier);
     if (why.empty()) {
-      kept.push_back(j);
-      kept_lines.push_back(line);
+      if (kept != i) {
+        in.trace.jobs[kept] = std::move(in.trace.jobs[i]);
+        if (have_lines) in.trace.lines[kept] = line;
+      }
+      ++kept;
       continue;
     }
     const std::string msg = line > 0 ? fmt::format("{}:{}: {}", o.trace, line, why)
@@ -144,8 +148,8 @@ Result<Inputs> load_inputs(const InputOptions& o) {
     ++in.trace.skipped_rows;
     if (in.trace.warnings.size() < kMaxTraceWarnings) in.trace.warnings.push_back(msg);
   }
-  in.trace.jobs = std::move(kept);
-  in.trace.lines = std::move(kept_lines);
+  in.trace.jobs.resize(kept);
+  if (have_lines) in.trace.lines.resize(kept);
   // A trace that ships its own nodes (openb) measured durations on those nodes: no scaling.
   if (reference.empty()) reference = in.trace.cluster && o.cluster.empty() ? "none" : "A100-80GB";
   if (reference == "none") {
