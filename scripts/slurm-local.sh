@@ -3,7 +3,9 @@
 # slurmd (gpu1, gpu2: 8 fake A100; gpu3, gpu4: 4 fake H100; gres/shard for fractions) and
 # slurmrestd with JWT on 127.0.0.1:6820. Config: deploy/slurm-local/. Needs root.
 #
-#   scripts/slurm-local.sh install           apt-get the Slurm packages if missing
+#   scripts/slurm-local.sh install           apt-get each Slurm package that is missing
+#   scripts/slurm-local.sh check-plugins [CONF]  exit 1 naming each plugin CONF (default:
+#       deploy/slurm-local/slurm.conf) or slurmrestd needs that is not installed
 #   scripts/slurm-local.sh start [--clean]   install if needed, start (--clean: no old jobs)
 #   scripts/slurm-local.sh stop              cancel jobs, stop exactly the daemons started here
 #   scripts/slurm-local.sh status            exit 0 when controller, 4 nodes and REST answer
@@ -23,7 +25,10 @@ LOG=/var/log/frugal-slurm
 RUN=/run/frugal-slurm/launch
 NODES="gpu1 gpu2 gpu3 gpu4"
 REST_ADDR=${FRUGAL_SLURM_REST_ADDR:-127.0.0.1:6820}
-PKGS="slurm-wlm slurmctld slurmd slurm-client slurmrestd munge curl"
+# Every package used here, checked one by one (dpkg-query): slurm-wlm-jwt-plugin provides the
+# auth/jwt that slurm.conf's AuthAltTypes and slurmrestd's rest_auth/jwt load.
+PKGS="slurm-wlm slurmctld slurmd slurm-client slurmrestd slurm-wlm-jwt-plugin munge curl"
+PLUGIN_DIR=${FRUGAL_SLURM_PLUGIN_DIR:-/usr/lib/x86_64-linux-gnu/slurm-wlm}
 
 T0=$(date +%s.%N)
 log() { echo "[slurm-local +$(awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2fs", b-a}')] $*"; }
@@ -41,19 +46,53 @@ wait_for() {
   return 1
 }
 
-installed() {
-  command -v slurmctld && command -v slurmd && command -v munged && command -v sinfo \
-    && command -v slurmrestd && command -v curl
-} >/dev/null 2>&1
+# Prints the packages of $PKGS that dpkg does not have installed (none: all present).
+missing_pkgs() {
+  local p
+  for p in $PKGS; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || echo "$p"
+  done
+}
 
 cmd_install() {
-  installed && return 0
-  [ "$(id -u)" -eq 0 ] || { echo "slurm-local: root needed to install $PKGS" >&2; return 1; }
-  log "installing $PKGS"
+  local missing
+  missing=$(missing_pkgs | tr '\n' ' ')
+  [ -z "${missing// }" ] && return 0
+  [ "$(id -u)" -eq 0 ] || { echo "slurm-local: root needed to install $missing" >&2; return 1; }
+  log "installing $missing"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq >/dev/null
   # shellcheck disable=SC2086
-  apt-get install -y -qq --no-install-recommends $PKGS >/dev/null
+  apt-get install -y -qq --no-install-recommends $missing >/dev/null
+}
+
+# The plugins a config names, as "file:key=value" lines: every *Type/*Types key of
+# slurm.conf (auth/munge → auth_munge.so) and each GresTypes entry (gres_gpu.so), plus the
+# ones slurmrestd is started with below.
+named_plugins() {
+  local conf=$1
+  sed -e 's/#.*//' "$conf" | awk -F= '
+    { key=$1; gsub(/[ \t]/, "", key); val=substr($0, index($0, "=")+1); gsub(/[ \t]/, "", val) }
+    key ~ /Types?$/ && key != "GresTypes" && val != "" {
+      n=split(val, v, ","); for (i=1; i<=n; i++) if (v[i] ~ /\//) print v[i] ":" key "=" val }
+    key == "GresTypes" { n=split(val, v, ","); for (i=1; i<=n; i++) print "gres/" v[i] ":" key "=" val }'
+  echo "rest_auth/jwt:slurmrestd -a rest_auth/jwt"
+  echo "openapi/v0.0.38:slurmrestd -s openapi/v0.0.38"
+}
+
+# Fails, naming each one, when a plugin the config names has no .so in $PLUGIN_DIR.
+cmd_check_plugins() {
+  local conf=${1:-$CONF_SRC/slurm.conf} line plugin file bad=0
+  [ -d "$PLUGIN_DIR" ] || { echo "slurm-local: no Slurm plugin directory $PLUGIN_DIR (is slurm-wlm installed?)" >&2; return 1; }
+  while IFS= read -r line; do
+    plugin=${line%%:*}
+    file="$PLUGIN_DIR/$(echo "$plugin" | tr '/.' '__').so"
+    if [ ! -e "$file" ]; then
+      echo "slurm-local: plugin $plugin (named by ${line#*:} in $conf) is missing: no $file" >&2
+      bad=1
+    fi
+  done < <(named_plugins "$conf")
+  return $bad
 }
 
 start_ctld() {  # $1: extra slurmctld options
@@ -69,7 +108,8 @@ cmd_start() {
   local clean=0
   [ "${1:-}" = "--clean" ] && clean=1
   [ "$(id -u)" -eq 0 ] || { echo "slurm-local: must run as root" >&2; return 1; }
-  cmd_install
+  cmd_install || return 1
+  cmd_check_plugins "$CONF_SRC/slurm.conf" || return 1
   mkdir -p "$RUN" "$LOG" "$LIB"
   for f in "$RUN"/*.pid; do
     [ -e "$f" ] || continue
@@ -184,7 +224,7 @@ cmd_ctest_start() {
   if [ "$(id -u)" -ne 0 ]; then
     why="not root (slurmctld, slurmd and munged are started as root)"
   elif ! cmd_install; then
-    why="could not install $PKGS"
+    why="could not install $(missing_pkgs | tr '\n' ' ')"
   else
     cmd_stop >/dev/null 2>&1 || true
     if ! (cmd_start --clean); then
@@ -202,10 +242,11 @@ cmd_ctest_start() {
 
 case "${1:-}" in
   install) cmd_install ;;
+  check-plugins) shift; cmd_check_plugins "$@" ;;
   start) shift; cmd_start "$@" ;;
   stop) cmd_stop ;;
   status) cmd_status ;;
   restart-ctld) shift; cmd_restart_ctld "$@" ;;
   ctest-start) shift; cmd_ctest_start "${1:?marker file}" ;;
-  *) sed -n '2,17p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,19p' "$0" >&2; exit 2 ;;
 esac
