@@ -171,6 +171,9 @@ class Scheduler {
   // Loop state (loop thread only, or before start()).
   std::map<int64_t, Live> jobs_;
   std::vector<int64_t> by_idx_;  // engine index → job id
+  // Specs of submissions refused at admission (no entry in jobs_): the engine keeps a
+  // pointer to each under its index, so they live as long as the engine.
+  std::vector<std::unique_ptr<JobSpec>> rejected_specs_;
   JobIdx next_idx_ = 0;
   int64_t next_id_ = 1;
   std::vector<int64_t> dirty_;

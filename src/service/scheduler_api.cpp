@@ -75,15 +75,19 @@ std::future<ApiReply> Scheduler::submit(const Principal& who, JobRequest request
     const JobRuntime& r = engine_.job(live.idx);
     if (r.state == JobState::kRejected) {
       // It can never run here: refuse it (the engine's queued kReject is then ignored).
+      // The reply is built before the entry is erased (it reads the request), and the spec
+      // outlives the entry: the engine keeps a pointer to it under this index.
       const JobRequest& q = live.rec.request;
       const std::string field = !q.gpu_model.empty() ? "gpu_model" : "gpus";
-      jobs_.erase(id);
-      return error_reply(
+      ApiReply refused = error_reply(
           400,
           fmt::format("the job can never run on this cluster ({} gpus x "
                       "{} milli{})",
                       q.gpus, q.gpu_milli, q.gpu_model.empty() ? "" : " of " + q.gpu_model),
           field);
+      rejected_specs_.push_back(std::move(live.spec));
+      jobs_.erase(id);
+      return refused;
     }
     ++accepted_;
     mark(live);
