@@ -367,6 +367,7 @@ void Engine::finish(JobIdx j, Seconds now) {
   if (j >= jobs_.size() || jobs_[j].state != JobState::kRunning) return;
   stop(j, now);
   jobs_[j].state = JobState::kFinished;
+  churn_.progress();
 }
 
 bool Engine::withdraw(JobIdx j, Seconds now) {
@@ -518,6 +519,7 @@ Seconds Engine::next_wakeup() const {
 const std::vector<Decision>& Engine::schedule(Seconds now) {
   now_ = now;
   out_.clear();
+  if (churn_.tripped()) return out_;
   out_.swap(queued_);
   while (!deferred_.empty() && deferred_.begin()->first <= now) {
     const JobIdx j = deferred_.begin()->second;
@@ -652,6 +654,8 @@ const std::vector<Decision>& Engine::schedule(Seconds now) {
                })
                               : std::function<double(NodeId)>(),
                deferred_.empty() ? kNever : deferred_.begin()->first);
+  churn_.record(now, out_, ChurnGuard::bound_for(jobs_.size()),
+                [this](JobIdx j) { return j < jobs_.size() ? jobs_[j].spec->id : "?"; });
   return out_;
 }
 

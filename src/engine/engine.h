@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cluster/cluster_state.h"
+#include "engine/churn_guard.h"
 #include "engine/decision.h"
 #include "engine/job_runtime.h"
 #include "engine/node_pool.h"
@@ -102,6 +103,11 @@ class Engine final : private CycleView {
   // fit although enough GPUs were free in total (blocked by fragmentation); 0 if none.
   // Free GPUs on nodes with fewer free than this are stranded (src/cost/ledger.h).
   int fragmentation_block() const { return fragmentation_block_; }
+
+  // Set once the engine made more decisions than ChurnGuard allows with no job started or
+  // ended (rules undoing each other): the error names the time, decision kinds and jobs.
+  // From then on schedule() decides nothing; the driver stops (simulation) or alerts.
+  const std::optional<std::string>& stalled() const { return churn_.tripped(); }
 
   // Cross-checks engine and cluster state; empty when consistent. O(jobs + cluster).
   std::string check_invariants() const;
@@ -258,6 +264,7 @@ class Engine final : private CycleView {
 
   std::vector<Decision> queued_;  // decided between cycles (rejects, node-down stops)
   std::vector<Decision> out_;
+  ChurnGuard churn_;
 };
 
 }  // namespace frugal

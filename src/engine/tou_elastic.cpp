@@ -39,6 +39,12 @@
 // take it; the autoscaler asks for that size too), growth back stops at it, and when off-peak
 // hours end a job above it gives back every on-demand node it alone occupies (tou_shrink,
 // kResize; the emptied node is released like any idle node).
+//
+// Without autoscaling (EngineOptions::static_capacity, and so the live service) on-demand
+// nodes stay provisioned and paid whether used or not: a node given back saves nothing and
+// growth onto it is paid anyway (grown_elsewhere). So none of the peak rules apply there —
+// tou_peak_size is the request and tou_shrink gives nothing back. (Applying them made
+// tou_shrink and elastic_grow undo each other forever: EXPERIMENTS.md, round 9.)
 
 #include <fmt/format.h>
 #include <algorithm>
@@ -144,7 +150,8 @@ int Engine::tou_peak_size(const JobRuntime& r, uint32_t home, Seconds end, Secon
   // (it grows again then) and that does not delay it: at its minimum until then, at its
   // maximum (after a boot and a restart) through those hours and at its request after them,
   // it ends no later than at its request all along. Else down to its request.
-  if (!(state_.spec().regions[home].time_of_use.discount > 0) || tou_cheap(home, now))
+  if (!pool_.autoscaled() || !(state_.spec().regions[home].time_of_use.discount > 0) ||
+      tou_cheap(home, now))
     return r.spec->gpus;
   const Seconds start = tou_next_start(home, now);
   if (!(end > start)) return r.spec->gpus;
@@ -211,7 +218,7 @@ std::vector<double> Engine::tou_growth_demand(Seconds now) const {
 }
 
 void Engine::tou_shrink(Seconds now) {
-  if (running_elastic_ == 0) return;
+  if (running_elastic_ == 0 || !pool_.autoscaled()) return;  // nothing saved (header)
   const ClusterSpec& spec = state_.spec();
   std::vector<JobIdx> cands;
   for (const QueueKey& k : running_) {

@@ -177,6 +177,9 @@ void Scheduler::turn(std::deque<Command>& batch) {
     const auto t0 = std::chrono::steady_clock::now();
     const std::vector<Decision>& ds = engine_.schedule(t);
     for (const Decision& d : ds) apply(d, now, starts);
+    // Rules undoing each other: the engine decides nothing more; say so where operators look
+    // (the alert also logs it). Jobs already running go on; nothing new starts.
+    if (engine_.stalled()) alerts_.raise("engine_stalled", "engine", *engine_.stalled(), now);
     ++cycles_;
     decisions_ += ds.size();
     decision_latency_.record(

@@ -132,6 +132,10 @@ class Simulation {
       }
       for (const Decision& d : engine_.schedule(t)) apply(d, t);
       ++result_.cycles;
+      if (engine_.stalled()) {
+        result_.stopped = *engine_.stalled();
+        break;
+      }
       if (opt_.check_invariants && result_.invariant_violation.empty()) {
         std::string v = engine_.check_invariants();
         if (v.empty()) v = check_alloc();
@@ -230,6 +234,10 @@ class Simulation {
       }
       for (const Decision& d : engine_.schedule(t)) apply(d, t);
       ++result_.cycles;
+      if (engine_.stalled()) {
+        result_.stopped = *engine_.stalled();
+        break;
+      }
     }
   }
 

@@ -178,6 +178,26 @@ TEST(TouElastic, NothingChangesWithoutADiscount) {
   EXPECT_DOUBLE_EQ(tou.ledger.total.compute.rental_usd, flat.ledger.total.compute.rental_usd);
 }
 
+// With static capacity (and so live) on-demand nodes are paid whether used or not: the peak
+// rules give nothing back and start nothing small, so +tou changes nothing. (They used to:
+// at 10:00 tou_shrink gave nodes back that elastic_grow took again at once, forever — ITP
+// cluster03 with --static-capacity never ended; the churn guard now stops such a run.)
+TEST(TouElastic, StaticCapacityChangesNothingAndEnds) {
+  const std::vector<JobSpec> jobs = {elastic("E", 0, 8, 4, 16, 72000),
+                                     elastic("F", 0, 8, 4, 16, 90000),
+                                     elastic("G", 40000, 8, 4, 16, 150000)};
+  SimOptions o;
+  o.static_capacity = true;
+  const SimResult tou = run_priced(jobs, night_discount(4), "fifo+elastic+tou", o);
+  const SimResult flat = run_priced(jobs, night_discount(4), "fifo+elastic", o);
+  EXPECT_EQ(tou.stopped, "");
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    EXPECT_GT(tou.jobs[i].finish, 0) << jobs[i].id;
+    EXPECT_DOUBLE_EQ(tou.jobs[i].finish, flat.jobs[i].finish) << jobs[i].id;
+    EXPECT_EQ(tou.jobs[i].resizes, flat.jobs[i].resizes) << jobs[i].id;
+  }
+}
+
 TEST(TouElastic, OnInTheFrugalProfileAndAnOption) {
   EXPECT_NE(profile("frugal").describe().find(" tou"), std::string::npos);
   EXPECT_EQ(profile("frugal:tou=0").describe().find(" tou"), std::string::npos);
