@@ -1,12 +1,22 @@
 // Client commands talking to a running `frugal serve`: submit, jobs, cancel, hold, release,
-// ledger.
+// priority, logs, ledger.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <memory>
+#include <optional>
+#include <thread>
 
 #include "cli/commands.h"
 #include "service/api_client.h"
+#include "service/job_record.h"
+#include "service/job_request.h"
 
 namespace frugal {
 namespace {
@@ -58,57 +68,211 @@ void print_account(const std::string& name, const nlohmann::json& a) {
              a["waste"].value("total_usd", 0.0), a.value("total_usd", 0.0));
 }
 
+const char* kind_name(RequestField::Kind k) {
+  switch (k) {
+    case RequestField::Kind::kString:
+      return "string";
+    case RequestField::Kind::kInt:
+      return "int";
+    case RequestField::Kind::kNumber:
+      return "number";
+    case RequestField::Kind::kBool:
+      return "bool";
+    case RequestField::Kind::kEnv:
+      return "env";
+    case RequestField::Kind::kSignal:
+      return "signal";
+    case RequestField::Kind::kDuration:
+      return "duration";
+    case RequestField::Kind::kTime:
+      return "time";
+  }
+  return "?";
+}
+
+double unix_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// "90", "90s", "15m", "2h", "1.5d" → seconds.
+Result<double> parse_duration(const std::string& s) {
+  static const std::pair<char, double> kUnits[] = {{'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}};
+  std::string num = s;
+  double unit = 1;
+  for (const auto& [c, mult] : kUnits)
+    if (!s.empty() && s.back() == c) {
+      num = s.substr(0, s.size() - 1);
+      unit = mult;
+    }
+  double v = 0;
+  const auto [end, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
+  if (num.empty() || ec != std::errc() || end != num.data() + num.size() || !(v >= 0))
+    return Error{"expected seconds, or a number with s, m, h or d (e.g. 90m)"};
+  return v * unit;
+}
+
+// The JSON value a `frugal submit` flag's text stands for.
+Result<nlohmann::json> flag_value(RequestField::Kind kind, const std::string& s, double now) {
+  using K = RequestField::Kind;
+  switch (kind) {
+    case K::kString:
+      return nlohmann::json(s);
+    case K::kInt: {
+      int v = 0;
+      const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+      if (ec != std::errc() || end != s.data() + s.size()) return Error{"expected an integer"};
+      return nlohmann::json(v);
+    }
+    case K::kNumber: {
+      double v = 0;
+      const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+      if (ec != std::errc() || end != s.data() + s.size()) return Error{"expected a number"};
+      return nlohmann::json(v);
+    }
+    case K::kSignal: {
+      const bool digits = !s.empty() && std::all_of(s.begin(), s.end(),
+                                                    [](char c) { return c >= '0' && c <= '9'; });
+      if (digits && s.size() <= 2) return nlohmann::json(std::stoi(s));
+      return nlohmann::json(s);  // a name: the service checks it
+    }
+    case K::kDuration: {
+      auto d = parse_duration(s);
+      if (!d.ok()) return d.error();
+      return nlohmann::json(d.value());
+    }
+    case K::kTime: {
+      if (!s.empty() && s[0] == '+') {
+        auto d = parse_duration(s.substr(1));
+        if (!d.ok()) return Error{"expected Unix seconds or +DURATION (e.g. +6h)"};
+        return nlohmann::json(std::floor(now + d.value()));
+      }
+      double v = 0;
+      const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+      if (s.empty() || ec != std::errc() || end != s.data() + s.size())
+        return Error{"expected Unix seconds or +DURATION (e.g. +6h)"};
+      return nlohmann::json(v);
+    }
+    case K::kBool:
+    case K::kEnv:
+      break;
+  }
+  return Error{"not a valued flag"};
+}
+
+// `frugal logs`: the whole stream (or its last `tail` lines), read in the service's bounded
+// answers; with `follow`, asks again from where the last answer ended until the job has
+// ended and one last read found nothing more.
+int follow_logs(ApiClient client, int64_t id, const std::string& stream, std::optional<int> tail,
+                bool follow, double poll_s) {
+  const std::string base = fmt::format("/v1/jobs/{}/logs?stream={}", id, stream);
+  std::string path = tail ? fmt::format("{}&tail={}", base, *tail) : base + "&offset=0";
+  bool ending = false;
+  for (;;) {
+    const auto r = client.get(path);
+    if (const int rc = report(r, false); rc != 0) return rc;
+    const nlohmann::json& b = r.value().body;
+    const std::string text = b.value("text", "");
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+    if (tail && b.value("truncated", false))
+      fmt::print(stderr, "(earlier lines left out: one answer holds at most {} bytes)\n",
+                 text.size());
+    tail.reset();
+    const auto to = b.value("to", int64_t{0}), size = b.value("size", int64_t{0});
+    path = fmt::format("{}&offset={}", base, to);
+    if (to < size) continue;  // more is there already
+    if (!follow || ending) return 0;
+    const auto job = client.get(fmt::format("/v1/jobs/{}", id));
+    if (const int rc = report(job, false); rc != 0) return rc;
+    const auto state = parse_job_status(job.value().body.value("state", ""));
+    if (state && is_final(*state)) {
+      ending = true;  // one last read: what it wrote before it ended
+      continue;
+    }
+    std::this_thread::sleep_for(std::chrono::duration<double>(poll_s));
+  }
+}
+
 }  // namespace
 
 void add_client_commands(CLI::App& app, int& exit_code) {
   {
-    auto o = std::make_shared<ClientOptions>();
-    auto words = std::make_shared<std::vector<std::string>>();
-    auto f = std::make_shared<nlohmann::json>(nlohmann::json::object());
-    auto name = std::make_shared<std::string>();
-    auto gpu_model = std::make_shared<std::string>();
-    auto cls = std::make_shared<std::string>();
-    auto tier = std::make_shared<std::string>();
-    auto workdir = std::make_shared<std::string>();
-    auto env = std::make_shared<std::vector<std::string>>();
-    auto gpus = std::make_shared<int>(-1);
-    auto milli = std::make_shared<int>(-1);
-    auto deferrable = std::make_shared<bool>(false);
+    // One flag per field of the job request (service/job_request.h), `command` excepted.
+    struct Submit {
+      ClientOptions o;
+      std::vector<std::string> words;
+      std::map<std::string, std::string> text;                // field → the flag's text
+      std::map<std::string, std::vector<std::string>> lists;  // kEnv fields
+      std::map<std::string, bool> flags;                      // kBool fields
+      bool fields = false;
+    };
+    auto sub = std::make_shared<Submit>();
     auto* cmd = app.add_subcommand("submit", "Submit a job: frugal submit [options] -- COMMAND...");
-    o->add_to(cmd);
-    cmd->add_option("--name", *name, "Job name");
-    cmd->add_option("--gpus", *gpus, "Whole GPUs (0: CPU-only; default 1)");
-    cmd->add_option("--gpu-milli", *milli, "Share of one GPU in milli-GPU (with --gpus 1)");
-    cmd->add_option("--gpu-model", *gpu_model, "GPU model constraint, e.g. H100");
-    cmd->add_option("--class", *cls, "pretrain, finetune, eval or preprocess");
-    cmd->add_option("--tier", *tier, "core, important or general");
-    cmd->add_option("--workdir", *workdir, "Absolute working directory");
-    cmd->add_option("--env", *env, "NAME=VALUE (repeatable)");
-    cmd->add_flag("--deferrable", *deferrable, "May wait for cheaper hours");
-    cmd->add_option("command", *words, "The command (after --)")->required();
-    cmd->callback([=, &exit_code] {
+    sub->o.add_to(cmd);
+    using K = RequestField::Kind;
+    for (const RequestField& f : job_request_fields()) {
+      if (std::string(f.flag).empty()) continue;
+      const std::string flag = std::string("--") + f.flag;
+      if (f.kind == K::kBool) {
+        cmd->add_flag(flag, sub->flags[f.name], f.help);
+      } else if (f.kind == K::kEnv) {
+        cmd->add_option(flag, sub->lists[f.name], f.help);
+      } else {
+        cmd->add_option(flag, sub->text[f.name], f.help);
+      }
+    }
+    cmd->add_flag("--fields", sub->fields,
+                  "Print the job request's fields with their flags as JSON, and exit");
+    cmd->add_option("command", sub->words, "The command (after --)");
+    cmd->callback([sub, &exit_code] {
+      if (sub->fields) {
+        nlohmann::json out = nlohmann::json::array();
+        for (const RequestField& f : job_request_fields())
+          out.push_back({{"field", f.name},
+                         {"flag", std::string(f.flag).empty() ? "" : std::string("--") + f.flag},
+                         {"kind", kind_name(f.kind)}});
+        fmt::print("{}\n", out.dump(2));
+        return;
+      }
+      if (sub->words.empty()) {
+        fmt::print(stderr, "error: a command is required: frugal submit [options] -- COMMAND...\n");
+        exit_code = 1;
+        return;
+      }
       nlohmann::json j;
       std::string command;
-      for (const std::string& w : *words) command += (command.empty() ? "" : " ") + w;
+      for (const std::string& w : sub->words) command += (command.empty() ? "" : " ") + w;
       j["command"] = command;
-      if (!name->empty()) j["name"] = *name;
-      if (*gpus >= 0) j["gpus"] = *gpus;
-      if (*milli >= 0) j["gpu_milli"] = *milli;
-      if (!gpu_model->empty()) j["gpu_model"] = *gpu_model;
-      if (!cls->empty()) j["class"] = *cls;
-      if (!tier->empty()) j["tier"] = *tier;
-      if (!workdir->empty()) j["workdir"] = *workdir;
-      if (*deferrable) j["deferrable"] = true;
-      for (const std::string& e : *env) {
-        const size_t eq = e.find('=');
-        if (eq == std::string::npos) {
-          fmt::print(stderr, "error: --env {}: expected NAME=VALUE\n", e);
+      for (const RequestField& f : job_request_fields()) {
+        if (std::string(f.flag).empty()) continue;
+        const std::string flag = std::string("--") + f.flag;
+        if (f.kind == K::kBool) {
+          if (sub->flags[f.name]) j[f.name] = true;
+          continue;
+        }
+        if (f.kind == K::kEnv) {
+          for (const std::string& e : sub->lists[f.name]) {
+            const size_t eq = e.find('=');
+            if (eq == std::string::npos || eq == 0) {
+              fmt::print(stderr, "error: {} {}: expected NAME=VALUE\n", flag, e);
+              exit_code = 1;
+              return;
+            }
+            j[f.name][e.substr(0, eq)] = e.substr(eq + 1);
+          }
+          continue;
+        }
+        const auto it = sub->text.find(f.name);
+        if (it == sub->text.end() || it->second.empty()) continue;
+        auto v = flag_value(f.kind, it->second, unix_now());
+        if (!v.ok()) {
+          fmt::print(stderr, "error: {} {}: {}\n", flag, it->second, v.error().message);
           exit_code = 1;
           return;
         }
-        j["env"][e.substr(0, eq)] = e.substr(eq + 1);
+        j[f.name] = v.value();
       }
-      exit_code = report(o->client().post("/v1/jobs", j));
+      exit_code = report(sub->o.client().post("/v1/jobs", j));
     });
   }
   {
@@ -165,6 +329,44 @@ void add_client_commands(CLI::App& app, int& exit_code) {
       fmt::print("{} job(s) with GPU time", b["jobs"].size());
       if (b.contains("note")) fmt::print("; {}", b["note"].get<std::string>());
       fmt::print("\n");
+    });
+  }
+  {
+    auto o = std::make_shared<ClientOptions>();
+    auto id = std::make_shared<int64_t>(0);
+    auto tier = std::make_shared<std::string>();
+    auto* cmd = app.add_subcommand(
+        "priority", "Change a job's priority tier: frugal priority ID core|important|general");
+    o->add_to(cmd);
+    cmd->add_option("id", *id, "Job id")->required();
+    cmd->add_option("tier", *tier, "core, important or general")->required();
+    cmd->callback([=, &exit_code] {
+      exit_code =
+          report(o->client().post(fmt::format("/v1/jobs/{}/priority", *id), {{"tier", *tier}}));
+    });
+  }
+  {
+    auto o = std::make_shared<ClientOptions>();
+    auto id = std::make_shared<int64_t>(0);
+    auto err = std::make_shared<bool>(false);
+    auto follow = std::make_shared<bool>(false);
+    auto tail = std::make_shared<int>(-1);
+    auto poll = std::make_shared<double>(1.0);
+    auto* cmd = app.add_subcommand(
+        "logs", "Print a job's output (GET /v1/jobs/{id}/logs): frugal logs ID [--err]");
+    o->add_to(cmd);
+    cmd->add_option("id", *id, "Job id")->required();
+    cmd->add_flag("--err", *err, "Its standard error instead of its standard output");
+    cmd->add_option("--tail", *tail, "Only the last N lines")->check(CLI::Range(0, 100000));
+    cmd->add_flag("-f,--follow", *follow,
+                  "Keep printing what it writes until it ends (polls the service)");
+    cmd->add_option("--poll", *poll, "Seconds between polls with --follow")
+        ->capture_default_str()
+        ->check(CLI::Range(0.05, 60.0));
+    cmd->callback([=, &exit_code] {
+      exit_code =
+          follow_logs(o->client(), *id, *err ? "err" : "out",
+                      *tail >= 0 ? std::optional<int>(*tail) : std::nullopt, *follow, *poll);
     });
   }
   for (const char* verb : {"cancel", "hold", "release"}) {

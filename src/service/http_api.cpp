@@ -6,6 +6,8 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
+#include "service/log_tail.h"
+
 namespace frugal {
 namespace {
 
@@ -23,6 +25,9 @@ ApiReply wait(std::future<ApiReply> f) {
     return error_reply(503, "the decision loop did not answer within 30 s");
   return f.get();
 }
+
+constexpr size_t kMaxLogBytes = size_t{1} << 20;  // per answer of GET .../logs
+constexpr int64_t kMaxLogTailLines = 100000;
 
 std::optional<int64_t> parse_id(const std::string& s) {
   if (s.empty() || s.size() > 18) return std::nullopt;
@@ -199,6 +204,43 @@ void HttpApi::routes() {
     if (!tier)
       return send(res, error_reply(400, "unknown tier (core, important, general)", "tier"));
     send(res, wait(scheduler_.set_tier(*who, *id, *tier)));
+  });
+  // A job's output, bounded (service/log_tail.h); the team's own jobs only (get_job decides).
+  s.Get(R"(/v1/jobs/([^/]+)/logs)", [=, this](const httplib::Request& req, httplib::Response& res) {
+    const auto who = principal(req, res);
+    if (!who) return;
+    const auto id = parse_id(req.matches[1]);
+    if (!id) return send(res, error_reply(404, "no such job", "id"));
+    const std::string stream = req.has_param("stream") ? req.get_param_value("stream") : "out";
+    if (stream != "out" && stream != "err")
+      return send(res, error_reply(400, "stream must be out or err", "stream"));
+    std::optional<int> tail;
+    std::optional<int64_t> offset;
+    if (req.has_param("tail")) {
+      const auto n = parse_id(req.get_param_value("tail"));
+      if (!n || *n > kMaxLogTailLines)
+        return send(res, error_reply(400, fmt::format("tail must be in [0, {}]", kMaxLogTailLines),
+                                     "tail"));
+      tail = static_cast<int>(*n);
+    }
+    if (req.has_param("offset")) {
+      offset = parse_id(req.get_param_value("offset"));
+      if (!offset)
+        return send(res, error_reply(400, "offset must be a byte offset >= 0", "offset"));
+    }
+    if (tail && offset)
+      return send(res, error_reply(400, "tail and offset exclude each other", "tail"));
+    const ApiReply job = wait(scheduler_.get_job(*who, *id));
+    if (job.status != 200) return send(res, job);
+    const std::string path =
+        job.body.at("logs").at(stream == "out" ? "stdout" : "stderr").get<std::string>();
+    const auto chunk = read_log(path, offset, tail, kMaxLogBytes);
+    if (!chunk.ok()) return send(res, error_reply(500, chunk.error().message, "logs"));
+    const LogChunk& c = chunk.value();
+    ApiReply r;
+    r.body = {{"id", *id},  {"stream", stream}, {"size", c.size},          {"from", c.from},
+              {"to", c.to}, {"text", c.text},   {"truncated", c.truncated}};
+    send(res, r);
   });
   s.Get("/v1/nodes", [=, this](const httplib::Request& req, httplib::Response& res) {
     const auto who = principal(req, res);

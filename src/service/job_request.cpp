@@ -65,20 +65,21 @@ bool env_name_ok(const std::string& n) {
   });
 }
 
-const std::vector<std::string>& known_fields() {
-  static const std::vector<std::string> k = {
-      "name",     "command",           "workdir",    "env",
-      "gpus",     "gpu_milli",         "gpu_model",  "class",
-      "tier",     "deadline",          "deferrable", "min_gpus",
-      "max_gpus", "checkpoint_signal", "grace_s",    "estimate_s"};
-  return k;
+bool known_field(const std::string& k) {
+  const auto& f = job_request_fields();
+  return std::any_of(f.begin(), f.end(), [&k](const RequestField& x) { return k == x.name; });
 }
 
 JobRequest parse(const json& body, const GpuCatalog& catalog, const RequestLimits& limits) {
   if (!body.is_object()) bad("body", "must be a JSON object");
-  for (const auto& [k, v] : body.items())
-    if (std::find(known_fields().begin(), known_fields().end(), k) == known_fields().end())
-      bad(k, "unknown field");
+  for (const auto& [k, v] : body.items()) {
+    const auto& sim = simulation_only_fields();
+    if (std::find(sim.begin(), sim.end(), k) != sim.end())
+      bad(k, fmt::format("simulation only: the {} backend cannot honour it live yet "
+                         "(follow-the-sun runs in `frugal simulate` with +sun)",
+                         limits.backend));
+    if (!known_field(k)) bad(k, "unknown field");
+  }
   JobRequest r;
   r.name = get_string(body, "name", 256);
   if (!body.contains("command")) bad("command", "required");
@@ -164,6 +165,37 @@ JobRequest parse(const json& body, const GpuCatalog& catalog, const RequestLimit
 }
 
 }  // namespace
+
+const std::vector<RequestField>& job_request_fields() {
+  using K = RequestField::Kind;
+  static const std::vector<RequestField> f = {
+      {"name", "name", K::kString, "Job name"},
+      {"command", "", K::kString, "The command (the words after --)"},
+      {"workdir", "workdir", K::kString, "Absolute working directory"},
+      {"env", "env", K::kEnv, "NAME=VALUE (repeatable)"},
+      {"gpus", "gpus", K::kInt, "Whole GPUs (0: CPU-only; default 1)"},
+      {"gpu_milli", "gpu-milli", K::kInt, "Share of one GPU in milli-GPU (with --gpus 1)"},
+      {"gpu_model", "gpu-model", K::kString, "GPU model constraint, e.g. H100"},
+      {"class", "class", K::kString, "pretrain, finetune, eval or preprocess"},
+      {"tier", "tier", K::kString, "core, important or general"},
+      {"deadline", "deadline", K::kTime, "Wanted completion: Unix seconds, or +DURATION from now"},
+      {"deferrable", "deferrable", K::kBool, "May wait for cheaper hours"},
+      {"min_gpus", "min-gpus", K::kInt, "Elastic: fewest GPUs it may run on"},
+      {"max_gpus", "max-gpus", K::kInt, "Elastic: most GPUs it may grow to (above --gpus)"},
+      {"checkpoint_signal", "checkpoint-signal", K::kSignal,
+       "Signal asking it to checkpoint before a stop (name or number; default USR1)"},
+      {"grace_s", "grace", K::kDuration,
+       "Time it gets to checkpoint after the signal, e.g. 30s (default: the service's)"},
+      {"estimate_s", "estimate", K::kDuration,
+       "Runtime estimate the scheduler plans with, e.g. 90m or 2h (default 1h)"},
+  };
+  return f;
+}
+
+const std::vector<std::string>& simulation_only_fields() {
+  static const std::vector<std::string> f = {"movable", "data_region"};
+  return f;
+}
 
 int parse_signal(const std::string& s) {
   static const std::pair<const char*, int> kNames[] = {

@@ -33,12 +33,32 @@ struct JobRequest {
   double estimate_s = 3600;    // runtime estimate the engine plans with
 };
 
+// Every field of POST /v1/jobs, in one table: the parser's known fields, to_json's keys and
+// `frugal submit`'s flags (one per field but `command`, the words after --) come from it, so
+// a new field cannot be left out of the CLI.
+struct RequestField {
+  // How `frugal submit` reads the flag's text: kDuration "90", "90s", "15m", "2h", "1d" →
+  // seconds; kTime Unix seconds or "+DURATION" from now; kSignal a name or a number; kEnv
+  // NAME=VALUE, repeatable; kBool a flag without a value.
+  enum class Kind { kString, kInt, kNumber, kBool, kEnv, kSignal, kDuration, kTime };
+  const char* name;  // the JSON key
+  const char* flag;  // frugal submit's long flag, without "--" ("" for command)
+  Kind kind;
+  const char* help;
+};
+const std::vector<RequestField>& job_request_fields();
+
+// Fields of the simulator's job model that no live backend can honour yet (follow-the-sun):
+// POST /v1/jobs refuses them with a 400 naming the backend.
+const std::vector<std::string>& simulation_only_fields();
+
 // Limits the service imposes (from its config).
 struct RequestLimits {
   int max_gpus = 64;        // per job (serve: 64 × the cluster's nodes)
   double max_grace_s = 60;  // the engine's checkpoint grace: no job may ask more
   size_t max_command_bytes = 16384;
   size_t max_env_vars = 256;
+  std::string backend = "live";  // named when a simulation-only field is refused
 };
 
 struct FieldError {

@@ -229,6 +229,7 @@ int run_serve(const ServeOptions& o) {
   }
   RequestLimits limits;
   limits.max_grace_s = config.checkpoint_grace_s;
+  limits.backend = config.backend;
   // A job may span the cluster (docs/API.md: gpus 0..64×nodes); whether it fits the GPUs
   // there are is the scheduler's check, with its own message.
   limits.max_gpus =

@@ -53,8 +53,10 @@ def check(cond, msg):
 
 
 class Daemon:
-    def __init__(self, frugal, gpus=2, grace_s=3, term_grace_s=2, policy="tiers", extra=""):
-        """policy None: no `policy` key (the service's default, the frugal profile)."""
+    def __init__(self, frugal, gpus=2, grace_s=3, term_grace_s=2, policy="tiers", extra="",
+                 backend="local"):
+        """policy None: no `policy` key (the service's default, the frugal profile).
+        backend "dry-run" needs a `cluster:` file in `extra` (write it into self.dir)."""
         self.frugal = frugal
         self.dir = tempfile.mkdtemp(prefix="frugal-it-")
         self.db = os.path.join(self.dir, "f.db")
@@ -63,7 +65,7 @@ class Daemon:
         self.proc = None
         with open(self.config, "w") as f:
             f.write(f"""listen: 127.0.0.1:{self.port}
-backend: local
+backend: {backend}
 {"policy: " + policy if policy else ""}
 checkpoint_grace_s: {grace_s}
 term_grace_s: {term_grace_s}

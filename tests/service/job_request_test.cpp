@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <set>
+#include <string>
 
 #include "io/catalog_yaml.h"
 
@@ -106,6 +108,40 @@ TEST(JobRequest, SignalNames) {
   EXPECT_EQ(parse_signal("0"), 0);
   EXPECT_EQ(parse_signal("SIG"), 0);
   EXPECT_EQ(parse_signal("99"), 0);
+}
+
+// The field table (job_request_fields) is what the parser accepts, what to_json writes and
+// what `frugal submit` makes flags of: the three cannot drift apart.
+TEST(JobRequest, FieldTableMatchesStoredFormAndParser) {
+  const nlohmann::json stored = to_json(JobRequest{});
+  std::set<std::string> table;
+  for (const RequestField& f : job_request_fields()) {
+    EXPECT_TRUE(table.insert(f.name).second) << "twice: " << f.name;
+    EXPECT_TRUE(stored.contains(f.name)) << "to_json lacks " << f.name;
+    EXPECT_EQ(std::string(f.flag).empty(), std::string(f.name) == "command") << f.name;
+    // Known to the parser: the stored default value of each field parses.
+    if (std::string(f.name) == "command") continue;  // given below; "" is refused
+    nlohmann::json body = {{"command", "true"}};
+    body[f.name] = stored[f.name];
+    if (std::string(f.name) == "grace_s") body[f.name] = 1.0;  // stored -1: "the service's"
+    const auto r = parse_job_request(body, catalog(), RequestLimits{});
+    const auto* e = std::get_if<FieldError>(&r);
+    EXPECT_EQ(e, nullptr) << f.name << ": " << (e ? e->field + " " + e->message : "");
+  }
+  for (const auto& [key, value] : stored.items()) EXPECT_TRUE(table.count(key)) << key;
+}
+
+TEST(JobRequest, SimulationOnlyFieldsAreRefusedNamingTheBackend) {
+  RequestLimits limits;
+  limits.backend = "slurm";
+  for (const std::string& f : simulation_only_fields()) {
+    nlohmann::json body = {{"command", "true"}, {f, true}};
+    const auto r = parse_job_request(body, catalog(), limits);
+    const auto* e = std::get_if<FieldError>(&r);
+    ASSERT_NE(e, nullptr) << f;
+    EXPECT_EQ(e->field, f);
+    EXPECT_NE(e->message.find("slurm backend"), std::string::npos) << e->message;
+  }
 }
 
 }  // namespace
