@@ -185,6 +185,22 @@ void Engine::complete_drains(Seconds now) {
   }
 }
 
+bool Engine::end_drain(JobIdx j, Seconds now) {
+  if (j >= jobs_.size() || jobs_[j].state != JobState::kRunning || !jobs_[j].signalled())
+    return false;
+  now_ = now;
+  Placement held = jobs_[j].placement;
+  stop(j, now, true);  // erases the drains_ entry
+  ++jobs_[j].preemptions;
+  enqueue(j, now);
+  Decision d = job_decision(Decision::Kind::kPreempt, j, std::move(held), kNever,
+                            "preempted for higher-tier work (checkpointed; it ended before "
+                            "its grace did)");
+  d.saved = true;
+  queued_.push_back(std::move(d));
+  return true;
+}
+
 void Engine::start(JobIdx j, Placement p, Seconds now) {
   JobRuntime& r = jobs_[j];
   leave_pending(j);

@@ -78,6 +78,11 @@ class Engine final : private CycleView {
   // queue and ends (state kFinished), no decision follows. Returns false if it was not
   // pending (running, finished or unknown); nothing changes then.
   bool withdraw(JobIdx j, Seconds now);
+  // A job signalled to checkpoint (kSignal) has ended before its grace did: its drain
+  // completes now instead of at the grace's end — the kPreempt (saved) comes with the next
+  // schedule() and its GPUs are free for the preemptor at once. Returns false (nothing
+  // changes) when `j` is not a running, signalled job.
+  bool end_drain(JobIdx j, Seconds now);
   // A running job's priority changed (the service's POST .../priority): the engine refers
   // to `spec` from now on — the same job, equal to the old spec in every field but `tier` —
   // and re-keys it, which matters only for later preemption choices. Returns false (nothing

@@ -504,8 +504,10 @@ void Scheduler::handle_event(const DriverEvent& e, double now, std::vector<int64
   log_(fmt::format("job {}: {}", id, e.message));
   if (l.rec.state != JobStatus::kRunning) return;  // already preempted or cancelled
   if (l.draining && !l.rec.cancel_requested) {
-    // It stopped while writing its checkpoint: the engine requeues it at the grace's end.
+    // It stopped while writing its checkpoint: its GPUs are free now, so the drain ends now
+    // (the engine requeues it and the preemptor may start) instead of at the grace's end.
     l.exited = true;
+    if (engine_.end_drain(l.idx, engine_time(now))) engine_dirty_ = true;
     return;
   }
   if (l.move_to && !l.rec.cancel_requested) {

@@ -126,5 +126,39 @@ TEST(EngineLive, PinnedJobIsNeverPreemptedNorStoppedByANodeDown) {
   }
 }
 
+// A signalled job that ends before its grace (its checkpoint written, its process gone)
+// frees its GPUs at once: the preemptor starts then, not when the grace would have ended.
+TEST(EngineLive, EndDrainStartsThePreemptorAtOnce) {
+  Engine e(make_homogeneous_cluster(8, kA100, 8), test_gpus(), testing::profile("tiers"),
+           EngineOptions{kA100});
+  JobSpec gen = job("gen", 0, 8, 1000), core = job("core", 10, 8, 100);
+  core.tier = Tier::kCore;
+  e.submit(0, &gen, 0);
+  ASSERT_TRUE(started(e.schedule(0), 0));
+  EXPECT_FALSE(e.end_drain(0, 5));  // not signalled: nothing changes
+  e.submit(1, &core, 10);
+  std::vector<Decision> ds = e.schedule(10);
+  ASSERT_EQ(count(ds, 0, Decision::Kind::kSignal), 1u);
+  Seconds grace_end = kNever;
+  for (const Decision& d : ds)
+    if (d.kind == Decision::Kind::kSignal) grace_end = d.until;
+  ASSERT_GT(grace_end, 12);
+  EXPECT_FALSE(started(ds, 1));
+  ASSERT_TRUE(e.end_drain(0, 12));
+  EXPECT_FALSE(e.end_drain(0, 12));  // once
+  ds = e.schedule(12);
+  EXPECT_EQ(count(ds, 0, Decision::Kind::kPreempt), 1u);
+  for (const Decision& d : ds)
+    if (d.kind == Decision::Kind::kPreempt) {
+      EXPECT_TRUE(d.saved);
+    }
+  EXPECT_TRUE(started(ds, 1));
+  EXPECT_EQ(e.job(0).preemptions, 1);
+  EXPECT_EQ(e.check_invariants(), "");
+  // The grace's end brings nothing more.
+  ds = e.schedule(grace_end);
+  EXPECT_EQ(count(ds, 0, Decision::Kind::kPreempt), 0u);
+}
+
 }  // namespace
 }  // namespace frugal

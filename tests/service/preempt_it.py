@@ -1,7 +1,8 @@
 """`frugal serve`: a core-tier job preempts a general-tier one. The victim gets its
 checkpoint signal (SIGUSR1) before any kill, is requeued and restarts with
 FRUGAL_RESTART_COUNT=1 and the same FRUGAL_CHECKPOINT_DIR. A victim that ignores the
-signal is terminated after the grace."""
+signal is terminated after the grace. A victim that checkpoints and exits at once hands its
+GPUs over at once, not when the grace would have ended."""
 import os
 
 from harness import ALPHA, BETA, Daemon, args, check
@@ -55,6 +56,33 @@ echo "never signalled"; exit 2
     d.wait_state(vip2, ["completed"], timeout_s=30)
     j = d.wait_state(stubborn, ["completed"], timeout_s=30)
     check(j["restart_count"] == 1, f"stubborn: {j}")
+    d.stop()
+    d.db_check()
+finally:
+    d.cleanup(a.keep)
+
+# With a long grace (20 s): the victim checkpoints and exits at once; the preemptor starts
+# when it has gone (it used to wait out the whole grace). Half the grace is the bound here.
+d = Daemon(a.frugal, gpus=1, grace_s=20, term_grace_s=1)
+try:
+    d.start()
+    quick = d.submit({"name": "quick", "tier": "general", "command":
+                      "[ \"$FRUGAL_RESTART_COUNT\" -gt 0 ] && exit 0; "
+                      "trap 'echo saved; exit 0' USR1; echo ready; "
+                      "i=0; while [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done"})
+    d.wait_state(quick, ["running"])
+    for _ in range(200):
+        if "ready" in d.read_log(quick):
+            break
+        time.sleep(0.1)
+    vip3 = d.submit({"name": "vip3", "command": "true", "tier": "core"})
+    v = d.wait_state(vip3, ["completed"], timeout_s=40)
+    waited = v["started_at"] - v["submitted_at"]
+    check("saved" in d.read_log(quick), f"quick never checkpointed: {d.read_log(quick)!r}")
+    check(waited < 10, f"the preemptor waited {waited:.1f} s for a victim that had exited "
+                       f"(grace 20 s)")
+    j = d.wait_state(quick, ["completed"], timeout_s=30)
+    check(j["restart_count"] == 1, f"quick: {j}")
     d.stop()
     d.db_check()
     print("ok: preemption with checkpoint signal before the kill")
