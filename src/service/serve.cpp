@@ -19,6 +19,7 @@
 #include "io/catalog_yaml.h"
 #include "io/cluster_yaml.h"
 #include "service/http_api.h"
+#include "service/local_cluster.h"
 #include "service/scheduler.h"
 #include "service/store.h"
 
@@ -130,7 +131,8 @@ int run_serve(const ServeOptions& o) {
     if (!std::filesystem::path(*dir).is_absolute()) *dir = (db_dir / *dir).string();
   std::filesystem::create_directories(config.log_dir, ec);
 
-  // The cluster: a spec file (synthetic inventories) or this host's inventory.
+  // The cluster: the backend's inventory (local: this host, never replaced by a file; slurm:
+  // its nodes), placed and priced by a `cluster:` file when given; dry-run: the file's nodes.
   ClusterSpec cluster;
   std::unique_ptr<Driver> driver;
   if (!config.cluster_file.empty()) {
@@ -183,13 +185,22 @@ int run_serve(const ServeOptions& o) {
   }
   log(fmt::format("backend {}: inventory from {}: {}", driver->name(), inv.value().source,
                   inv.value().note));
-  if (config.cluster_file.empty() || config.backend == "slurm") {
+  if (config.cluster_file.empty() || config.backend != "dry-run") {
     Result<ClusterSpec> c = cluster_from_inventory(inv.value(), config, catalog.value());
     if (!c.ok()) {
       log(c.error().message);
       return 1;
     }
-    if (!config.cluster_file.empty()) {
+    if (!config.cluster_file.empty() && config.backend == "local") {
+      // This host's GPUs, placed and priced by the file (service/local_cluster.h).
+      c = place_local_host(std::move(c).value(), cluster, config.cluster_file, catalog.value());
+      if (!c.ok()) {
+        log(c.error().message);
+        return 1;
+      }
+      log(fmt::format("cluster: region '{}' and pool '{}' from {}", c.value().regions[0].name,
+                      c.value().pools[0].name, config.cluster_file));
+    } else if (!config.cluster_file.empty()) {
       // Slurm backend: the nodes come from Slurm, the cluster file gives the place (its
       // first region: time zone, electricity prices, carbon, PUE, time-of-use) and the
       // storage tiers, so cost-aware policies (timeshift) price the live cluster.
