@@ -51,7 +51,9 @@ struct JobSpec {
   // idle-allocated waste. 1.0 when unknown: frugal claims no waste it cannot see.
   double utilization = 1.0;
   // Storage the job keeps while it exists (submit → finish).
-  std::string dataset;  // name; jobs naming the same dataset share one logical copy
+  // Name. Each job pays for its own copy; the ledger counts the copies beyond one that jobs
+  // naming the same dataset keep at once as duplicate_storage waste (cost/ledger.h).
+  std::string dataset;
   double dataset_gb = 0;
   double checkpoint_gb = 0;
   std::string storage_tier = "hot";  // tier its data lives on (cluster's storage_tiers)
