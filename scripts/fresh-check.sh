@@ -5,10 +5,12 @@
 # to /work/shared, and runs `CI=true bash .ci/run` inside it with chroot. Needs root and
 # Debian's archive. Not part of .ci/run (it takes 20–40 minutes on 2 cores).
 #
-#   scripts/fresh-check.sh [--root DIR] [--keep] [--log FILE]
+#   scripts/fresh-check.sh [--root DIR] [--keep] [--log FILE] [--no-ci]
 #     --root DIR  where to build the root (default /var/tmp/frugal-fresh; wiped first)
 #     --keep      leave the root in place afterwards (default: removed on success)
 #     --log FILE  the full log (default /var/tmp/frugal-fresh.log); its tail is printed
+#     --no-ci     build the root and copy the tree, then stop (kept; to look around in it:
+#                 mount as below and `chroot DIR bash`)
 #
 # What a fresh root needs and gets here, and nothing more:
 #   - `debootstrap --variant=minbase` plus git and ca-certificates: CI's machine has cloned the
@@ -30,6 +32,7 @@ SHARED="$(cd "$SRC/.." && pwd)/shared"
 ROOT=/var/tmp/frugal-fresh
 LOGF=/var/tmp/frugal-fresh.log
 KEEP=0
+CI_RUN=1
 CACHE=/var/cache/frugal-fresh-check
 MIRROR=${FRUGAL_FRESH_MIRROR:-http://deb.debian.org/debian}
 SEC_MIRROR=${FRUGAL_FRESH_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
@@ -39,7 +42,8 @@ while [ $# -gt 0 ]; do
     --root) ROOT=$2; shift 2 ;;
     --keep) KEEP=1; shift ;;
     --log) LOGF=$2; shift 2 ;;
-    *) sed -n '2,12p' "$0" >&2; exit 2 ;;
+    --no-ci) CI_RUN=0; KEEP=1; shift ;;
+    *) sed -n '2,14p' "$0" >&2; exit 2 ;;
   esac
 done
 
@@ -147,7 +151,7 @@ set +e
   set -e
   phase "debootstrap a minimal Debian 12 root" make_root
   phase "copy the working tree and shared/" copy_tree
-  phase "CI=true bash .ci/run" run_ci
+  [ $CI_RUN = 1 ] && phase "CI=true bash .ci/run" run_ci
   echo "=== fresh-check phases (seconds):"
   for i in "${!phase_names[@]}"; do printf '  %6d  %s\n' "${phase_secs[$i]}" "${phase_names[$i]}"; done
 ) >"$LOGF" 2>&1

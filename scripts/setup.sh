@@ -3,13 +3,14 @@
 # Idempotent: installs only what is missing (checked package by package with dpkg-query) and
 # prints nothing when all is present. The local Slurm cluster's packages are installed by
 # scripts/slurm-local.sh, the fresh-machine check's by scripts/fresh-check.sh.
-# git: scripts/format.sh lists the sources with it; curl: bench/serve_load.sh.
+# git: scripts/format.sh lists the sources with it; curl: bench/serve_load.sh; procps: pgrep
+# in tests/service/stopped_runs_it.py (a minimal Debian root has none of them).
 set -euo pipefail
 PKGS=(build-essential cmake ninja-build g++ pkg-config clang-format python3
       libgtest-dev libgmock-dev googletest libbenchmark-dev
       nlohmann-json3-dev libcli11-dev libyaml-cpp-dev libfmt-dev libspdlog-dev
       libsqlite3-dev libhowardhinnant-date-dev tzdata coinor-libclp-dev coinor-libcbc-dev
-      libcpp-httplib-dev libssl-dev time git curl)
+      libcpp-httplib-dev libssl-dev time git curl procps)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

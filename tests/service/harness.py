@@ -34,6 +34,26 @@ def args():
     return p.parse_args()
 
 
+# What the sanitizers print (scripts/sanitize.sh). ASan and TSan also write their reports to
+# files the script checks, but UBSan prints to the daemon's stderr only: so every daemon log
+# is read for them, whatever the daemon's exit status.
+SANITIZER_MARKERS = ("runtime error:", "ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
+                     "WARNING: ThreadSanitizer")
+
+
+def sanitizer_reports(log_path):
+    """Fails the test when the daemon log at `log_path` holds a sanitizer report."""
+    try:
+        with open(log_path, errors="replace") as f:
+            text = f.read()
+    except OSError:
+        return
+    for m in SANITIZER_MARKERS:
+        at = text.find(m)
+        if at >= 0:
+            fail(f"sanitizer report in {log_path}:\n{text[max(0, at - 300):at + 3000]}")
+
+
 def free_port():
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
@@ -121,6 +141,7 @@ admin: {{token_sha256: {HASHES[ADMIN]}}}
         if self.proc is not None:
             self.proc.kill()
             self.proc.wait()
+        sanitizer_reports(os.path.join(self.dir, "serve.log"))
         # Jobs still running belong to their own process groups: end them.
         for line in subprocess.run(["ps", "-eo", "pgid,args"], capture_output=True,
                                    text=True).stdout.splitlines():

@@ -515,7 +515,12 @@ def main():
             raise
         svc.stop()
         cancel_instance_jobs()
-        print("serve.log:\n" + open(os.path.join(d, "serve.log")).read())
+        text = open(os.path.join(d, "serve.log"), errors="replace").read()
+        print("serve.log:\n" + text)
+        # UBSan prints to the daemon's stderr only (scripts/sanitize.sh): any report fails.
+        for marker in ("runtime error:", "ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
+                       "WARNING: ThreadSanitizer"):
+            assert marker not in text, f"sanitizer report in serve.log ({marker})"
     print("ok:", a.case)
     return 0
 
