@@ -34,7 +34,7 @@ if [ "$kind" = asan ]; then
   cmake --build "$dir" -j"${FRUGAL_JOBS:-2}" --target frugal frugal_tests
   ctest --test-dir "$dir" --output-on-failure -j"${FRUGAL_JOBS:-2}" -L 'unit|service' "$@" || rc=$?
 else
-  cmake --build "$dir" -j"${FRUGAL_JOBS:-2}" --target frugal
+  cmake --build "$dir" -j"${FRUGAL_JOBS:-2}" --target frugal fake_nvml
   ctest --test-dir "$dir" --output-on-failure -j"${FRUGAL_JOBS:-2}" -L service "$@" || rc=$?
   ctest --test-dir "$dir" --output-on-failure -R '^slurm_serve\.' "$@" || rc=$?
 fi

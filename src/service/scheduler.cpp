@@ -60,6 +60,7 @@ Scheduler::Scheduler(Parts parts, Profile profile)
     : config_(std::move(parts.config)),
       catalog_(std::move(parts.catalog)),
       cluster_(std::move(parts.cluster)),
+      gpu_memory_mib_(std::move(parts.gpu_memory_mib)),
       driver_(std::move(parts.driver)),
       store_(std::move(parts.store)),
       log_(std::move(parts.log)),
@@ -297,8 +298,18 @@ LaunchSpec Scheduler::launch_spec(const Live& l) const {
   }
   // This segment's GPU count (an elastic job's changes with each resize).
   s.env.emplace_back("FRUGAL_NUM_GPUS", std::to_string(gpus));
-  if (l.spec->fractional() && l.placement.model != kNoGpuModel)
-    s.gpu_memory_limit_mib = catalog_.at(l.placement.model).memory_mib * l.spec->gpu_milli / 1000;
+  if (l.spec->fractional() && l.placement.model != kNoGpuModel) {
+    // The card's own memory where the backend reported it (a 24 GB card may have 23,034 MiB
+    // usable: four quarters of the catalog's 24,576 would overcommit it), else the catalog's.
+    int64_t card = catalog_.at(l.placement.model).memory_mib;
+    for (const Slot& slot : l.placement.slots) {
+      const auto it = gpu_memory_mib_.find(cluster_.nodes[slot.node].name);
+      if (slot.gpu >= 0 && it != gpu_memory_mib_.end() &&
+          static_cast<size_t>(slot.gpu) < it->second.size() && it->second[slot.gpu] > 0)
+        card = it->second[slot.gpu];
+    }
+    s.gpu_memory_limit_mib = card * l.spec->gpu_milli / 1000;
+  }
   s.checkpoint_signal = l.rec.request.checkpoint_signal;
   s.restart_count = l.rec.restart_count;
   s.tier = std::string(to_string(l.spec->tier));

@@ -62,6 +62,10 @@ class Scheduler {
     std::unique_ptr<Driver> driver;
     std::unique_ptr<Store> store;
     std::function<void(const std::string&)> log;  // one line per call; thread-safe
+    // Each GPU's memory as the backend reports it (NVML): node name → MiB by GPU index, 0
+    // where unknown. A fractional job's memory cap is its share of this, else of the
+    // catalog's figure for the model.
+    std::map<std::string, std::vector<int64_t>> gpu_memory_mib;
   };
   // Builds the engine for `parts.config.policy` ("" = default_profile_name(), the `frugal`
   // profile). The tier preemption of `tiers` and `frugal` uses config.checkpoint_grace_s.
@@ -162,6 +166,7 @@ class Scheduler {
   ServiceConfig config_;
   GpuCatalog catalog_;
   ClusterSpec cluster_;
+  std::map<std::string, std::vector<int64_t>> gpu_memory_mib_;  // Parts::gpu_memory_mib
   std::unique_ptr<Driver> driver_;
   std::unique_ptr<Store> store_;
   std::function<void(const std::string&)> log_;

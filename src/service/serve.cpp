@@ -227,7 +227,13 @@ int run_serve(const ServeOptions& o) {
   const Authenticator auth(hashes, config.admin_token_sha256);
 
   Scheduler::Parts parts{
-      config, catalog.value(), cluster, std::move(driver), std::move(store).value(), log};
+      config, catalog.value(), cluster, std::move(driver), std::move(store).value(), log, {}};
+  for (const NodeInventory& n : inv.value().nodes)
+    for (const GpuInfo& g : n.gpus) {
+      auto& mem = parts.gpu_memory_mib[n.name];
+      if (g.index >= 0 && static_cast<size_t>(g.index) >= mem.size()) mem.resize(g.index + 1, 0);
+      if (g.index >= 0) mem[static_cast<size_t>(g.index)] = g.memory_mib;
+    }
   Result<std::unique_ptr<Scheduler>> sched = Scheduler::create(std::move(parts));
   if (!sched.ok()) {
     log(sched.error().message);

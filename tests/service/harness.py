@@ -74,7 +74,7 @@ def check(cond, msg):
 
 class Daemon:
     def __init__(self, frugal, gpus=2, grace_s=3, term_grace_s=2, policy="tiers", extra="",
-                 backend="local"):
+                 backend="local", nvml=False):
         """policy None: no `policy` key (the service's default, the frugal profile).
         backend "dry-run" needs a `cluster:` file in `extra` (write it into self.dir)."""
         self.frugal = frugal
@@ -92,7 +92,7 @@ term_grace_s: {term_grace_s}
 max_request_bytes: 65536
 node:
   name: testnode
-  nvml: false
+  nvml: {"true" if nvml else "false"}
   gpu_model: L4
   gpus: {gpus}
 teams:
