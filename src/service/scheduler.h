@@ -69,8 +69,10 @@ class Scheduler {
   };
   // Builds the engine for `parts.config.policy` ("" = default_profile_name(), the `frugal`
   // profile). The tier preemption of `tiers` and `frugal` uses config.checkpoint_grace_s.
-  // Error for unknown policies. Every profile works live; parts that act on on-demand
-  // pools (autoscaling, pack-down, soon-free) idle, as the live cluster has none.
+  // Error for unknown policies. Every profile runs live; parts that act on autoscaled
+  // on-demand pools (autoscaling, pack-down, soon-free, time-of-use peak sizing) idle, as the
+  // live cluster is static; follow-the-sun and runtime prediction are simulation only
+  // (docs/API.md, "Live, simulation only, or both").
   static Result<std::unique_ptr<Scheduler>> create(Parts parts);
   ~Scheduler();  // stops the loop if running; running jobs keep running (adopted later)
 
