@@ -5,12 +5,14 @@
 # to /work/shared, and runs `CI=true bash .ci/run` inside it with chroot. Needs root and
 # Debian's archive. Not part of .ci/run (it takes 20–40 minutes on 2 cores).
 #
-#   scripts/fresh-check.sh [--root DIR] [--keep] [--log FILE] [--no-ci]
+#   scripts/fresh-check.sh [--root DIR] [--keep] [--log FILE] [--no-ci] [--rev REV]
 #     --root DIR  where to build the root (default /var/tmp/frugal-fresh; wiped first)
 #     --keep      leave the root in place afterwards (default: removed on success)
 #     --log FILE  the full log (default /var/tmp/frugal-fresh.log); its tail is printed
 #     --no-ci     build the root and copy the tree, then stop (kept; to look around in it:
 #                 mount as below and `chroot DIR bash`)
+#     --rev REV   check commit REV (git archive) instead of the working tree
+# The tree is taken when the script starts (before debootstrap): later edits do not leak in.
 #
 # What a fresh root needs and gets here, and nothing more:
 #   - `debootstrap --variant=minbase` plus git and ca-certificates: CI's machine has cloned the
@@ -33,6 +35,7 @@ ROOT=/var/tmp/frugal-fresh
 LOGF=/var/tmp/frugal-fresh.log
 KEEP=0
 CI_RUN=1
+REV=""
 CACHE=/var/cache/frugal-fresh-check
 MIRROR=${FRUGAL_FRESH_MIRROR:-http://deb.debian.org/debian}
 SEC_MIRROR=${FRUGAL_FRESH_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
@@ -43,7 +46,8 @@ while [ $# -gt 0 ]; do
     --keep) KEEP=1; shift ;;
     --log) LOGF=$2; shift 2 ;;
     --no-ci) CI_RUN=0; KEEP=1; shift ;;
-    *) sed -n '2,14p' "$0" >&2; exit 2 ;;
+    --rev) REV=$2; shift 2 ;;
+    *) sed -n '2,16p' "$0" >&2; exit 2 ;;
   esac
 done
 
@@ -69,6 +73,16 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# The tree to check, taken now: the working tree's tracked and untracked-but-not-ignored
+# files, or commit $REV.
+SNAP=$(mktemp -d /var/tmp/frugal-fresh-tree.XXXXXX)
+if [ -n "$REV" ]; then
+  git -C "$SRC" archive --format=tar "$REV" | tar -x -C "$SNAP"
+else
+  (cd "$SRC" && git ls-files -z -c -o --exclude-standard | rsync -a --from0 --files-from=- ./ "$SNAP/")
+fi
+echo "fresh-check: checking $([ -n "$REV" ] && git -C "$SRC" rev-parse --short "$REV" || echo "the working tree of $(git -C "$SRC" rev-parse --short HEAD)")"
+
 MOUNTS=(proc sys dev dev/pts dev/shm run tmp var/cache/apt/archives)
 # Kills every process whose root is inside $ROOT, then unmounts what was mounted.
 cleanup() {
@@ -86,7 +100,7 @@ cleanup() {
   done
   return 0
 }
-trap cleanup EXIT
+trap 'cleanup; rm -rf "$SNAP"' EXIT
 
 T0=$(date +%s)
 phase_names=()
@@ -134,7 +148,7 @@ mount_all() {
 
 copy_tree() {
   mkdir -p "$ROOT/work/main"
-  (cd "$SRC" && git ls-files -z -c -o --exclude-standard | rsync -a --from0 --files-from=- ./ "$ROOT/work/main/")
+  rsync -a "$SNAP/" "$ROOT/work/main/"
   rsync -a "$SHARED/" "$ROOT/work/shared/"
   chmod -R a-w "$ROOT/work/shared"
   chroot "$ROOT" bash -c 'cd /work/main && git init -q -b main && git add -A &&
