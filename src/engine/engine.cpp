@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "engine/engine_util.h"
 
@@ -530,6 +531,11 @@ Seconds Engine::next_wakeup() const {
   if (soon_free_wake_ > now_) t = std::min(t, soon_free_wake_);
   if (profile_.tou_elastic && running_elastic_ > 0 && tou_wake_ > now_) t = std::min(t, tou_wake_);
   return std::min(t, pool_.next_wakeup());
+}
+
+Seconds Engine::next_expected_end(Seconds t) const {
+  const auto it = running_by_end_.upper_bound({t, std::numeric_limits<JobIdx>::max()});
+  return it == running_by_end_.end() ? kNever : it->first;
 }
 
 const std::vector<Decision>& Engine::schedule(Seconds now) {

@@ -96,6 +96,10 @@ class Engine final : private CycleView {
   const std::vector<Decision>& schedule(Seconds now);
   // Earliest time the engine needs a cycle without outside events (kNever if none).
   Seconds next_wakeup() const;
+  // The earliest expected end (by runtime estimates) of a running job after `t`; kNever if
+  // none. A live driver, whose jobs end when they end rather than at their estimates, runs a
+  // cycle then while jobs wait: a job past its estimate may then be preempted.
+  Seconds next_expected_end(Seconds t) const;
 
   const ClusterState& cluster() const override { return state_; }
   const JobRuntime& job(JobIdx j) const override { return jobs_[j]; }

@@ -84,7 +84,11 @@ class TierPreempt final : public Preempt {
       }
       if (r.spec->gpus == 0) continue;
       if (r.starved && now < r.run_start + o_.protect_s) continue;
-      if (r.expected_end(now) <= now + checkpoint_grace()) continue;
+      // About to end anyway: not worth a preemption. Not a job that has outlived its
+      // estimate (expected_end is then `now`): when it ends is unknown, and skipping it would
+      // leave higher-tier work waiting behind it for as long as it runs.
+      const bool outlived = r.work_done(now) >= r.spec->runtime_estimate();
+      if (!outlived && r.expected_end(now) <= now + checkpoint_grace()) continue;
       const Seconds interval = r.spec->checkpoint_interval;
       const Seconds since = interval > 0 ? std::fmod(now - r.run_start, interval) : 0.0;
       cand.push_back({k.job, since * r.gpus(), r.gpus(), r.seq});

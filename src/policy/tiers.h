@@ -19,8 +19,9 @@
 //    jobs: victims greedily by work at risk per GPU until the job fits, then pruned.
 //    Checkpoint-first: victims are signalled and keep their GPUs `checkpoint_grace_s`
 //    while writing a checkpoint (Preempt::checkpoint_grace), then stop with no lost work.
-//    Never a victim: a signalled job, a job expected to end within the grace anyway, and
-//    a starved job within `protect_s` of its start. Queued jobs are examined in queue
+//    Never a victim: a signalled job, a job expected to end within the grace anyway (not
+//    one that has outlived its runtime estimate: its end is unknown), and a starved job
+//    within `protect_s` of its start. Queued jobs are examined in queue
 //    order and planning stops at the first one that neither fits nor gets a plan: a job
 //    behind a blocked one may start only by backfilling around it, so GPUs freed for it
 //    went to shorter work that it then preempted again. (Without this stop, on ITP

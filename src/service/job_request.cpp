@@ -160,7 +160,7 @@ JobRequest parse(const json& body, const GpuCatalog& catalog, const RequestLimit
       bad("checkpoint_signal", "SIGKILL and SIGSTOP cannot be caught");
   }
   r.grace_s = get_number(body, "grace_s", 0, limits.max_grace_s, -1);
-  r.estimate_s = get_number(body, "estimate_s", 1, 365.0 * 86400, 3600);
+  r.estimate_s = get_number(body, "estimate_s", 1, 365.0 * 86400, 0);  // 0: predicted
   return r;
 }
 
@@ -187,7 +187,8 @@ const std::vector<RequestField>& job_request_fields() {
       {"grace_s", "grace", K::kDuration,
        "Time it gets to checkpoint after the signal, e.g. 30s (default: the service's)"},
       {"estimate_s", "estimate", K::kDuration,
-       "Runtime estimate the scheduler plans with, e.g. 90m or 2h (default 1h)"},
+       "Runtime estimate the scheduler plans with, e.g. 90m or 2h (default: predicted from "
+       "completed jobs like it)"},
   };
   return f;
 }
@@ -265,7 +266,7 @@ Result<JobRequest> job_request_from_stored(const nlohmann::json& j) {
     r.max_gpus = j.value("max_gpus", 0);
     r.checkpoint_signal = j.value("checkpoint_signal", 10);
     r.grace_s = j.value("grace_s", -1.0);
-    r.estimate_s = j.value("estimate_s", 3600.0);
+    r.estimate_s = j.value("estimate_s", 3600.0);  // records from before prediction: 1 h
     return r;
   } catch (const nlohmann::json::exception& e) {
     return Error{fmt::format("stored job request: {}", e.what())};

@@ -30,7 +30,9 @@ struct JobRequest {
   int max_gpus = 0;
   int checkpoint_signal = 10;  // SIGUSR1
   double grace_s = -1;         // < 0: the service's checkpoint grace
-  double estimate_s = 3600;    // runtime estimate the engine plans with
+  // Runtime estimate the engine plans with; 0 = none given: the service predicts it from its
+  // own completed jobs like this one (Scheduler, RuntimePredictor), 1 h with no history.
+  double estimate_s = 0;
 };
 
 // Every field of POST /v1/jobs, in one table: the parser's known fields, to_json's keys and

@@ -119,7 +119,8 @@ void Scheduler::loop() {
     std::deque<Command> batch;
     {
       std::unique_lock<std::mutex> lock(mu_);
-      const double wake = engine_.next_wakeup();
+      double wake = engine_.next_wakeup();
+      if (engine_.pending_count() > 0) wake = std::min(wake, end_wake_);
       double wait_s = kPollS;
       if (wake != kNever) wait_s = std::clamp(unix_time(wake) - wall_now(), 0.0, kPollS);
       if (!dirty_.empty()) wait_s = 0;  // handles of just-started jobs: persist them now
@@ -173,7 +174,10 @@ void Scheduler::turn(std::deque<Command>& batch) {
   for (const DriverEvent& e : driver_->poll()) handle_event(e, now, starts);
   if (now - last_telemetry_ >= config_.telemetry_period_s) sample_telemetry(now);
   const Seconds t = engine_time(now);
-  if (engine_dirty_ || engine_.next_wakeup() <= t) {
+  // Jobs wait and a running job reached its estimated end without ending: a cycle now may
+  // preempt it (its end is unknown from here on; policy/tiers.cpp).
+  const bool estimate_passed = engine_.pending_count() > 0 && end_wake_ <= t;
+  if (engine_dirty_ || engine_.next_wakeup() <= t || estimate_passed) {
     engine_dirty_ = false;
     const auto t0 = std::chrono::steady_clock::now();
     const std::vector<Decision>& ds = engine_.schedule(t);
@@ -181,6 +185,7 @@ void Scheduler::turn(std::deque<Command>& batch) {
     // Rules undoing each other: the engine decides nothing more; say so where operators look
     // (the alert also logs it). Jobs already running go on; nothing new starts.
     if (engine_.stalled()) alerts_.raise("engine_stalled", "engine", *engine_.stalled(), now);
+    end_wake_ = engine_.next_expected_end(t);
     ++cycles_;
     decisions_ += ds.size();
     decision_latency_.record(
@@ -546,6 +551,7 @@ void Scheduler::handle_event(const DriverEvent& e, double now, std::vector<int64
     l.rec.state = JobStatus::kCompleted;
     l.rec.exit_code = 0;
     l.rec.reason.clear();
+    learn_runtime(l.rec, *l.spec);
   } else {
     l.rec.state = JobStatus::kFailed;
     if (e.kind == DriverEvent::Kind::kExited && e.exit_code >= 0) l.rec.exit_code = e.exit_code;
@@ -636,7 +642,7 @@ void Scheduler::sample_telemetry(double now) {
   for (const auto& [id, l] : jobs_)
     if (!is_final(l.rec.state) && l.rec.state != JobStatus::kRunning && !l.rec.held &&
         l.rec.request.deadline > 0)
-      pending.push_back({id, l.rec.team, l.rec.request.deadline, l.rec.request.estimate_s});
+      pending.push_back({id, l.rec.team, l.rec.request.deadline, l.spec->runtime_estimate()});
   alerts_.evaluate(now, gpus, node_seen_, pending);
 }
 

@@ -31,6 +31,7 @@
 #include "engine/engine.h"
 #include "model/cluster_spec.h"
 #include "model/gpu_catalog.h"
+#include "policy/runtime_predictor.h"
 #include "service/alerts.h"
 #include "service/auth.h"
 #include "service/config.h"
@@ -130,7 +131,10 @@ class Scheduler {
   double unix_time(Seconds t) const { return t + static_cast<double>(cluster_.epoch_unix_s); }
 
   // Loop-thread helpers.
+  // The engine's view of a job; with no estimate given, its runtime predicted (predictor_).
   std::unique_ptr<JobSpec> make_job_spec(const JobRecord& r) const;
+  // A completed job's run teaches the predictor (one-piece runs only).
+  void learn_runtime(const JobRecord& r, const JobSpec& spec);
   // A kForeign event: records the job (team kExternalTeam) and adopts it, pinned, in the
   // engine (scheduler_foreign.cpp).
   void observe_foreign(const DriverEvent& e, double now);
@@ -168,6 +172,8 @@ class Scheduler {
   ServiceConfig config_;
   GpuCatalog catalog_;
   ClusterSpec cluster_;
+  Seconds end_wake_ = kNever;   // Engine::next_expected_end after the last cycle
+  RuntimePredictor predictor_;  // live runtime prediction (docs/API.md, estimate_s)
   std::map<std::string, std::vector<int64_t>> gpu_memory_mib_;  // Parts::gpu_memory_mib
   std::unique_ptr<Driver> driver_;
   std::unique_ptr<Store> store_;

@@ -1,6 +1,8 @@
 // Scheduler: the API's commands and recovery (each runs on the decision loop).
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "service/scheduler.h"
 
 namespace frugal {
@@ -19,7 +21,7 @@ std::unique_ptr<JobSpec> make_spec(const JobRecord& r, const GpuCatalog& catalog
   s->gpu_milli = q.gpus == 0 ? kMilliPerGpu : q.gpu_milli;
   if (!q.gpu_model.empty())
     if (const auto m = catalog.find(q.gpu_model)) s->allowed_models = {*m};
-  s->duration = q.estimate_s;
+  s->duration = q.estimate_s;  // 0 (none given): Scheduler::make_job_spec predicts it
   s->min_gpus = q.min_gpus;
   s->max_gpus = q.max_gpus;
   s->deadline = q.deadline > 0 ? q.deadline - epoch : kNever;
@@ -46,7 +48,18 @@ bool pending_state(JobStatus s) {
 }  // namespace
 
 std::unique_ptr<JobSpec> Scheduler::make_job_spec(const JobRecord& r) const {
-  return make_spec(r, catalog_, static_cast<double>(cluster_.epoch_unix_s));
+  auto s = make_spec(r, catalog_, static_cast<double>(cluster_.epoch_unix_s));
+  if (!(r.request.estimate_s > 0)) s->duration = predictor_.predict(*s).seconds;
+  return s;
+}
+
+void Scheduler::learn_runtime(const JobRecord& r, const JobSpec& spec) {
+  // Only a run that went through in one piece says how long such a job takes: a restarted
+  // job's wall time holds its waits and lost work.
+  if (r.state != JobStatus::kCompleted || r.restart_count != 0 || r.started_at < 0 ||
+      r.finished_at < r.started_at || r.team == kExternalTeam)
+    return;
+  predictor_.observe(spec, r.finished_at - r.started_at);
 }
 
 Scheduler::Live* Scheduler::find(const Principal& who, int64_t id) {
@@ -68,7 +81,7 @@ std::future<ApiReply> Scheduler::submit(const Principal& who, JobRequest request
     l.rec.team = team;
     l.rec.request = std::move(request);
     l.rec.submitted_at = now;
-    l.spec = make_spec(l.rec, catalog_, static_cast<double>(cluster_.epoch_unix_s));
+    l.spec = make_job_spec(l.rec);
     const int64_t id = l.rec.id;
     Live& live = jobs_.emplace(id, std::move(l)).first->second;
     enter_engine(live, now);
@@ -189,7 +202,7 @@ std::future<ApiReply> Scheduler::set_tier(const Principal& who, int64_t id, Tier
       // It keeps running; the new tier orders it for later preemption choices.
       JobRequest q = rec.request;
       rec.request.tier = tier;
-      auto spec = make_spec(rec, catalog_, static_cast<double>(cluster_.epoch_unix_s));
+      auto spec = make_job_spec(rec);
       if (!engine_.update_running(l->idx, spec.get())) {
         rec.request = std::move(q);
         return error_reply(409, "the job is not running in the engine", "tier");
@@ -210,7 +223,7 @@ std::future<ApiReply> Scheduler::set_tier(const Principal& who, int64_t id, Tier
     } else {
       // Re-enter the queue under the new tier (the engine keys its queue by tier).
       engine_.withdraw(l->idx, engine_time(now));
-      l->spec = make_spec(rec, catalog_, static_cast<double>(cluster_.epoch_unix_s));
+      l->spec = make_job_spec(rec);
       rec.state = JobStatus::kQueued;
       enter_engine(*l, now);
     }
@@ -279,12 +292,23 @@ Status Scheduler::recover() {
   if (!stored.ok()) return stored.error();
   const double now = wall_now();
   size_t adopted = 0, requeued = 0, queued = 0;
+  // The runtime predictor learns from every job completed before, in completion order.
+  {
+    std::vector<const JobRecord*> done;
+    for (const JobRecord& rec : stored.value())
+      if (rec.state == JobStatus::kCompleted) done.push_back(&rec);
+    std::stable_sort(done.begin(), done.end(), [](const JobRecord* a, const JobRecord* b) {
+      return a->finished_at < b->finished_at;
+    });
+    for (const JobRecord* rec : done)
+      learn_runtime(*rec, *make_spec(*rec, catalog_, static_cast<double>(cluster_.epoch_unix_s)));
+  }
   if (Status st = store_->begin(); !st.ok()) return st;
   for (JobRecord& rec : stored.value()) {
     next_id_ = std::max(next_id_, rec.id + 1);
     Live l;
     l.rec = std::move(rec);
-    l.spec = make_spec(l.rec, catalog_, static_cast<double>(cluster_.epoch_unix_s));
+    l.spec = make_job_spec(l.rec);
     const int64_t id = l.rec.id;
     Live& live = jobs_.emplace(id, std::move(l)).first->second;
     JobRecord& r = live.rec;

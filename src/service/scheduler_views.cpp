@@ -63,6 +63,9 @@ nlohmann::json Scheduler::job_json(const Live& l, double now) const {
         {"gpus", gpus}};
     j["handle"] = r.handle;
   }
+  // The estimate the engine plans with: the request's, or predicted when it gave none.
+  j["estimate_used_s"] = l.spec->runtime_estimate();
+  j["estimate_predicted"] = !(r.request.estimate_s > 0);
   j["logs"] = {{"stdout", fmt::format("{}/{}.out", config_.log_dir, r.id)},
                {"stderr", fmt::format("{}/{}.err", config_.log_dir, r.id)}};
   return j;

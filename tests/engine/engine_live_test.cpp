@@ -160,5 +160,20 @@ TEST(EngineLive, EndDrainStartsThePreemptorAtOnce) {
   EXPECT_EQ(count(ds, 0, Decision::Kind::kPreempt), 0u);
 }
 
+// A job that has outlived its runtime estimate (a live estimate is a guess) may still be
+// preempted: when it ends is unknown. (It was skipped as "about to end", and a core job
+// waited behind it for as long as it ran.)
+TEST(EngineLive, AJobPastItsEstimateIsStillPreemptable) {
+  Engine e(make_homogeneous_cluster(1, kA100, 1), test_gpus(), testing::profile("tiers"),
+           EngineOptions{kA100});
+  JobSpec gen = job("gen", 0, 1, 0), core = job("core", 50, 1, 100);
+  core.tier = Tier::kCore;
+  e.submit(0, &gen, 0);
+  ASSERT_TRUE(started(e.schedule(0), 0));
+  e.submit(1, &core, 50);
+  const std::vector<Decision> ds = e.schedule(50);
+  EXPECT_EQ(count(ds, 0, Decision::Kind::kSignal) + count(ds, 0, Decision::Kind::kPreempt), 1u);
+}
+
 }  // namespace
 }  // namespace frugal

@@ -123,7 +123,8 @@ TEST(JobRequest, FieldTableMatchesStoredFormAndParser) {
     if (std::string(f.name) == "command") continue;  // given below; "" is refused
     nlohmann::json body = {{"command", "true"}};
     body[f.name] = stored[f.name];
-    if (std::string(f.name) == "grace_s") body[f.name] = 1.0;  // stored -1: "the service's"
+    if (std::string(f.name) == "grace_s") body[f.name] = 1.0;      // stored -1: "the service's"
+    if (std::string(f.name) == "estimate_s") body[f.name] = 60.0;  // stored 0: "predicted"
     const auto r = parse_job_request(body, catalog(), RequestLimits{});
     const auto* e = std::get_if<FieldError>(&r);
     EXPECT_EQ(e, nullptr) << f.name << ": " << (e ? e->field + " " + e->message : "");

@@ -340,6 +340,8 @@ TEST(Scheduler, ARestartDuringAResizeNeitherLosesNorDuplicatesTheJob) {
     JobRequest e;
     e.command = "e";
     e.max_gpus = 2;
+    // Given: predicted from a's instant run it would be nearly over, and not worth growing.
+    e.estimate_s = 3600;
     ie = s->submit(kAlpha, e).get().body["id"];
     wait_state(*s, ie, "running");
     ScriptedDriver(f.shared).finish(handle(ia, 0), 0);
