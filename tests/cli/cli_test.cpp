@@ -9,6 +9,8 @@
 #include <sstream>
 #include <string>
 
+#include "../common/file_util.h"
+
 namespace frugal {
 namespace {
 
@@ -19,12 +21,7 @@ struct Exit {
   std::string out, err;
 };
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing::slurp;
 
 class Cli : public ::testing::Test {
  protected:

@@ -17,17 +17,14 @@
 #include <sstream>
 #include <string>
 
+#include "../common/file_util.h"
+
 namespace frugal {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing::slurp;
 
 TEST(CliEvaluate, QuickRunsEveryPolicyOnBothTraces) {
   const fs::path data = fs::path(FRUGAL_SHARED_DATA) / "traces";

@@ -14,17 +14,14 @@
 #include <sstream>
 #include <string>
 
+#include "../common/file_util.h"
+
 namespace frugal {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using testing::slurp;
 
 TEST(CliStaticElastic, Cluster03WithStaticCapacityEnds) {
   const fs::path data = FRUGAL_SHARED_DATA;

@@ -2,6 +2,7 @@
 // checkpoint signal → SIGTERM → SIGKILL escalation, handles and adoption.
 
 #include "drivers/local_driver.h"
+#include "../common/file_util.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -27,12 +28,7 @@ struct TempDir {
   ~TempDir() { std::filesystem::remove_all(path); }
 };
 
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream f(p);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+using testing::slurp;
 
 // Polls until one event arrives (bounded: 20 s).
 DriverEvent wait_event(LocalDriver& d) {
