@@ -74,8 +74,6 @@ const char* kind_name(RequestField::Kind k) {
       return "string";
     case RequestField::Kind::kInt:
       return "int";
-    case RequestField::Kind::kNumber:
-      return "number";
     case RequestField::Kind::kBool:
       return "bool";
     case RequestField::Kind::kEnv:
@@ -121,12 +119,6 @@ Result<nlohmann::json> flag_value(RequestField::Kind kind, const std::string& s,
       int v = 0;
       const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
       if (ec != std::errc() || end != s.data() + s.size()) return Error{"expected an integer"};
-      return nlohmann::json(v);
-    }
-    case K::kNumber: {
-      double v = 0;
-      const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-      if (ec != std::errc() || end != s.data() + s.size()) return Error{"expected a number"};
       return nlohmann::json(v);
     }
     case K::kSignal: {

@@ -42,7 +42,7 @@ struct RequestField {
   // How `frugal submit` reads the flag's text: kDuration "90", "90s", "15m", "2h", "1d" →
   // seconds; kTime Unix seconds or "+DURATION" from now; kSignal a name or a number; kEnv
   // NAME=VALUE, repeatable; kBool a flag without a value.
-  enum class Kind { kString, kInt, kNumber, kBool, kEnv, kSignal, kDuration, kTime };
+  enum class Kind { kString, kInt, kBool, kEnv, kSignal, kDuration, kTime };
   const char* name;  // the JSON key
   const char* flag;  // frugal submit's long flag, without "--" ("" for command)
   Kind kind;

@@ -38,36 +38,27 @@ Result<LogChunk> read_log(const std::string& path, std::optional<int64_t> offset
     c.to = c.from + static_cast<int64_t>(c.text.size());
   }
   if (offset) return c;
-  // From the end: the last `tail` lines (a final line without '\n' counts as one).
-  size_t keep_from = 0;
-  bool cut_by_lines = false;
+  // From the end: the last `tail` lines (a final line without '\n' counts as one). `start`
+  // ends up past the newline before them, or at 0 when the chunk holds fewer lines.
+  size_t start = 0;
   if (tail) {
-    const size_t n = static_cast<size_t>(std::max(0, *tail));
-    size_t pos = c.text.size();
-    if (pos > 0 && c.text[pos - 1] == '\n') --pos;  // the last line's own newline
-    size_t lines = 0;
-    while (lines < n) {
-      const size_t nl = pos == 0 ? std::string::npos : c.text.rfind('\n', pos - 1);
+    start = c.text.size();
+    size_t end = start;
+    if (end > 0 && c.text[end - 1] == '\n') --end;  // the last line's own newline
+    for (int i = 0; i < *tail; ++i) {
+      const size_t nl = end == 0 ? std::string::npos : c.text.rfind('\n', end - 1);
       if (nl == std::string::npos) {
-        pos = 0;
+        start = 0;
         break;
       }
-      ++lines;
-      pos = nl;
-      if (lines == n) {
-        keep_from = nl + 1;
-        cut_by_lines = true;
-      }
+      start = nl + 1;
+      end = nl;
     }
-    if (n == 0) {
-      keep_from = c.text.size();
-      cut_by_lines = true;
-    }
+    c.text.erase(0, start);
   }
-  if (keep_from > 0) c.text.erase(0, keep_from);
   c.from = c.to - static_cast<int64_t>(c.text.size());
   // Short of what was asked: earlier bytes exist that the bound (not the line count) left out.
-  c.truncated = c.from > 0 && !cut_by_lines;
+  c.truncated = c.from > 0 && start == 0;
   return c;
 }
 
