@@ -9,7 +9,7 @@ const std::set<NodeId> kEmptySet;
 }
 
 ClusterState::ClusterState(const ClusterSpec& spec, const GpuCatalog& catalog)
-    : spec_(std::make_shared<const ClusterSpec>(spec)) {
+    : spec_(std::make_shared<ClusterSpec>(spec)) {
   const size_t n = spec_->nodes.size();
   nodes_.resize(n);
   offset_.resize(n + 1);
@@ -291,6 +291,14 @@ std::string ClusterState::check_invariants() const {
     if (indexed != expect) return "bucket index has stale entries";
   }
   return {};
+}
+
+void ClusterState::set_region_series(uint32_t r, const HourlySeries& electricity,
+                                     const HourlySeries& carbon, const HourlySeries& offpeak) {
+  Region& region = spec_->regions.at(r);
+  region.electricity_usd_per_mwh = electricity;
+  region.carbon_g_per_kwh = carbon;
+  region.offpeak = offpeak;
 }
 
 }  // namespace frugal

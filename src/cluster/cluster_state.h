@@ -26,6 +26,11 @@ class ClusterState {
   ClusterState(const ClusterSpec& spec, const GpuCatalog& catalog);
 
   const ClusterSpec& spec() const { return *spec_; }
+  // Region `r`'s hourly series are replaced (a live service's calendar moved on: engine
+  // price-change event). Nothing else of the spec changes; copies of this state share the
+  // spec and see the new series too.
+  void set_region_series(uint32_t r, const HourlySeries& electricity, const HourlySeries& carbon,
+                         const HourlySeries& offpeak);
   size_t node_count() const { return nodes_.size(); }
 
   // --- per-node and per-GPU views ---
@@ -100,7 +105,7 @@ class ClusterState {
   int64_t gpu_mem_need(const JobSpec& job, NodeId n, Milli milli) const;
 
   // Immutable after construction; copies of the state (tentative plans) share it.
-  std::shared_ptr<const ClusterSpec> spec_;
+  std::shared_ptr<ClusterSpec> spec_;
   std::vector<NodeState> nodes_;
   std::vector<uint32_t> offset_;  // first GPU of each node in the flat arrays
   std::vector<Milli> gpu_free_milli_;

@@ -92,6 +92,13 @@ class Engine final : private CycleView {
   // since `run_start`. It holds `p` from now on; error (nothing changes) if `p` is not free.
   Status adopt(JobIdx j, const JobSpec* spec, const Placement& p, Seconds run_start, Seconds now);
 
+  // Prices changed (a live service's calendar, service/live_calendar.h): region `r`'s price,
+  // carbon and off-peak series are these from now on, for every plugin that prices time.
+  void prices_changed(uint32_t r, const HourlySeries& electricity, const HourlySeries& carbon,
+                      const HourlySeries& offpeak) {
+    state_.set_region_series(r, electricity, carbon, offpeak);
+  }
+
   // One scheduling cycle at `now`. The returned reference is valid until the next call.
   const std::vector<Decision>& schedule(Seconds now);
   // Earliest time the engine needs a cycle without outside events (kNever if none).

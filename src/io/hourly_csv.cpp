@@ -106,12 +106,13 @@ std::optional<double> parse_value(std::string_view text, std::string& why) {
   return v;
 }
 
-// Shared reader: `pick` chooses the value column from the header (or returns -1);
-// `wanted` names that column in messages.
-Result<HourlySeries> read_hourly(const std::string& path, std::string_view wanted,
+// Shared reader of parsed rows from `path` (a file name, or what produced the text):
+// `pick` chooses the value column from the header (or returns -1); `wanted` names that
+// column in messages.
+Result<HourlySeries> hourly_rows(const Result<std::vector<CsvRow>>& rows_r, const std::string& path,
+                                 std::string_view wanted,
                                  const std::function<int(std::string_view)>& pick, double lowest,
                                  double highest, std::string_view unit) {
-  auto rows_r = read_csv_file(path);
   if (!rows_r.ok()) return rows_r.error();
   const std::vector<CsvRow>& rows = rows_r.value();
   if (rows.empty()) return Error{fmt::format("{}: empty file (no header, no data)", path)};
@@ -168,19 +169,29 @@ Result<HourlySeries> read_hourly(const std::string& path, std::string_view wante
   return HourlySeries(start, std::move(values));
 }
 
+Result<HourlySeries> price_rows(const Result<std::vector<CsvRow>>& rows,
+                                const std::string& origin) {
+  return hourly_rows(
+      rows, origin, kPriceColumn,
+      [](std::string_view name) { return name == kPriceColumn ? 0 : -1; }, -kMaxUsdPerMwh,
+      kMaxUsdPerMwh, "USD/MWh");
+}
+
 }  // namespace
 
 Result<HourlySeries> read_price_csv(const std::string& path) {
-  return read_hourly(
-      path, kPriceColumn, [](std::string_view name) { return name == kPriceColumn ? 0 : -1; },
-      -kMaxUsdPerMwh, kMaxUsdPerMwh, "USD/MWh");
+  return price_rows(read_csv_file(path), path);
+}
+
+Result<HourlySeries> parse_price_csv(std::string_view text, const std::string& origin) {
+  return price_rows(parse_csv_text(text, origin), origin);
 }
 
 Result<HourlySeries> read_carbon_csv(const std::string& path) {
   // "Carbon Intensity gCO₂eq/kWh (direct)": matched by prefix and suffix, so the non-ASCII
   // subscript in the middle does not matter.
-  return read_hourly(
-      path, "Carbon Intensity ... (direct)",
+  return hourly_rows(
+      read_csv_file(path), path, "Carbon Intensity ... (direct)",
       [](std::string_view name) {
         return name.starts_with("Carbon Intensity") &&
                        name.find("(direct)") != std::string_view::npos

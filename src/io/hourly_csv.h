@@ -9,6 +9,7 @@
 // cluster file's flat usd_per_mwh and carbon_g_per_kwh. Errors name the file, line and column.
 
 #include <string>
+#include <string_view>
 
 #include "model/hourly_series.h"
 #include "model/result.h"
@@ -20,6 +21,8 @@ constexpr double kMaxUsdPerMwh = 100000;
 constexpr double kMaxCarbonGPerKwh = 5000;
 
 Result<HourlySeries> read_price_csv(const std::string& path);
+// The same from text (a command's output); `origin` names it in errors ("ORIGIN:LINE: ...").
+Result<HourlySeries> parse_price_csv(std::string_view text, const std::string& origin);
 // Uses the direct (operational) intensity column.
 Result<HourlySeries> read_carbon_csv(const std::string& path);
 

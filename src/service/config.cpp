@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "io/hourly_csv.h"
 #include "io/yaml_util.h"
 #include "policy/frugal_profile.h"
 
@@ -49,6 +50,7 @@ Result<ServiceConfig> load_service_config(const std::string& path) {
                                   "admin",
                                   "alerts",
                                   "telemetry_period_s",
+                                  "price_fallback",
                                   "slurm"};
     for (const auto& kv : root) {
       const std::string k = kv.first.as<std::string>();
@@ -92,6 +94,44 @@ Result<ServiceConfig> load_service_config(const std::string& path) {
       const std::filesystem::path p = root["cluster"].as<std::string>();
       c.cluster_file =
           p.is_absolute() ? p.string() : (std::filesystem::path(path).parent_path() / p).string();
+    }
+    if (const YAML::Node pf = root["price_fallback"]; pf) {
+      key = "price_fallback";
+      if (!pf.IsMap())
+        return Error{
+            fmt::format("{}: price_fallback: expected a map (usd_per_mwh, file or command)", path)};
+      for (const auto& kv : pf) {
+        const std::string k = kv.first.as<std::string>();
+        if (k != "usd_per_mwh" && k != "file" && k != "command" && k != "refresh_s" &&
+            k != "timeout_s")
+          return Error{fmt::format("{}: price_fallback: unknown key '{}'", path, k)};
+      }
+      PriceFallbackConfig& f = c.price_fallback;
+      key = "price_fallback.usd_per_mwh";
+      get(pf, "usd_per_mwh", f.usd_per_mwh);
+      if (pf["usd_per_mwh"] && !(f.usd_per_mwh >= 0 && f.usd_per_mwh <= kMaxUsdPerMwh))
+        return Error{fmt::format("{}: {}: 0..{}", path, key, kMaxUsdPerMwh)};
+      key = "price_fallback.file";
+      if (pf["file"] && !pf["file"].IsNull()) {
+        const std::filesystem::path p = pf["file"].as<std::string>();
+        f.file =
+            p.is_absolute() ? p.string() : (std::filesystem::path(path).parent_path() / p).string();
+      }
+      key = "price_fallback.command";
+      get(pf, "command", f.command);
+      key = "price_fallback.refresh_s";
+      get(pf, "refresh_s", f.refresh_s);
+      if (!(f.refresh_s >= 1 && f.refresh_s <= 7 * 86400))
+        return Error{fmt::format("{}: {}: 1..604800", path, key)};
+      key = "price_fallback.timeout_s";
+      get(pf, "timeout_s", f.timeout_s);
+      if (!(f.timeout_s >= 1 && f.timeout_s <= 3600))
+        return Error{fmt::format("{}: {}: 1..3600", path, key)};
+      const int sources = (f.usd_per_mwh >= 0) + !f.file.empty() + !f.command.empty();
+      if (sources != 1)
+        return Error{fmt::format(
+            "{}: price_fallback: give exactly one of usd_per_mwh, file or command (got {})", path,
+            sources)};
     }
     if (const YAML::Node t = root["teams"]; t) {
       key = "teams";

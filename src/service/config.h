@@ -24,6 +24,21 @@ struct AlertRules {
 // submitted to Slurm directly). Reserved: no configured team may have this name.
 inline constexpr const char* kExternalTeam = "external";
 
+// Prices for hours a region's configured price series does not cover (a live service runs
+// on the real calendar; the bundled series end). Exactly one source, or none (the
+// series' same-hour-of-week mean; io/live_prices.h). The file or the command's standard
+// output is a price CSV like the cluster file's `prices` (docs/API.md, "Prices on the real
+// calendar"); both are read again every refresh_s. A failed refresh keeps the last good
+// hours and is named by the price_series_stale alert.
+struct PriceFallbackConfig {
+  double usd_per_mwh = -1;  // < 0: none
+  std::string file;         // relative: to the config file's directory
+  std::string command;      // run with /bin/sh -c
+  double refresh_s = 3600;
+  double timeout_s = 60;  // the command is killed after this
+  bool any() const { return usd_per_mwh >= 0 || !file.empty() || !command.empty(); }
+};
+
 struct TeamConfig {
   std::string name;
   std::string token_sha256;
@@ -50,6 +65,7 @@ struct ServiceConfig {
   // cluster for the dry-run backend. Relative to the config file's directory. With the slurm
   // backend only its first region and storage tiers are used (the nodes come from Slurm).
   std::string cluster_file;
+  PriceFallbackConfig price_fallback;
   // The slurm backend (docs/SLURM.md): how to reach Slurm, the GPU map, polling.
   SlurmConfig slurm;
   double slurm_poll_interval_s = 1;  // state refresh period

@@ -252,6 +252,11 @@ void HttpApi::routes() {
     if (!who) return;
     send(res, wait(scheduler_.ledger(*who)));
   });
+  s.Get("/v1/regions", [=, this](const httplib::Request& req, httplib::Response& res) {
+    const auto who = principal(req, res);
+    if (!who) return;
+    send(res, wait(scheduler_.regions()));
+  });
   s.Get("/v1/alerts", [=, this](const httplib::Request& req, httplib::Response& res) {
     const auto who = principal(req, res);
     if (!who) return;

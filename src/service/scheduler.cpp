@@ -65,7 +65,8 @@ Scheduler::Scheduler(Parts parts, Profile profile)
       store_(std::move(parts.store)),
       log_(std::move(parts.log)),
       engine_(cluster_, catalog_, std::move(profile), engine_options(catalog_)),
-      alerts_(config_.alerts, log_) {}
+      alerts_(config_.alerts, log_),
+      calendar_(std::make_unique<LiveCalendar>(cluster_.regions, config_.price_fallback, log_)) {}
 
 Scheduler::~Scheduler() {
   stop();
@@ -80,6 +81,8 @@ double Scheduler::wall_now() {
 
 void Scheduler::start() {
   started_at_ = wall_now();
+  calendar_->start();
+  update_calendar(started_at_);
   thread_ = std::thread([this] { loop(); });
 }
 
@@ -134,6 +137,31 @@ void Scheduler::loop() {
   if (!dirty_.empty() || !segments_out_.empty()) commit_group();
 }
 
+void Scheduler::update_calendar(double now) {
+  const Result<bool> changed = calendar_->update(now, std::min(earliest_, now), cluster_.regions);
+  if (!changed.ok()) {
+    if (!calendar_error_logged_) log_("calendar: " + changed.error().message);
+    calendar_error_logged_ = true;
+  } else if (changed.value()) {
+    for (uint32_t r = 0; r < cluster_.regions.size(); ++r) {
+      const Region& region = cluster_.regions[r];
+      engine_.prices_changed(r, region.electricity_usd_per_mwh, region.carbon_g_per_kwh,
+                             region.offpeak);
+    }
+    engine_dirty_ = true;
+    next_stale_check_ = 0;
+  }
+  if (now < next_stale_check_) return;
+  next_stale_check_ = now + 30;
+  std::set<std::string> stale;
+  for (const auto& [region, message] : calendar_->stale(now)) {
+    alerts_.raise("price_series_stale", "region " + region, message, now);
+    stale.insert(region);
+  }
+  for (const Region& r : calendar_->configured())
+    if (!stale.count(r.name)) alerts_.clear("price_series_stale", "region " + r.name, now);
+}
+
 void Scheduler::commit_group() {
   const auto t0 = std::chrono::steady_clock::now();
   if (Status st = store_->begin(); !st.ok()) fatal("begin: " + st.error().message);
@@ -173,6 +201,7 @@ void Scheduler::turn(std::deque<Command>& batch) {
   std::vector<int64_t> starts;
   for (const DriverEvent& e : driver_->poll()) handle_event(e, now, starts);
   if (now - last_telemetry_ >= config_.telemetry_period_s) sample_telemetry(now);
+  update_calendar(now);
   const Seconds t = engine_time(now);
   // Jobs wait and a running job reached its estimated end without ending: a cycle now may
   // preempt it (its end is unknown from here on; policy/tiers.cpp).

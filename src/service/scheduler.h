@@ -36,6 +36,7 @@
 #include "service/auth.h"
 #include "service/config.h"
 #include "service/job_record.h"
+#include "service/live_calendar.h"
 #include "service/metrics.h"
 #include "service/store.h"
 
@@ -96,6 +97,10 @@ class Scheduler {
   std::future<ApiReply> ledger(const Principal& who);
   // Alerts; a team sees those about its own jobs and the cluster's (AlertBook::to_json).
   std::future<ApiReply> alerts(const Principal& who);
+  // Regions on the real calendar: local time, weekday, holiday and off-peak state, the
+  // current hour's price and carbon intensity and where the price came from
+  // (LiveCalendar::status_json). Any principal.
+  std::future<ApiReply> regions();
   std::future<ApiReply> metrics();
   std::future<ApiReply> health();
 
@@ -167,6 +172,8 @@ class Scheduler {
   ApiReply ledger_reply(const Principal& who, double now);
   std::string metrics_text(double now);
   void sample_telemetry(double now);
+  // The regions' series follow the real clock (calendar_); price_series_stale alerts.
+  void update_calendar(double now);
   void fatal(const std::string& what);
 
   ServiceConfig config_;
@@ -180,6 +187,10 @@ class Scheduler {
   std::function<void(const std::string&)> log_;
   Engine engine_;
   AlertBook alerts_;
+  std::unique_ptr<LiveCalendar> calendar_;
+  double earliest_ = 1e300;      // oldest submission or run start known (Unix s)
+  double next_stale_check_ = 0;  // when price_series_stale is next evaluated
+  bool calendar_error_logged_ = false;
 
   // Loop state (loop thread only, or before start()).
   std::map<int64_t, Live> jobs_;

@@ -246,6 +246,15 @@ std::future<ApiReply> Scheduler::alerts(const Principal& who) {
   });
 }
 
+std::future<ApiReply> Scheduler::regions() {
+  return enqueue([this] {
+    const double now = wall_now();
+    ApiReply r;
+    r.body = {{"as_of", now}, {"regions", calendar_->status_json(now, cluster_.regions)}};
+    return r;
+  });
+}
+
 std::future<ApiReply> Scheduler::metrics() {
   return enqueue([this] {
     ApiReply r;
@@ -306,6 +315,8 @@ Status Scheduler::recover() {
   if (Status st = store_->begin(); !st.ok()) return st;
   for (JobRecord& rec : stored.value()) {
     next_id_ = std::max(next_id_, rec.id + 1);
+    for (double t : {rec.submitted_at, rec.started_at})
+      if (t > 0) earliest_ = std::min(earliest_, t);
     Live l;
     l.rec = std::move(rec);
     l.spec = make_job_spec(l.rec);

@@ -5,6 +5,8 @@
 // other. The API refuses to act on it. Its end is the backend's kExited / kLost.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "service/scheduler.h"
 
 namespace frugal {
@@ -40,6 +42,7 @@ void Scheduler::observe_foreign(const DriverEvent& e, double now) {
   r.state = JobStatus::kRunning;
   r.submitted_at = start;
   r.started_at = start;
+  earliest_ = std::min(earliest_, start);
   r.segment_start = start;
   r.handle = e.handle;
   r.placement = placement_json(p);

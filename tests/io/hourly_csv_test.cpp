@@ -116,6 +116,21 @@ TEST(HourlyCsv, NonNumericPriceNamesTheLineAndColumn) {
   EXPECT_TRUE(contains(m, "'abc'")) << m;
 }
 
+TEST(HourlyCsv, PricesParseFromTextNamingTheirOrigin) {
+  const std::string head = "Datetime (UTC),Price (USD/MWh)\n";
+  auto s = parse_price_csv(head + "2026-12-01 19:00:00Z,50\n2026-12-01 20:00:00Z,60.5\n", "cmd");
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s.value().start(), 1796151600);
+  EXPECT_EQ(s.value().hours(), 2u);
+  EXPECT_DOUBLE_EQ(s.value().at(1796151600 + 3600), 60.5);
+  s = parse_price_csv(head + "2026-12-01 19:00:00Z,50\n2026-12-01 21:00:00Z,1\n", "cmd");
+  ASSERT_FALSE(s.ok());
+  EXPECT_TRUE(contains(s.error().message, "cmd:3: column 'Datetime (UTC)'")) << s.error().message;
+  s = parse_price_csv("", "cmd");
+  ASSERT_FALSE(s.ok());
+  EXPECT_TRUE(contains(s.error().message, "cmd")) << s.error().message;
+}
+
 TEST(HourlyCsv, NanAndEmptyValuesAreErrors) {
   TempDir dir;
   for (const std::string v : {"nan", "NaN", "", "inf", "1e999"}) {

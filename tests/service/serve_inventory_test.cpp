@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../io/reader_test_util.h"
 #include "io/catalog_yaml.h"
 #include "service/config.h"
 #include "service/serve.h"
@@ -59,6 +60,41 @@ TEST(ServeConfig, ExampleLoads) {
   EXPECT_EQ(c.value().teams.size(), 2u);
   EXPECT_EQ(c.value().gpus, 2);
   EXPECT_FALSE(c.value().admin_token_sha256.empty());
+}
+
+// price_fallback: exactly one source, bounded numbers; errors name the key.
+TEST(ServeConfig, PriceFallback) {
+  testing::TempDir dir;
+  const std::string base = "admin: {token_sha256: " + std::string(64, 'a') + "}\n";
+  auto load = [&](const std::string& extra) {
+    return load_service_config(dir.write("serve.yaml", base + extra));
+  };
+  auto c = load("price_fallback: {file: live.csv, refresh_s: 600}\n");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c.value().price_fallback.file, (dir.path() / "live.csv").string());
+  EXPECT_EQ(c.value().price_fallback.refresh_s, 600);
+  c = load("price_fallback: {usd_per_mwh: 95}\n");
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c.value().price_fallback.usd_per_mwh, 95);
+  EXPECT_FALSE(load("").value().price_fallback.any());
+  const std::pair<const char*, const char*> bad[] = {
+      {"price_fallback: {usd_per_mwh: 95, command: x}\n", "exactly one"},
+      {"price_fallback: {}\n", "exactly one"},
+      {"price_fallback: {usd_per_mwh: -1}\n", "price_fallback.usd_per_mwh"},
+      {"price_fallback: {usd_per_mwh: 1e9}\n", "price_fallback.usd_per_mwh"},
+      {"price_fallback: {command: x, refresh_s: 0}\n", "price_fallback.refresh_s"},
+      {"price_fallback: {command: x, timeout_s: 1e6}\n", "price_fallback.timeout_s"},
+      {"price_fallback: {url: x}\n", "unknown key 'url'"},
+      {"price_fallback: 95\n", "expected a map"},
+      {"price_fallback: {usd_per_mwh: cheap}\n", "price_fallback.usd_per_mwh"},
+  };
+  for (const auto& [text, want] : bad) {
+    SCOPED_TRACE(text);
+    auto r = load(text);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find(want), std::string::npos) << r.error().message;
+    EXPECT_NE(r.error().message.find("serve.yaml"), std::string::npos) << r.error().message;
+  }
 }
 
 }  // namespace
