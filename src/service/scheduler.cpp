@@ -58,6 +58,7 @@ EngineOptions engine_options(const GpuCatalog& catalog) {
 
 Scheduler::Scheduler(Parts parts, Profile profile)
     : config_(std::move(parts.config)),
+      clock_(parts.clock ? std::move(parts.clock) : std::make_shared<SystemClock>()),
       catalog_(std::move(parts.catalog)),
       cluster_(std::move(parts.cluster)),
       gpu_memory_mib_(std::move(parts.gpu_memory_mib)),
@@ -73,8 +74,7 @@ Scheduler::~Scheduler() {
 }
 
 double Scheduler::wall_now() {
-  const double t =
-      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  const double t = clock_->now();
   last_now_ = std::max(last_now_, t);
   return last_now_;
 }

@@ -10,8 +10,11 @@
 // driver. HTTP handler threads never touch scheduler state.
 //
 // Engine time is Unix time minus the cluster's epoch (ClusterSpec::epoch_unix_s), never
-// decreasing. Thread-safety: every public method may be called from any thread once
-// start() has run; create/recover/start/stop from one thread.
+// decreasing; Unix time is Parts::clock's. On a ManualClock nothing happens between
+// commands: each command is a turn, so a test advances the clock and then calls any method
+// (its reply comes after that turn's engine cycle) to see the effect. Thread-safety: every public
+// method may be called from any thread once start() has run; create/recover/start/stop from one
+// thread.
 
 #include <condition_variable>
 #include <deque>
@@ -34,6 +37,7 @@
 #include "policy/runtime_predictor.h"
 #include "service/alerts.h"
 #include "service/auth.h"
+#include "service/clock.h"
 #include "service/config.h"
 #include "service/job_record.h"
 #include "service/live_calendar.h"
@@ -68,6 +72,8 @@ class Scheduler {
     // where unknown. A fractional job's memory cap is its share of this, else of the
     // catalog's figure for the model.
     std::map<std::string, std::vector<int64_t>> gpu_memory_mib;
+    // The time of day the loop runs on; null: the system clock (service/clock.h).
+    std::shared_ptr<const Clock> clock;
   };
   // Builds the engine for `parts.config.policy` ("" = default_profile_name(), the `frugal`
   // profile). The tier preemption of `tiers` and `frugal` uses config.checkpoint_grace_s.
@@ -177,6 +183,7 @@ class Scheduler {
   void fatal(const std::string& what);
 
   ServiceConfig config_;
+  std::shared_ptr<const Clock> clock_;
   GpuCatalog catalog_;
   ClusterSpec cluster_;
   Seconds end_wake_ = kNever;   // Engine::next_expected_end after the last cycle

@@ -1,5 +1,6 @@
 // The Scheduler in-process with a scripted backend (this machine has no NVML, so GPU
-// telemetry is scripted here; everything else is the real loop, engine and SQLite store):
+// telemetry is scripted here; everything else is the real loop, engine and SQLite store) on
+// a ManualClock: service time passes only when a test lets it, a turn per step, no sleeping:
 // measured utilisation reaches the ledger as idle_allocated waste; exits, cancels and a
 // restart with adoption keep the store consistent.
 
@@ -8,12 +9,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <filesystem>
 #include <map>
 #include <mutex>
 #include <set>
-#include <thread>
 
 #include "io/catalog_yaml.h"
 #include "service/serve.h"
@@ -89,6 +88,8 @@ class ScriptedDriver final : public Driver {
 
 struct Fixture {
   std::filesystem::path dir;
+  // The service's time: moves only when a test advances it (2026-12-01T00:00:00Z at first).
+  std::shared_ptr<ManualClock> clock = std::make_shared<ManualClock>(1796083200.0);
   std::shared_ptr<ScriptedDriver::Shared> shared = std::make_shared<ScriptedDriver::Shared>();
   GpuCatalog catalog = load_builtin_catalog().value();
   double grace_s = 60;
@@ -108,9 +109,14 @@ struct Fixture {
     auto cluster = cluster_from_inventory(inv.value(), cfg, catalog);
     auto store = Store::open((dir / "f.db").string());
     EXPECT_TRUE(store.ok());
-    auto s =
-        Scheduler::create(Scheduler::Parts{cfg, catalog, cluster.value(), std::move(driver),
-                                           std::move(store).value(), [](const std::string&) {}});
+    auto s = Scheduler::create(Scheduler::Parts{cfg,
+                                                catalog,
+                                                cluster.value(),
+                                                std::move(driver),
+                                                std::move(store).value(),
+                                                [](const std::string&) {},
+                                                {},
+                                                clock});
     EXPECT_TRUE(s.ok());
     EXPECT_TRUE(s.value()->recover().ok());
     s.value()->start();
@@ -125,14 +131,30 @@ nlohmann::json job(Scheduler& s, int64_t id) {
   return s.get_job(kAdmin, id).get().body;
 }
 
-// Waits (bounded: 10 s) until `cond` holds.
+// One turn of the scheduler's loop at the clock's time: a command's reply comes after its
+// turn's engine cycle, and the loop does nothing between commands that the clock could
+// change.
+void turn(Scheduler& s) {
+  (void)s.health().get();
+}
+
+// Lets up to 10 s of service time pass in 10 ms steps, a turn each, until `cond` holds.
 template <class F>
-bool eventually(F cond) {
+bool eventually(Fixture& f, Scheduler& s, F cond) {
   for (int i = 0; i < 1000; ++i) {
     if (cond()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    f.clock->advance(0.01);
+    turn(s);
   }
   return cond();
+}
+
+// `seconds` of service time pass, with a turn each 10 ms.
+void pass(Fixture& f, Scheduler& s, double seconds) {
+  for (double t = 0; t < seconds; t += 0.01) {
+    f.clock->advance(0.01);
+    turn(s);
+  }
 }
 
 std::string handle(int64_t id, int restarts) {
@@ -145,12 +167,10 @@ std::string env_of(const LaunchSpec& s, const std::string& name) {
   return "(unset)";
 }
 
-// Waits (bounded: 10 s) until the job is in `state`.
-void wait_state(Scheduler& s, int64_t id, const std::string& state) {
-  for (int i = 0; i < 1000; ++i) {
-    if (job(s, id)["state"] == state) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+// Lets up to 10 s of service time pass in 10 ms steps, a turn each, until the job is in
+// `state`.
+void wait_state(Fixture& f, Scheduler& s, int64_t id, const std::string& state) {
+  if (eventually(f, s, [&] { return job(s, id)["state"] == state; })) return;
   FAIL() << "job " << id << " is " << job(s, id)["state"] << ", not " << state;
 }
 
@@ -162,13 +182,12 @@ TEST(Scheduler, MeasuredUtilizationIsPricedAsIdleAllocatedWaste) {
   const auto reply = s->submit(kAlpha, r).get();
   ASSERT_EQ(reply.status, 201);
   const int64_t id = reply.body["id"];
-  wait_state(*s, id, "running");
-  for (int i = 0; i < 1000 && !job(*s, id)["utilization"].is_number(); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  wait_state(f, *s, id, "running");
+  ASSERT_TRUE(eventually(f, *s, [&] { return job(*s, id)["utilization"].is_number(); }));
   EXPECT_NEAR(job(*s, id)["utilization"].get<double>(), 0.25, 1e-9);
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // some GPU time to price
+  pass(f, *s, 0.2);  // some GPU time to price
   ScriptedDriver(f.shared).finish("h" + std::to_string(id) + ".0", 0);
-  wait_state(*s, id, "completed");
+  wait_state(f, *s, id, "completed");
   const auto ledger = s->ledger(kAdmin).get().body;
   const auto& team = ledger["by_team"]["alpha"];
   const double compute = team["compute_usd"], idle = team["waste"]["idle_allocated_usd"];
@@ -189,7 +208,7 @@ TEST(Scheduler, NodesShowATeamItsOwnJobIdsOnly) {
   const auto reply = s->submit(kAlpha, r).get();
   ASSERT_EQ(reply.status, 201);
   const int64_t id = reply.body["id"];
-  wait_state(*s, id, "running");
+  wait_state(f, *s, id, "running");
   auto ids_seen = [&](const Principal& who) {
     std::vector<int64_t> ids;
     int64_t allocated = 0;
@@ -234,8 +253,8 @@ TEST(Scheduler, RestartAdoptsRunningJobsAndKeepsEveryJobOnce) {
       r.command = "x";
       ids.push_back(s->submit(kAlpha, r).get().body["id"]);
     }
-    wait_state(*s, ids[0], "running");
-    wait_state(*s, ids[1], "running");
+    wait_state(f, *s, ids[0], "running");
+    wait_state(f, *s, ids[1], "running");
     EXPECT_EQ(job(*s, ids[2])["state"], "queued");  // 2 GPUs, 4 one-GPU jobs
     EXPECT_EQ(s->act(kAlpha, ids[3], Scheduler::Action::kCancel).get().status, 200);
     s->stop();
@@ -245,8 +264,8 @@ TEST(Scheduler, RestartAdoptsRunningJobsAndKeepsEveryJobOnce) {
   EXPECT_EQ(job(*s, ids[0])["restart_count"], 0);
   EXPECT_EQ(job(*s, ids[3])["state"], "cancelled");
   ScriptedDriver(f.shared).finish("h" + std::to_string(ids[0]) + ".0", 0);
-  wait_state(*s, ids[0], "completed");
-  wait_state(*s, ids[2], "running");  // the freed GPU goes to the queued job
+  wait_state(f, *s, ids[0], "completed");
+  wait_state(f, *s, ids[2], "running");  // the freed GPU goes to the queued job
   const auto list = s->list_jobs(kAdmin, std::nullopt, 100).get().body["jobs"];
   EXPECT_EQ(list.size(), ids.size());
   std::lock_guard<std::mutex> lock(f.shared->mu);
@@ -255,9 +274,9 @@ TEST(Scheduler, RestartAdoptsRunningJobsAndKeepsEveryJobOnce) {
 }
 
 // The first handle stop() was called with (waiting for it, bounded), or "".
-std::string first_stopped(Fixture& f) {
+std::string first_stopped(Fixture& f, Scheduler& s) {
   std::string h;
-  eventually([&] {
+  eventually(f, s, [&] {
     std::lock_guard<std::mutex> lock(f.shared->mu);
     if (f.shared->stopped.empty()) return false;
     h = f.shared->stopped[0];
@@ -282,12 +301,12 @@ TEST(Scheduler, ElasticJobGrowsIntoAFreedGpuByRestartingOnTheNewSize) {
   JobRequest a;
   a.command = "a";
   const int64_t ia = s->submit(kAlpha, a).get().body["id"];
-  wait_state(*s, ia, "running");
+  wait_state(f, *s, ia, "running");
   JobRequest e;
   e.command = "e";
   e.max_gpus = 2;  // elastic: 1 GPU requested, up to 2
   const int64_t ie = s->submit(kAlpha, e).get().body["id"];
-  wait_state(*s, ie, "running");
+  wait_state(f, *s, ie, "running");
   {
     std::lock_guard<std::mutex> lock(f.shared->mu);
     ASSERT_EQ(f.shared->specs.size(), 2u);
@@ -295,10 +314,10 @@ TEST(Scheduler, ElasticJobGrowsIntoAFreedGpuByRestartingOnTheNewSize) {
     EXPECT_EQ(env_of(f.shared->specs[1], "FRUGAL_NUM_GPUS"), "1");
   }
   ScriptedDriver(f.shared).finish(handle(ia, 0), 0);
-  wait_state(*s, ia, "completed");
+  wait_state(f, *s, ia, "completed");
   // The engine grows it: its segment is stopped (checkpoint plan), its exit (143 here) is
   // not its end, and a new segment starts on both GPUs with FRUGAL_RESTART_COUNT=1.
-  ASSERT_TRUE(eventually([&] { return started_count(f) == 3; })) << job(*s, ie);
+  ASSERT_TRUE(eventually(f, *s, [&] { return started_count(f) == 3; })) << job(*s, ie);
   {
     std::lock_guard<std::mutex> lock(f.shared->mu);
     EXPECT_EQ(f.shared->stopped, std::vector<std::string>{handle(ie, 0)});
@@ -313,7 +332,7 @@ TEST(Scheduler, ElasticJobGrowsIntoAFreedGpuByRestartingOnTheNewSize) {
   EXPECT_EQ(j["restart_count"], 1);
   EXPECT_EQ(j["placement"]["gpus"].size(), 2u);
   ScriptedDriver(f.shared).finish(handle(ie, 1), 0);
-  wait_state(*s, ie, "completed");
+  wait_state(f, *s, ie, "completed");
   s.reset();
   auto store = Store::open((f.dir / "f.db").string());
   ASSERT_TRUE(store.ok());
@@ -336,17 +355,17 @@ TEST(Scheduler, ARestartDuringAResizeNeitherLosesNorDuplicatesTheJob) {
     JobRequest a;
     a.command = "a";
     ia = s->submit(kAlpha, a).get().body["id"];
-    wait_state(*s, ia, "running");
+    wait_state(f, *s, ia, "running");
     JobRequest e;
     e.command = "e";
     e.max_gpus = 2;
     // Given: predicted from a's instant run it would be nearly over, and not worth growing.
     e.estimate_s = 3600;
     ie = s->submit(kAlpha, e).get().body["id"];
-    wait_state(*s, ie, "running");
+    wait_state(f, *s, ie, "running");
     ScriptedDriver(f.shared).finish(handle(ia, 0), 0);
-    wait_state(*s, ia, "completed");
-    ASSERT_TRUE(eventually([&] {
+    wait_state(f, *s, ia, "completed");
+    ASSERT_TRUE(eventually(f, *s, [&] {
       std::lock_guard<std::mutex> lock(f.shared->mu);
       return !f.shared->stopped.empty();
     }));
@@ -359,17 +378,17 @@ TEST(Scheduler, ARestartDuringAResizeNeitherLosesNorDuplicatesTheJob) {
   EXPECT_EQ(j["restart_count"], 0);
   EXPECT_EQ(j["handle"], handle(ie, 0));
   // The new service grows it again (a free GPU): it stops the same old segment.
-  ASSERT_TRUE(eventually([&] {
+  ASSERT_TRUE(eventually(f, *s, [&] {
     std::lock_guard<std::mutex> lock(f.shared->mu);
     return f.shared->stopped.size() == 2;
   }));
   ScriptedDriver(f.shared).finish(handle(ie, 0), 0);  // its exit after the checkpoint
   // One new segment, on both GPUs.
-  ASSERT_TRUE(eventually([&] { return started_count(f) == 3; })) << job(*s, ie);
-  wait_state(*s, ie, "running");
+  ASSERT_TRUE(eventually(f, *s, [&] { return started_count(f) == 3; })) << job(*s, ie);
+  wait_state(f, *s, ie, "running");
   EXPECT_EQ(job(*s, ie)["restart_count"], 1);
   ScriptedDriver(f.shared).finish(handle(ie, 1), 0);
-  wait_state(*s, ie, "completed");
+  wait_state(f, *s, ie, "completed");
   EXPECT_EQ(s->list_jobs(kAdmin, std::nullopt, 100).get().body["jobs"].size(), 2u);
   std::lock_guard<std::mutex> lock(f.shared->mu);
   EXPECT_EQ(f.shared->started,
@@ -388,7 +407,7 @@ TEST(Scheduler, ConsolidationMovesAJobAndTheStartWaitsForItsOldSegment) {
     JobRequest r;
     r.command = "x";
     ids.push_back(s->submit(kAlpha, r).get().body["id"]);
-    wait_state(*s, ids.back(), "running");
+    wait_state(f, *s, ids.back(), "running");
   }
   std::map<std::string, std::vector<int64_t>> by_node;
   for (int64_t id : ids) by_node[job(*s, id)["placement"]["node"]].push_back(id);
@@ -396,13 +415,13 @@ TEST(Scheduler, ConsolidationMovesAJobAndTheStartWaitsForItsOldSegment) {
   for (auto& [node, on] : by_node) {
     ASSERT_EQ(on.size(), 2u);
     ScriptedDriver(f.shared).finish(handle(on[1], 0), 0);
-    wait_state(*s, on[1], "completed");
+    wait_state(f, *s, on[1], "completed");
   }
   JobRequest big;
   big.command = "big";
   big.gpus = 2;  // fits only when one node is emptied
   const int64_t ib = s->submit(kAlpha, big).get().body["id"];
-  const std::string moved = first_stopped(f);
+  const std::string moved = first_stopped(f, *s);
   ASSERT_FALSE(moved.empty());
   const int64_t im = job_of(moved);
   // That turn is over (a later command ran): the big job is decided but not launched while
@@ -411,7 +430,7 @@ TEST(Scheduler, ConsolidationMovesAJobAndTheStartWaitsForItsOldSegment) {
   EXPECT_EQ(jb["state"], "running");
   EXPECT_EQ(started_count(f), 4u);
   ScriptedDriver(f.shared).finish(moved, 143);
-  ASSERT_TRUE(eventually([&] { return started_count(f) == 6; }));
+  ASSERT_TRUE(eventually(f, *s, [&] { return started_count(f) == 6; }));
   auto jm = job(*s, im);
   EXPECT_EQ(jm["state"], "running");
   EXPECT_EQ(jm["restart_count"], 1);
@@ -422,13 +441,13 @@ TEST(Scheduler, ConsolidationMovesAJobAndTheStartWaitsForItsOldSegment) {
 }
 
 // Two general-tier jobs of one GPU each, both running (the fixture's node has two GPUs).
-std::pair<int64_t, int64_t> two_general_jobs_running(Scheduler& s) {
+std::pair<int64_t, int64_t> two_general_jobs_running(Fixture& f, Scheduler& s) {
   JobRequest g;
   g.command = "g";
   const int64_t i1 = s.submit(kAlpha, g).get().body["id"];
   const int64_t i2 = s.submit(kAlpha, g).get().body["id"];
-  wait_state(s, i1, "running");
-  wait_state(s, i2, "running");
+  wait_state(f, s, i1, "running");
+  wait_state(f, s, i2, "running");
   return {i1, i2};
 }
 
@@ -436,7 +455,7 @@ TEST(Scheduler, ARunningJobsTierChangesWhichJobIsPreempted) {
   Fixture f;
   f.grace_s = 0.2;
   auto s = f.make();
-  const auto [i1, i2] = two_general_jobs_running(*s);
+  const auto [i1, i2] = two_general_jobs_running(f, *s);
   // The first one is promoted while it runs: it is no longer a victim for core work.
   const ApiReply r = s->set_tier(kAlpha, i1, Tier::kCore).get();
   ASSERT_EQ(r.status, 200) << r.body;
@@ -445,7 +464,7 @@ TEST(Scheduler, ARunningJobsTierChangesWhichJobIsPreempted) {
   c.command = "c";
   c.tier = Tier::kCore;
   const int64_t ic = s->submit(kAlpha, c).get().body["id"];
-  wait_state(*s, ic, "running");
+  wait_state(f, *s, ic, "running");
   EXPECT_EQ(job(*s, i2)["state"], "preempted");
   EXPECT_EQ(job(*s, i1)["state"], "running");
   std::lock_guard<std::mutex> lock(f.shared->mu);
@@ -461,43 +480,43 @@ TEST(Scheduler, APreemptedRunThatOutlivesItsGraceIsWaitedFor) {
   f.grace_s = 0.2;
   f.shared->stop_exits = false;  // stopped runs go on until finish()
   auto s = f.make();
-  const auto [i1, i2] = two_general_jobs_running(*s);
+  const auto [i1, i2] = two_general_jobs_running(f, *s);
   JobRequest c;
   c.command = "c";
   c.tier = Tier::kCore;
   const int64_t ic = s->submit(kAlpha, c).get().body["id"];
-  const std::string victim_handle = first_stopped(f);
+  const std::string victim_handle = first_stopped(f, *s);
   ASSERT_FALSE(victim_handle.empty());
   const int64_t victim = job_of(victim_handle);
   const int64_t other = victim == i1 ? i2 : i1;
-  ASSERT_TRUE(eventually([&] { return job(*s, victim)["state"] == "preempted"; }));
+  ASSERT_TRUE(eventually(f, *s, [&] { return job(*s, victim)["state"] == "preempted"; }));
   EXPECT_NE(job(*s, victim)["reason"].get<std::string>().find("still running when the grace"),
             std::string::npos)
       << job(*s, victim)["reason"];
-  wait_state(*s, ic, "running");  // decided on the victim's GPU ...
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  wait_state(f, *s, ic, "running");  // decided on the victim's GPU ...
+  pass(f, *s, 0.3);
   EXPECT_EQ(started_count(f), 2u);  // ... but not launched beside the victim's process
   // The other job ends: the victim is decided again on the freed GPU, and still waits.
   ScriptedDriver(f.shared).finish(handle(other, 0), 0);
-  wait_state(*s, other, "completed");
-  ASSERT_TRUE(eventually([&] { return job(*s, victim)["state"] == "running"; }));
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  wait_state(f, *s, other, "completed");
+  ASSERT_TRUE(eventually(f, *s, [&] { return job(*s, victim)["state"] == "running"; }));
+  pass(f, *s, 0.3);
   EXPECT_EQ(started_count(f), 2u);
   // A restart now: the stopped run is found and stopped again, nothing runs twice.
   s->stop();
   s.reset();
   s = f.make();
-  ASSERT_TRUE(eventually([&] {
+  ASSERT_TRUE(eventually(f, *s, [&] {
     std::lock_guard<std::mutex> lock(f.shared->mu);
     return std::count(f.shared->stopped.begin(), f.shared->stopped.end(), victim_handle) == 2;
   }));
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  pass(f, *s, 0.3);
   EXPECT_EQ(started_count(f), 2u);
   // Its exit lets both go.
   ScriptedDriver(f.shared).finish(victim_handle, 143);
-  ASSERT_TRUE(eventually([&] { return started_count(f) == 4u; })) << job(*s, victim);
-  wait_state(*s, ic, "running");
-  wait_state(*s, victim, "running");
+  ASSERT_TRUE(eventually(f, *s, [&] { return started_count(f) == 4u; })) << job(*s, victim);
+  wait_state(f, *s, ic, "running");
+  wait_state(f, *s, victim, "running");
   std::lock_guard<std::mutex> lock(f.shared->mu);
   const std::set<std::string> last{f.shared->started[2], f.shared->started[3]};
   EXPECT_EQ(last, (std::set<std::string>{std::to_string(ic), std::to_string(victim)}));
@@ -514,28 +533,24 @@ TEST(Scheduler, ACancelUnderWaySurvivesARestart) {
     JobRequest r;
     r.command = "stubborn";
     id = s->submit(kAlpha, r).get().body["id"];
-    wait_state(*s, id, "running");
+    wait_state(f, *s, id, "running");
     ASSERT_EQ(s->act(kAlpha, id, Scheduler::Action::kCancel).get().status, 200);
     s->stop();
   }
   auto s = f.make();
   EXPECT_EQ(job(*s, id)["state"], "running");
   EXPECT_EQ(job(*s, id)["cancel_requested"], true);
-  ASSERT_TRUE(eventually([&] {
+  ASSERT_TRUE(eventually(f, *s, [&] {
     std::lock_guard<std::mutex> lock(f.shared->mu);
     return f.shared->stopped.size() == 2;  // stopped again by the new service
   }));
   ScriptedDriver(f.shared).finish(handle(id, 0), 137);
-  wait_state(*s, id, "cancelled");
+  wait_state(f, *s, id, "cancelled");
 }
 
 void push(Fixture& f, DriverEvent e) {
   std::lock_guard<std::mutex> lock(f.shared->mu);
   f.shared->pending.push_back(std::move(e));
-}
-
-double unix_now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 // The running job of team "external", or null.
@@ -558,14 +573,14 @@ TEST(Scheduler, ForeignJobTakesItsGpusIsAccountedAndLeftAlone) {
   e.job_id = "slurm 9 outside";
   e.handle = "slurm-external:9:1";
   e.owner = "bob";
-  e.start_unix = unix_now() - 30;
+  e.start_unix = f.clock->now() - 30;
   e.slots = {SlotAssignment{"n", 0, 1000}, SlotAssignment{"n", 1, 1000}};
   e.message = "Slurm job 9 submitted directly";
   int64_t ext = 0, core = 0;
   {
     auto s = f.make();
     push(f, e);
-    ASSERT_TRUE(eventually([&] { return !external_job(*s).is_null(); }));
+    ASSERT_TRUE(eventually(f, *s, [&] { return !external_job(*s).is_null(); }));
     const auto ej = external_job(*s);
     ext = ej["id"];
     EXPECT_EQ(ej["name"], "slurm 9 outside");
@@ -576,7 +591,7 @@ TEST(Scheduler, ForeignJobTakesItsGpusIsAccountedAndLeftAlone) {
     const ApiReply sub = s->submit(kAlpha, c).get();
     core = sub.body["id"];
     EXPECT_EQ(sub.body["state"], "queued");
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // cycles, past the grace
+    pass(f, *s, 0.5);  // cycles, past the grace
     EXPECT_EQ(job(*s, core)["state"], "queued");
     EXPECT_EQ(job(*s, ext)["state"], "running");
     EXPECT_EQ(s->act(kAdmin, ext, Scheduler::Action::kCancel).get().status, 409);
@@ -595,7 +610,7 @@ TEST(Scheduler, ForeignJobTakesItsGpusIsAccountedAndLeftAlone) {
   auto s = f.make();  // restart: adopted by its handle, once
   EXPECT_EQ(job(*s, ext)["state"], "running");
   push(f, e);
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  pass(f, *s, 0.2);
   EXPECT_EQ(job(*s, core)["state"], "queued");
   EXPECT_EQ(s->list_jobs(kAdmin, std::nullopt, 100).get().body["jobs"].size(), 2u);
   DriverEvent end;
@@ -603,8 +618,8 @@ TEST(Scheduler, ForeignJobTakesItsGpusIsAccountedAndLeftAlone) {
   end.exit_code = 0;
   end.message = "Slurm job 9 COMPLETED";
   push(f, end);
-  wait_state(*s, ext, "completed");
-  wait_state(*s, core, "running");
+  wait_state(f, *s, ext, "completed");
+  wait_state(f, *s, core, "running");
   std::lock_guard<std::mutex> lock(f.shared->mu);
   EXPECT_TRUE(f.shared->stopped.empty());  // never stopped
   EXPECT_EQ(f.shared->started, std::vector<std::string>{std::to_string(core)});
@@ -623,14 +638,14 @@ TEST(Scheduler, BackendOutageRaisesOneAlertResolvedWhenItAnswers) {
   down.kind = DriverEvent::Kind::kBackendDown;
   down.message = "Slurm not answering";
   push(f, down);
-  ASSERT_TRUE(eventually([&] { return active() == 1; }));
+  ASSERT_TRUE(eventually(f, *s, [&] { return active() == 1; }));
   const auto a = s->alerts(kAdmin).get().body["active"][0];
   EXPECT_EQ(a["subject"], "scripted");
   EXPECT_EQ(a["message"], "Slurm not answering");
   DriverEvent up;
   up.kind = DriverEvent::Kind::kBackendUp;
   push(f, up);
-  ASSERT_TRUE(eventually([&] { return active() == 0; }));
+  ASSERT_TRUE(eventually(f, *s, [&] { return active() == 0; }));
   const auto recent = s->alerts(kAdmin).get().body["recent"];
   ASSERT_EQ(recent.size(), 1u);
   EXPECT_EQ(recent[0]["rule"], "backend_unreachable");
