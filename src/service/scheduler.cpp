@@ -162,6 +162,29 @@ void Scheduler::update_calendar(double now) {
     if (!stale.count(r.name)) alerts_.clear("price_series_stale", "region " + r.name, now);
 }
 
+void Scheduler::transition(Live& l, JobEvent event, std::string reason, double now) {
+  const std::optional<JobStatus> to = next_state(l.rec.state, event);
+  if (!to) {
+    const std::string what =
+        fmt::format("job {}: {} while {} is not a transition of the job lifecycle ({})", l.rec.id,
+                    to_string(event), to_string(l.rec.state), reason);
+    log_(what);
+    alerts_.raise("job_lifecycle", fmt::format("job {}", l.rec.id), what, now);
+    return;
+  }
+  transitions_out_.push_back(TransitionRow{l.rec.id, now, std::string(to_string(l.rec.state)),
+                                           std::string(to_string(*to)),
+                                           std::string(to_string(event)), reason});
+  l.rec.state = *to;
+  l.rec.reason = std::move(reason);
+  mark(l);
+}
+
+void Scheduler::record_birth(const Live& l, const char* how, double now) {
+  transitions_out_.push_back(
+      TransitionRow{l.rec.id, now, "", std::string(to_string(l.rec.state)), how, l.rec.reason});
+}
+
 void Scheduler::commit_group() {
   const auto t0 = std::chrono::steady_clock::now();
   if (Status st = store_->begin(); !st.ok()) fatal("begin: " + st.error().message);
@@ -184,6 +207,9 @@ Status Scheduler::flush() {
   for (const SegmentRow& s : segments_out_)
     if (Status st = store_->add_segment(s); !st.ok()) return st;
   segments_out_.clear();
+  for (const TransitionRow& t : transitions_out_)
+    if (Status st = store_->add_transition(t); !st.ok()) return st;
+  transitions_out_.clear();
   return Status::Ok();
 }
 
@@ -228,9 +254,7 @@ void Scheduler::turn(std::deque<Command>& batch) {
     if (it == jobs_.end() || it->second.rec.state != JobStatus::kDeferred ||
         it->second.rec.deferred_until != until)
       continue;
-    it->second.rec.state = JobStatus::kQueued;
-    it->second.rec.reason = "deferral ended; waiting for GPUs";
-    mark(it->second);
+    transition(it->second, JobEvent::kDeferralEnd, "deferral ended; waiting for GPUs", now);
   }
   for (ApiReply& r : replies)
     if (r.after_cycle) {
@@ -254,10 +278,8 @@ void Scheduler::turn(std::deque<Command>& batch) {
       engine_dirty_ = true;
       l.placement = Placement{};
       l.rec.placement.clear();
-      l.rec.state = JobStatus::kCancelled;
-      l.rec.reason = "cancelled";
       l.rec.finished_at = now;
-      mark(l);
+      transition(l, JobEvent::kCancel, "cancelled", now);
       continue;
     }
     // Its previous run (stopped by a preemption) has not exited: one copy at a time.
@@ -364,10 +386,9 @@ void Scheduler::launch(Live& l, double now) {
     close_segment(l, now);
     engine_.finish(l.idx, engine_time(now));
     engine_dirty_ = true;
-    l.rec.state = JobStatus::kFailed;
-    l.rec.reason = "failed to start: " + h.error().message;
     l.rec.finished_at = now;
     l.rec.placement.clear();
+    transition(l, JobEvent::kExitFail, "failed to start: " + h.error().message, now);
   }
   mark(l);
 }
@@ -384,12 +405,11 @@ void Scheduler::apply(const Decision& d, double now, std::vector<int64_t>& start
       l.placement = d.placement;
       l.draining = false;
       l.exited = false;
-      l.rec.state = JobStatus::kRunning;
+      transition(l, JobEvent::kStart, "", now);
       l.rec.segment_start = now;
       if (l.rec.started_at < 0) l.rec.started_at = now;
       l.rec.placement = placement_json(d.placement);
       l.rec.handle.clear();
-      l.rec.reason.clear();
       submit_to_start_.record(std::max(0.0, now - l.rec.submitted_at));
       starts.push_back(l.rec.id);
       break;
@@ -417,27 +437,26 @@ void Scheduler::apply(const Decision& d, double now, std::vector<int64_t>& start
       moving_.erase(l.rec.id);
       l.placement = Placement{};
       l.rec.placement.clear();
-      l.rec.state = JobStatus::kPreempted;
       ++l.rec.restart_count;
-      l.rec.reason = "preempted: " + d.reason;
-      if (outlived)  // the engine assumed a checkpoint; say what happened
-        l.rec.reason +=
-            "; its process was still running when the grace ended (SIGTERM, then "
-            "SIGKILL; its checkpoint may be incomplete)";
       if (l.rec.cancel_requested) {
         // A cancelled job's preemption ends it: take it off the queue.
         engine_.withdraw(l.idx, engine_time(now));
-        l.rec.state = JobStatus::kCancelled;
         l.rec.finished_at = now;
-        l.rec.reason = "cancelled";
+        transition(l, JobEvent::kCancel, "cancelled", now);
+      } else {
+        std::string why = "preempted: " + d.reason;
+        if (outlived)  // the engine assumed a checkpoint; say what happened
+          why +=
+              "; its process was still running when the grace ended (SIGTERM, then "
+              "SIGKILL; its checkpoint may be incomplete)";
+        transition(l, JobEvent::kPreempt, std::move(why), now);
       }
       log_(fmt::format("job {}: preempted ({})", l.rec.id, d.reason));
       break;
     }
     case Decision::Kind::kReject:
-      l.rec.state = JobStatus::kFailed;
-      l.rec.reason = "rejected: " + d.reason;
       l.rec.finished_at = now;
+      transition(l, JobEvent::kReject, "rejected: " + d.reason, now);
       break;
     case Decision::Kind::kDefer:
       if (l.rec.state == JobStatus::kRunning) {  // the engine's internal-error report
@@ -445,9 +464,8 @@ void Scheduler::apply(const Decision& d, double now, std::vector<int64_t>& start
         break;
       }
       deferrals_.emplace(unix_time(d.until), l.rec.id);
-      l.rec.state = JobStatus::kDeferred;
+      transition(l, JobEvent::kDefer, d.reason, now);
       l.rec.deferred_until = unix_time(d.until);
-      l.rec.reason = d.reason;
       driver_->deferred(launch_spec(l), l.rec.deferred_until);
       break;
     case Decision::Kind::kMigrate:
@@ -574,17 +592,14 @@ void Scheduler::handle_event(const DriverEvent& e, double now, std::vector<int64
   l.rec.placement.clear();
   l.rec.finished_at = ended;
   if (l.rec.cancel_requested) {
-    l.rec.state = JobStatus::kCancelled;
-    l.rec.reason = "cancelled";
+    transition(l, JobEvent::kCancel, "cancelled", now);
   } else if (e.kind == DriverEvent::Kind::kExited && e.exit_code == 0) {
-    l.rec.state = JobStatus::kCompleted;
     l.rec.exit_code = 0;
-    l.rec.reason.clear();
+    transition(l, JobEvent::kExitOk, "", now);
     learn_runtime(l.rec, *l.spec);
   } else {
-    l.rec.state = JobStatus::kFailed;
     if (e.kind == DriverEvent::Kind::kExited && e.exit_code >= 0) l.rec.exit_code = e.exit_code;
-    l.rec.reason = e.message;
+    transition(l, JobEvent::kExitFail, e.message, now);
   }
 }
 

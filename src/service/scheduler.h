@@ -39,6 +39,7 @@
 #include "service/auth.h"
 #include "service/clock.h"
 #include "service/config.h"
+#include "service/job_lifecycle.h"
 #include "service/job_record.h"
 #include "service/live_calendar.h"
 #include "service/metrics.h"
@@ -152,6 +153,13 @@ class Scheduler {
   Live* find(const Principal& who, int64_t id);
   void enter_engine(Live& l, double now);  // (re)submits the job under a new index
   void mark(Live& l) { dirty_.push_back(l.rec.id); }
+  // Moves the job by `event` (service/job_lifecycle.h) and sets its reason; the transition is
+  // persisted with the job's row. An event the lifecycle does not allow changes neither
+  // state nor reason: it is logged ("not a transition of the job lifecycle") and raises the
+  // alert job_lifecycle — a bug, which the service tests look for in the log.
+  void transition(Live& l, JobEvent event, std::string reason, double now);
+  // The job was born in its current state (`how`: "submit" or "observe").
+  void record_birth(const Live& l, const char* how, double now);
   Status flush();  // put_job for every dirty record (inside a transaction)
   void close_segment(Live& l, double now);
   // `starts`: jobs whose new run segment begins (a moved job's old segment ended).
@@ -208,7 +216,8 @@ class Scheduler {
   JobIdx next_idx_ = 0;
   int64_t next_id_ = 1;
   std::vector<int64_t> dirty_;
-  std::vector<SegmentRow> segments_out_;  // ended segments to persist with the next flush
+  std::vector<SegmentRow> segments_out_;        // ended segments to persist with the next flush
+  std::vector<TransitionRow> transitions_out_;  // state changes to persist with it
   // Decided starts waiting for gpus_in_transit(); jobs with a move_to (old segment running);
   // (deferred_until, job) of deferred jobs, set back to queued when the wait ends.
   std::vector<int64_t> blocked_launches_;

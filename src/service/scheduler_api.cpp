@@ -104,6 +104,7 @@ std::future<ApiReply> Scheduler::submit(const Principal& who, JobRequest request
     }
     ++accepted_;
     mark(live);
+    record_birth(live, "submit", now);
     ApiReply reply;
     reply.status = 201;
     reply.body = {{"id", id}, {"state", std::string(to_string(live.rec.state))}};
@@ -121,6 +122,20 @@ std::future<ApiReply> Scheduler::get_job(const Principal& who, int64_t id) {
     if (!l) return error_reply(404, fmt::format("no job {}", id), "id");
     ApiReply r;
     r.body = job_json(*l, wall_now());
+    // Its lifecycle so far: the stored transitions, then those of this turn not yet committed.
+    Result<std::vector<TransitionRow>> stored = store_->load_transitions(id);
+    if (!stored.ok()) return error_reply(500, stored.error().message);
+    std::vector<TransitionRow> rows = std::move(stored).value();
+    for (const TransitionRow& t : transitions_out_)
+      if (t.job_id == id) rows.push_back(t);
+    nlohmann::json history = nlohmann::json::array();
+    for (const TransitionRow& t : rows)
+      history.push_back({{"at", t.at},
+                         {"from", t.from.empty() ? nlohmann::json() : nlohmann::json(t.from)},
+                         {"to", t.to},
+                         {"event", t.event},
+                         {"reason", t.reason}});
+    r.body["history"] = std::move(history);
     return r;
   });
 }
@@ -159,10 +174,9 @@ std::future<ApiReply> Scheduler::act(const Principal& who, int64_t id, Action ac
           rec.reason = "cancel requested";
         } else {
           if (!rec.held) engine_.withdraw(l->idx, engine_time(now));
-          rec.state = JobStatus::kCancelled;
           rec.held = false;
           rec.finished_at = now;
-          rec.reason = "cancelled";
+          transition(*l, JobEvent::kCancel, "cancelled", now);
           engine_dirty_ = true;
           driver_->discard(std::to_string(rec.id));  // e.g. a Slurm job kept queued
         }
@@ -179,8 +193,7 @@ std::future<ApiReply> Scheduler::act(const Principal& who, int64_t id, Action ac
       case Action::kRelease:
         if (!rec.held) return error_reply(409, "the job is not held");
         rec.held = false;
-        rec.state = JobStatus::kQueued;
-        rec.reason.clear();
+        transition(*l, JobEvent::kRequeue, "", now);
         enter_engine(*l, now);
         break;
     }
@@ -224,7 +237,7 @@ std::future<ApiReply> Scheduler::set_tier(const Principal& who, int64_t id, Tier
       // Re-enter the queue under the new tier (the engine keys its queue by tier).
       engine_.withdraw(l->idx, engine_time(now));
       l->spec = make_job_spec(rec);
-      rec.state = JobStatus::kQueued;
+      transition(*l, JobEvent::kRequeue, rec.reason, now);
       enter_engine(*l, now);
     }
     mark(*l);
@@ -367,19 +380,18 @@ Status Scheduler::recover() {
         close_segment(live, now);
         r.handle.clear();
         r.placement.clear();
-        r.state = JobStatus::kFailed;
         r.finished_at = now;
-        r.reason = "ended in the backend while the service was down (exit status unknown)";
-        mark(live);
+        transition(live, JobEvent::kExitFail,
+                   "ended in the backend while the service was down (exit status unknown)", now);
         continue;
       }
       // Gone while the service was down (or never started): its run ends now, it restarts.
       close_segment(live, now);
       r.handle.clear();
       r.placement.clear();
-      r.state = JobStatus::kPreempted;
       ++r.restart_count;
-      r.reason = "its run was lost while the service was down; requeued";
+      transition(live, JobEvent::kRunLost, "its run was lost while the service was down; requeued",
+                 now);
       ++requeued;
     } else {
       ++queued;

@@ -65,7 +65,9 @@ void Scheduler::observe_foreign(const DriverEvent& e, double now) {
   engine_dirty_ = true;
   log_(fmt::format("job {} ({}): {}", r.id, kExternalTeam, e.message));
   const int64_t id = r.id;
-  mark(jobs_.emplace(id, std::move(l)).first->second);
+  Live& live = jobs_.emplace(id, std::move(l)).first->second;
+  mark(live);
+  record_birth(live, "observe", now);
 }
 
 }  // namespace frugal

@@ -48,6 +48,13 @@ constexpr const char* kMigrations[] = {
     "ALTER TABLE jobs ADD COLUMN stopping_handle TEXT NOT NULL DEFAULT '';"
     "ALTER TABLE jobs ADD COLUMN stopping_placement TEXT NOT NULL DEFAULT '';"
     "ALTER TABLE jobs ADD COLUMN cancel_requested INTEGER NOT NULL DEFAULT 0;",
+    // 4 → 5: every state change of a job with its event and reason (job_lifecycle.h).
+    "CREATE TABLE job_transitions ("
+    "  seq INTEGER PRIMARY KEY,"
+    "  job_id INTEGER NOT NULL REFERENCES jobs(id),"
+    "  at REAL NOT NULL, from_state TEXT NOT NULL, to_state TEXT NOT NULL,"
+    "  event TEXT NOT NULL, reason TEXT NOT NULL);"
+    "CREATE INDEX job_transitions_job ON job_transitions(job_id, seq);",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -90,6 +97,7 @@ Result<std::unique_ptr<Store>> Store::open(const std::string& path) {
 Store::~Store() {
   sqlite3_finalize(put_job_);
   sqlite3_finalize(add_segment_);
+  sqlite3_finalize(add_transition_);
   sqlite3_close(db_);
   ::close(lock_fd_);  // releases the lock
 }
@@ -141,9 +149,14 @@ Status Store::prepare() {
       " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?);";
   const char* seg =
       "INSERT OR REPLACE INTO segments (job_id, t0, t1, kept_s, placement) VALUES (?,?,?,?,?);";
+  const char* tr =
+      "INSERT INTO job_transitions (job_id, at, from_state, to_state, event, reason)"
+      " VALUES (?,?,?,?,?,?);";
   if (sqlite3_prepare_v3(db_, put, -1, SQLITE_PREPARE_PERSISTENT, &put_job_, nullptr) !=
           SQLITE_OK ||
       sqlite3_prepare_v3(db_, seg, -1, SQLITE_PREPARE_PERSISTENT, &add_segment_, nullptr) !=
+          SQLITE_OK ||
+      sqlite3_prepare_v3(db_, tr, -1, SQLITE_PREPARE_PERSISTENT, &add_transition_, nullptr) !=
           SQLITE_OK)
     return Error{sqlite3_errmsg(db_)};
   return Status::Ok();
@@ -204,6 +217,36 @@ Status Store::add_segment(const SegmentRow& g) {
                     SQLITE_TRANSIENT);
   if (sqlite3_step(s) != SQLITE_DONE) return Error{sqlite3_errmsg(db_)};
   return Status::Ok();
+}
+
+Status Store::add_transition(const TransitionRow& t) {
+  sqlite3_stmt* s = add_transition_;
+  sqlite3_reset(s);
+  sqlite3_clear_bindings(s);
+  sqlite3_bind_int64(s, 1, t.job_id);
+  sqlite3_bind_double(s, 2, t.at);
+  int i = 3;
+  for (const std::string* v : {&t.from, &t.to, &t.event, &t.reason})
+    sqlite3_bind_text(s, i++, v->data(), static_cast<int>(v->size()), SQLITE_TRANSIENT);
+  if (sqlite3_step(s) != SQLITE_DONE) return Error{sqlite3_errmsg(db_)};
+  return Status::Ok();
+}
+
+Result<std::vector<TransitionRow>> Store::load_transitions(int64_t job_id) const {
+  sqlite3_stmt* s = nullptr;
+  const char* sql =
+      "SELECT at, from_state, to_state, event, reason FROM job_transitions WHERE job_id = ?"
+      " ORDER BY seq;";
+  if (sqlite3_prepare_v2(db_, sql, -1, &s, nullptr) != SQLITE_OK) return Error{sqlite3_errmsg(db_)};
+  sqlite3_bind_int64(s, 1, job_id);
+  std::vector<TransitionRow> out;
+  int rc;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+    out.push_back(TransitionRow{job_id, sqlite3_column_double(s, 0), column_text(s, 1),
+                                column_text(s, 2), column_text(s, 3), column_text(s, 4)});
+  sqlite3_finalize(s);
+  if (rc != SQLITE_DONE) return Error{sqlite3_errmsg(db_)};
+  return out;
 }
 
 Result<std::vector<JobRecord>> Store::load_jobs() const {
@@ -284,6 +327,12 @@ std::string Store::check_consistency() const {
       {"SELECT count(*) FROM jobs WHERE state NOT IN ('queued','deferred','running',"
        "'preempted','completed','failed','cancelled');",
        "jobs in unknown states"},
+      {"SELECT count(*) FROM jobs j JOIN job_transitions t ON t.job_id = j.id"
+       " WHERE t.seq = (SELECT max(seq) FROM job_transitions WHERE job_id = j.id)"
+       " AND t.to_state != j.state;",
+       "jobs whose last recorded transition names another state"},
+      {"SELECT count(*) FROM job_transitions WHERE job_id NOT IN (SELECT id FROM jobs);",
+       "transitions of unknown jobs"},
   };
   for (const auto& c : checks) {
     sqlite3_stmt* s = nullptr;

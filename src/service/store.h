@@ -3,8 +3,8 @@
 // segments the ledger is rebuilt from. Schema migrations are versioned (PRAGMA user_version;
 // kSchemaVersion is the newest; each migration runs once, in its own transaction).
 //
-// Writes are grouped: begin(), any number of put_job()/add_segment(), commit() — one fsync
-// per group (the decision loop's group commit). Not thread-safe: one thread (the decision
+// Writes are grouped: begin(), any number of put_job()/add_segment()/add_transition(), commit() —
+// one fsync per group (the decision loop's group commit). Not thread-safe: one thread (the decision
 // loop) owns a Store.
 
 #include <memory>
@@ -19,7 +19,7 @@ struct sqlite3_stmt;
 
 namespace frugal {
 
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 
 // One ended run segment: job held `placement` (JSON) over [t0, t1) and kept_s seconds of
 // its work survived (the rest is rework).
@@ -27,6 +27,14 @@ struct SegmentRow {
   int64_t job_id = 0;
   double t0 = 0, t1 = 0, kept_s = 0;
   std::string placement;
+};
+
+// One state change of a job (service/job_lifecycle.h): `from` is "" when the job was born
+// in `to` (accepted submission, observed run); `reason` the job's reason after the change.
+struct TransitionRow {
+  int64_t job_id = 0;
+  double at = 0;  // Unix seconds
+  std::string from, to, event, reason;
 };
 
 class Store {
@@ -49,12 +57,16 @@ class Store {
   // Inserts or replaces the job's row (by id).
   Status put_job(const JobRecord& job);
   Status add_segment(const SegmentRow& s);
+  Status add_transition(const TransitionRow& t);
 
   // Everything stored, jobs by id, segments by (job, t0).
   Result<std::vector<JobRecord>> load_jobs() const;
   Result<std::vector<SegmentRow>> load_segments() const;
+  // A job's transitions in the order they happened (empty for an unknown job).
+  Result<std::vector<TransitionRow>> load_transitions(int64_t job_id) const;
   // SQLite's integrity check plus the service's invariants (final jobs have finished_at,
-  // running jobs a segment start, segments end after they start and name a known job);
+  // running jobs a segment start, segments end after they start and name a known job, a
+  // job's last recorded transition leads to its state);
   // empty when consistent.
   std::string check_consistency() const;
 
@@ -68,6 +80,7 @@ class Store {
   int lock_fd_;
   sqlite3_stmt* put_job_ = nullptr;
   sqlite3_stmt* add_segment_ = nullptr;
+  sqlite3_stmt* add_transition_ = nullptr;
 };
 
 }  // namespace frugal

@@ -651,5 +651,38 @@ TEST(Scheduler, BackendOutageRaisesOneAlertResolvedWhenItAnswers) {
   EXPECT_EQ(recent[0]["rule"], "backend_unreachable");
 }
 
+// Every state change is persisted with its event and reason, and GET shows the history;
+// a restart keeps it.
+TEST(Scheduler, TransitionsArePersistedAndShownAsTheJobsHistory) {
+  Fixture f;
+  int64_t id = 0;
+  {
+    auto s = f.make();
+    JobRequest r;
+    r.command = "train";
+    id = s->submit(kAlpha, r).get().body["id"];
+    wait_state(f, *s, id, "running");
+    f.clock->advance(5);
+    ScriptedDriver(f.shared).finish(handle(id, 0), 3);
+    wait_state(f, *s, id, "failed");
+    s->stop();
+  }
+  auto s = f.make();
+  const auto h = job(*s, id)["history"];
+  ASSERT_EQ(h.size(), 3u) << h;
+  EXPECT_TRUE(h[0]["from"].is_null());
+  EXPECT_EQ(h[0]["to"], "queued");
+  EXPECT_EQ(h[0]["event"], "submit");
+  EXPECT_EQ(h[1]["from"], "queued");
+  EXPECT_EQ(h[1]["to"], "running");
+  EXPECT_EQ(h[1]["event"], "start");
+  EXPECT_EQ(h[2]["from"], "running");
+  EXPECT_EQ(h[2]["to"], "failed");
+  EXPECT_EQ(h[2]["event"], "exit_fail");
+  EXPECT_EQ(h[2]["reason"], "scripted exit");
+  EXPECT_LE(h[0]["at"].get<double>(), h[1]["at"].get<double>());
+  EXPECT_GE(h[2]["at"].get<double>() - h[1]["at"].get<double>(), 5);
+}
+
 }  // namespace
 }  // namespace frugal
