@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/decision.h"
+#include "framework/decision.h"
 #include "model/units.h"
 
 namespace frugal {

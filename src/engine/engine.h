@@ -20,10 +20,10 @@
 
 #include "cluster/cluster_state.h"
 #include "engine/churn_guard.h"
-#include "engine/decision.h"
-#include "engine/job_runtime.h"
 #include "engine/node_pool.h"
-#include "policy/profile.h"
+#include "framework/decision.h"
+#include "framework/job_runtime.h"
+#include "framework/profile.h"
 
 namespace frugal {
 

@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "cluster/placement.h"
-#include "engine/decision.h"
+#include "framework/decision.h"
 
 namespace frugal::engine_util {
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "cluster/cluster_state.h"
-#include "engine/decision.h"
+#include "framework/decision.h"
 
 namespace frugal {
 

@@ -9,7 +9,7 @@
 
 #include <memory>
 
-#include "policy/plugins.h"
+#include "framework/plugins.h"
 
 namespace frugal {
 

@@ -38,7 +38,7 @@
 
 #include <memory>
 
-#include "policy/plugins.h"
+#include "framework/plugins.h"
 
 namespace frugal {
 

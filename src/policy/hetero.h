@@ -31,7 +31,7 @@
 #include <memory>
 #include <vector>
 
-#include "policy/plugins.h"
+#include "framework/plugins.h"
 
 namespace frugal {
 

@@ -8,6 +8,7 @@
 #include "policy/frugal_profile.h"
 #include "policy/gavel.h"
 #include "policy/hetero.h"
+#include "policy/placer.h"
 #include "policy/post_filter.h"
 #include "policy/preempt.h"
 #include "policy/queue_sort.h"

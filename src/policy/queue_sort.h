@@ -12,7 +12,7 @@
 #include <memory>
 #include <vector>
 
-#include "policy/plugins.h"
+#include "framework/plugins.h"
 
 namespace frugal {
 

@@ -16,7 +16,7 @@
 #include <optional>
 #include <vector>
 
-#include "policy/plugins.h"
+#include "framework/plugins.h"
 
 namespace frugal {
 

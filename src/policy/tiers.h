@@ -44,7 +44,7 @@
 
 #include <memory>
 
-#include "policy/plugins.h"
+#include "framework/plugins.h"
 
 namespace frugal {
 

@@ -61,8 +61,8 @@
 #include <string_view>
 #include <vector>
 
+#include "framework/plugins.h"
 #include "model/result.h"
-#include "policy/plugins.h"
 
 namespace frugal {
 

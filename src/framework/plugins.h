@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "cluster/cluster_state.h"
-#include "engine/job_runtime.h"
+#include "framework/job_runtime.h"
+#include "framework/placer.h"
 #include "model/gpu_catalog.h"
-#include "policy/placer.h"
 
 namespace frugal {
 
