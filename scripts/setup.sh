@@ -4,9 +4,10 @@
 # prints nothing when all is present. The local Slurm cluster's packages are installed by
 # scripts/slurm-local.sh, the fresh-machine check's by scripts/fresh-check.sh.
 # git: scripts/format.sh lists the sources with it; curl: bench/serve_load.sh; procps: pgrep
-# in tests/service/stopped_runs_it.py (a minimal Debian root has none of them).
+# in tests/service/stopped_runs_it.py (a minimal Debian root has none of them);
+# clang-tidy-19: scripts/tidy.sh (Debian's default clang-tidy 14 cannot parse this code).
 set -euo pipefail
-PKGS=(build-essential cmake ninja-build g++ pkg-config clang-format python3
+PKGS=(build-essential cmake ninja-build g++ pkg-config clang-format clang-tidy-19 python3
       libgtest-dev libgmock-dev googletest libbenchmark-dev
       nlohmann-json3-dev libcli11-dev libyaml-cpp-dev libfmt-dev libspdlog-dev
       libsqlite3-dev libhowardhinnant-date-dev tzdata coinor-libclp-dev coinor-libcbc-dev

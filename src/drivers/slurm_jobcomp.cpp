@@ -90,8 +90,8 @@ Result<std::vector<JobcompRecord>> parse_jobcomp(std::string_view text, const st
     JobcompRecord r;
     bool have_id = false;
     for (const auto& [k, v] : pairs(line)) {
-      auto bad = [&, k = k, v = v] {
-        return Error{fmt::format("{}: {}: cannot read '{}'", where, k, v)};
+      auto bad = [&, key = k, value = v] {
+        return Error{fmt::format("{}: {}: cannot read '{}'", where, key, value)};
       };
       if (k == "JobId") {
         if (!to_int(v, r.job_id) || r.job_id <= 0) return bad();
