@@ -113,6 +113,10 @@ def pack(a, tmp):
                             os.path.join(traces, f"openb_pod_list_{v}.csv"), "--seeds", "10",
                             "--format", "json", "--out", out], out)
         runs[v]["curves"] = {p: digest(c) for p, c in runs[v]["curves"].items()}
+        # Input paths as file names: the checkout's location is not a result.
+        for key in ("nodes", "pods"):
+            if key in runs[v]["meta"]:
+                runs[v]["meta"][key] = os.path.basename(runs[v]["meta"][key])
     return runs
 
 
