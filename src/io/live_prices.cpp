@@ -33,10 +33,6 @@ int week_slot(const date::time_zone* zone, int64_t t) {
   return static_cast<int>(monday_based * 24 + static_cast<unsigned>(hour));
 }
 
-bool covers(const HourlySeries& s, double t) {
-  return !s.empty() && t >= static_cast<double>(s.start()) && t < static_cast<double>(s.end());
-}
-
 Error bad_zone(const std::string& tz) {
   return Error{fmt::format("time zone '{}': not in the tz database", tz)};
 }
@@ -47,12 +43,16 @@ HourlySeries filled(const HourlySeries& s, int64_t start, size_t hours, Fill fil
   std::vector<double> v(hours);
   for (size_t i = 0; i < hours; ++i) {
     const int64_t h = start + kHour * static_cast<int64_t>(i);
-    v[i] = covers(s, static_cast<double>(h)) ? s.at(static_cast<double>(h)) : fill(h);
+    v[i] = series_covers(s, static_cast<double>(h)) ? s.at(static_cast<double>(h)) : fill(h);
   }
   return HourlySeries(start, std::move(v));
 }
 
 }  // namespace
+
+bool series_covers(const HourlySeries& s, double t) {
+  return !s.empty() && t >= static_cast<double>(s.start()) && t < static_cast<double>(s.end());
+}
 
 const char* to_string(PriceSource s) {
   switch (s) {
@@ -111,7 +111,7 @@ Result<LiveRegionSeries> build_live_region(const Region& configured, const Price
     const auto& m = mean.value();
     out.electricity_usd_per_mwh = filled(p, start_unix_s, hours, [&](int64_t h) {
       if (fallback.flat_usd_per_mwh) return *fallback.flat_usd_per_mwh;
-      if (covers(fallback.series, static_cast<double>(h)))
+      if (series_covers(fallback.series, static_cast<double>(h)))
         return fallback.series.at(static_cast<double>(h));
       return m[static_cast<size_t>(week_slot(zone, h))];
     });
@@ -135,14 +135,14 @@ Result<LiveRegionSeries> build_live_region(const Region& configured, const Price
 PriceSource price_source(const Region& configured, const PriceFallback& fallback, double t) {
   const HourlySeries& p = configured.electricity_usd_per_mwh;
   if (p.empty()) return PriceSource::kFlat;
-  if (covers(p, t)) return PriceSource::kSeries;
+  if (series_covers(p, t)) return PriceSource::kSeries;
   if (fallback.flat_usd_per_mwh) return PriceSource::kFallbackFlat;
-  if (covers(fallback.series, t)) return PriceSource::kFallbackSeries;
+  if (series_covers(fallback.series, t)) return PriceSource::kFallbackSeries;
   return PriceSource::kWeekMean;
 }
 
 bool series_stale(const Region& configured, double t) {
-  const auto stale = [&](const HourlySeries& s) { return !s.empty() && !covers(s, t); };
+  const auto stale = [&](const HourlySeries& s) { return !s.empty() && !series_covers(s, t); };
   return stale(configured.electricity_usd_per_mwh) || stale(configured.carbon_g_per_kwh);
 }
 

@@ -67,6 +67,9 @@ Result<LiveRegionSeries> build_live_region(const Region& configured, const Price
 // The source build_live_region uses for the hour containing `t`.
 PriceSource price_source(const Region& configured, const PriceFallback& fallback, double t);
 
+// True when `s` holds a value for the hour containing `t` (no wrap-around).
+bool series_covers(const HourlySeries& s, double t);
+
 // True when the region has a price or carbon series that does not cover `t` (the service's
 // alert price_series_stale).
 bool series_stale(const Region& configured, double t);

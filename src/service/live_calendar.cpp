@@ -78,8 +78,8 @@ std::vector<std::pair<std::string, std::string>> LiveCalendar::stale(double now)
     if (!series_stale(r, now)) continue;
     std::string msg = fmt::format("region '{}':", r.name);
     const HourlySeries& p = r.electricity_usd_per_mwh;
-    if (!p.empty() && price_source(r, fallback_.fallback, now) != PriceSource::kSeries) {
-      const PriceSource src = price_source(r, fallback_.fallback, now);
+    const PriceSource src = price_source(r, fallback_.fallback, now);
+    if (src != PriceSource::kSeries && src != PriceSource::kFlat) {
       msg += fmt::format(" the price series covers {} to {}; the current hour is priced ",
                          utc_stamp(p.start()), utc_stamp(p.end()));
       if (src == PriceSource::kWeekMean)
@@ -90,7 +90,7 @@ std::vector<std::pair<std::string, std::string>> LiveCalendar::stale(double now)
       msg += ".";
     }
     const HourlySeries& c = r.carbon_g_per_kwh;
-    if (!c.empty() && (now < static_cast<double>(c.start()) || now >= static_cast<double>(c.end())))
+    if (!c.empty() && !series_covers(c, now))
       msg += fmt::format(
           " The carbon series covers {} to {}; the current hour uses its same-hour-of-week "
           "mean.",

@@ -138,7 +138,7 @@ void Scheduler::loop() {
 }
 
 void Scheduler::update_calendar(double now) {
-  const Result<bool> changed = calendar_->update(now, std::min(earliest_, now), cluster_.regions);
+  const Result<bool> changed = calendar_->update(now, earliest_, cluster_.regions);
   if (!changed.ok()) {
     if (!calendar_error_logged_) log_("calendar: " + changed.error().message);
     calendar_error_logged_ = true;
