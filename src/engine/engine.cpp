@@ -5,12 +5,12 @@
 #include <cmath>
 #include <limits>
 
-#include "engine/engine_util.h"
+#include "framework/decision_util.h"
 
 namespace frugal {
 
-using engine_util::job_decision;
-using engine_util::whole_slots;
+using decision_util::job_decision;
+using decision_util::whole_slots;
 
 Engine::Engine(const ClusterSpec& spec, const GpuCatalog& catalog, Profile profile,
                EngineOptions options)
@@ -22,20 +22,8 @@ Engine::Engine(const ClusterSpec& spec, const GpuCatalog& catalog, Profile profi
       thresholds_(profile_.sort->service_thresholds()),
       starvation_after_(profile_.sort->starvation_after()),
       node_jobs_(spec.nodes.size()),
-      ondemand_delay_(catalog.size(), kNever),
-      ondemand_node_gpus_(catalog.size(), 0),
-      ondemand_region_(catalog.size(), -1) {
-  pool_.set_prompt_release(profile_.prompt_release);
-  for (const NodeSpec& n : spec.nodes) {
-    const Pool& pool = spec.pools[n.pool];
-    if (pool.capacity != Capacity::kOnDemand || n.model < 0) continue;
-    Seconds& d = ondemand_delay_[static_cast<size_t>(n.model)];
-    d = std::min(d, static_cast<Seconds>(pool.provisioning_delay_s));
-    int& g = ondemand_node_gpus_[static_cast<size_t>(n.model)];
-    if (g == 0) g = n.gpus;
-    int& reg = ondemand_region_[static_cast<size_t>(n.model)];
-    if (reg < 0) reg = static_cast<int>(pool.region);
-  }
+      on_demand_(spec, catalog.size()) {
+  pool_.set_prompt_release(profile_.prompt_release());
 }
 
 void Engine::leave_pending(JobIdx j) {
@@ -76,7 +64,7 @@ double Engine::speed(const JobSpec& job, GpuModelId m) const {
 
 double Engine::speed_on(const JobRuntime& r, const Placement& p) const {
   const double base = speed(*r.spec, p.model);
-  if (!elastic(r)) return base;
+  if (!r.elastic()) return base;
   const int n = whole_slots(p);
   return base * std::pow(static_cast<double>(n) / r.spec->gpus, options_.elastic_alpha);
 }
@@ -288,7 +276,7 @@ Status Engine::migrate(JobIdx j, Placement to, Seconds now, Seconds cost) {
   return Status::Ok();
 }
 
-void Engine::consolidate(Seconds now, const std::vector<char>& victim_flag) {
+void Engine::consolidate(Seconds now) {
   // The first few queued whole-GPU jobs still waiting after the walk.
   std::vector<JobIdx> blocked;
   size_t seen = 0;
@@ -298,7 +286,7 @@ void Engine::consolidate(Seconds now, const std::vector<char>& victim_flag) {
     const JobIdx j = it->job;
     const JobSpec& s = *jobs_[j].spec;
     if (s.gpus <= 0 || s.fractional()) continue;
-    if (!victim_flag.empty() && victim_flag[j]) continue;  // stopped this very cycle
+    if (cycle_.stopped_now(j)) continue;  // stopped this very cycle
     blocked.push_back(j);
   }
   for (JobIdx j : blocked) {
@@ -454,17 +442,14 @@ std::vector<double> Engine::unmet_demand() {
   size_t seen = 0;
   for (auto it = pending_.begin(); it != pending_.end() && seen < options_.autoscale_lookahead;
        ++it, ++seen) {
-    const JobSpec& s = *jobs_[it->job].spec;
-    if (s.gpus == 0) continue;
-    const Candidates c = profile_.filter->filter(*this, s);
+    const JobRuntime& r = jobs_[it->job];
+    if (r.spec->gpus == 0) continue;
+    const Candidates c = profile_.filter->filter(*this, *r.spec);
     // The first candidate model that on-demand capacity could add (overflow_model()).
     for (GpuModelId m : c.models) {
       if (pool_.has_on_demand(m)) {
-        double gpus = static_cast<double>(s.total_milli()) / kMilliPerGpu;
-        if (profile_.tou_elastic && elastic(jobs_[it->job]))
-          gpus =
-              tou_start_size(jobs_[it->job], m,
-                             static_cast<uint32_t>(ondemand_region_[static_cast<size_t>(m)]), now_);
+        double gpus = static_cast<double>(r.spec->total_milli()) / kMilliPerGpu;
+        for (const auto& plugin : profile_.plugins) gpus = plugin->queued_gpus(*this, r, m, gpus);
         demand[m] += gpus;
         break;
       }
@@ -474,24 +459,7 @@ std::vector<double> Engine::unmet_demand() {
     if (demand[m] > 0)
       demand[m] = std::max(
           0.0, demand[m] - static_cast<double>(state_.free_whole_of(static_cast<GpuModelId>(m))));
-  if (profile_.soon_free) {
-    // GPUs that running jobs are expected to free before a new node would be up; a job past
-    // its expected end is not counted (ending_after; counting it as freeing "now" kept a
-    // queued job waiting on an overrunning job instead of adding a node). The engine wakes
-    // at the earliest end it counted, so an overrun is seen when it happens.
-    soon_free_wake_ = kNever;
-    for (const auto& [end, j] : ending_after(running_by_end_, now_)) {
-      const JobRuntime& r = jobs_[j];
-      const GpuModelId m = r.placement.model;
-      if (m < 0 || static_cast<size_t>(m) >= demand.size() || demand[m] <= 0) continue;
-      if (end > now_ + ondemand_delay_[static_cast<size_t>(m)]) {
-        if (end > now_ + options_.soon_free_horizon_s) break;
-        continue;
-      }
-      demand[m] = std::max(0.0, demand[m] - r.gpus());
-      soon_free_wake_ = std::min(soon_free_wake_, end);
-    }
-  }
+  for (const auto& plugin : profile_.plugins) plugin->adjust_demand(*this, demand);
   return demand;
 }
 
@@ -528,8 +496,7 @@ Seconds Engine::next_wakeup() const {
   if (!drains_.empty()) t = std::min(t, drains_.begin()->first);
   if (!starvations_.empty()) t = std::min(t, starvations_.begin()->first);
   if (profile_.relay && running_movable_ > 0) t = std::min(t, std::max(now_, relay_next_));
-  if (soon_free_wake_ > now_) t = std::min(t, soon_free_wake_);
-  if (profile_.tou_elastic && running_elastic_ > 0 && tou_wake_ > now_) t = std::min(t, tou_wake_);
+  for (const auto& plugin : profile_.plugins) t = std::min(t, plugin->next_wakeup(*this));
   return std::min(t, pool_.next_wakeup());
 }
 
@@ -538,11 +505,31 @@ Seconds Engine::next_expected_end(Seconds t) const {
   return it == running_by_end_.end() ? kNever : it->first;
 }
 
-const std::vector<Decision>& Engine::schedule(Seconds now) {
-  now_ = now;
-  out_.clear();
-  if (churn_.tripped()) return out_;
-  out_.swap(queued_);
+Status Engine::move(JobIdx j, Placement to, Decision::Kind kind, Seconds cost, std::string reason) {
+  Placement copy = to;
+  if (Status st = migrate(j, std::move(copy), now_, cost); !st.ok()) return st;
+  if (kind == Decision::Kind::kResize)
+    ++jobs_[j].resizes;
+  else
+    ++jobs_[j].migrations;
+  out_.push_back(job_decision(kind, j, std::move(to), cost, std::move(reason)));
+  return Status::Ok();
+}
+
+Status Engine::start_job(JobIdx j, Placement p) {
+  if (j >= jobs_.size() || jobs_[j].state != JobState::kPending)
+    return Error{fmt::format("start: job index {} is not pending", j)};
+  if (Status st = state_.allocate(p, *jobs_[j].spec); !st.ok()) return st;
+  out_.push_back(job_decision(Decision::Kind::kStart, j, p, kNever, {}));
+  start(j, std::move(p), now_);
+  return Status::Ok();
+}
+
+void Engine::report_internal(JobIdx j, std::string message) {
+  queued_.push_back(job_decision(Decision::Kind::kDefer, j, {}, now_, std::move(message)));
+}
+
+void Engine::release_due(Seconds now) {
   while (!deferred_.empty() && deferred_.begin()->first <= now) {
     const JobIdx j = deferred_.begin()->second;
     deferred_.erase(deferred_.begin());
@@ -550,32 +537,42 @@ const std::vector<Decision>& Engine::schedule(Seconds now) {
   }
   apply_demotions(now);
   apply_starvations(now);
+}
 
-  // Preempt point. Checkpoint-first plugins signal victims, which stop when their grace
-  // ends (below, before the walk); others stop victims tentatively, each keeping its old
-  // placement to return to.
+std::vector<std::pair<JobIdx, JobRuntime>> Engine::preempt_point(Seconds now) {
   std::vector<std::pair<JobIdx, JobRuntime>> victims;
-  const Seconds grace = profile_.preempt ? profile_.preempt->checkpoint_grace() : -1;
-  if (profile_.preempt && !pending_.empty() && grace >= 0) {
-    for (JobIdx j : profile_.preempt->victims(*this, pending_, running_))
-      if (!jobs_[j].spec->pinned) signal(j, now, grace);
-  } else if (profile_.preempt && !pending_.empty()) {
-    for (JobIdx j : profile_.preempt->victims(*this, pending_, running_)) {
-      if (jobs_[j].spec->pinned) continue;
-      JobRuntime before = jobs_[j];
-      stop(j, now);
-      enqueue(j, now);
-      victims.emplace_back(j, std::move(before));
+  if (!profile_.preempt || pending_.empty()) return victims;
+  const Seconds grace = profile_.preempt->checkpoint_grace();
+  for (JobIdx j : profile_.preempt->victims(*this, pending_, running_)) {
+    if (jobs_[j].spec->pinned) continue;
+    if (grace >= 0) {
+      signal(j, now, grace);
+      continue;
     }
+    JobRuntime before = jobs_[j];
+    stop(j, now);
+    enqueue(j, now);
+    victims.emplace_back(j, std::move(before));
   }
-  complete_drains(now);
-  std::vector<char> victim_flag;
-  if (!victims.empty()) {
-    victim_flag.assign(jobs_.size(), 0);
-    for (const auto& v : victims) victim_flag[v.first] = 1;
-  }
+  return victims;
+}
 
-  // Queue walk: Filter → Place → PostFilter for each pending job in QueueSort order.
+std::optional<Placement> Engine::placement_for(const JobRuntime& r, Candidates& c) {
+  const JobSpec& s = *r.spec;
+  const bool whole = s.gpus > 0 && !s.fractional();
+  std::optional<Placement> p;
+  c = profile_.filter->filter(*this, s);
+  if (!(whole && s.gpus > state_.free_whole_total()) && (!c.models.empty() || s.gpus == 0))
+    p = profile_.placer->place(state_, s, c);
+  for (const auto& plugin : profile_.plugins) p = plugin->size(*this, r, std::move(p), c);
+  if (!p && whole && s.gpus <= state_.free_whole_total() && !c.models.empty() &&
+      s.gpus <= state_.max_gpus_per_node(c.models.front()) &&
+      (fragmentation_block_ == 0 || s.gpus < fragmentation_block_))
+    fragmentation_block_ = s.gpus;
+  return p;
+}
+
+void Engine::walk(Seconds now, std::vector<std::pair<JobIdx, JobRuntime>>& victims) {
   fragmentation_block_ = 0;
   PostFilter& post = *profile_.post_filter;
   post.begin_cycle(*this);
@@ -589,93 +586,79 @@ const std::vector<Decision>& Engine::schedule(Seconds now) {
     const JobIdx j = it->job;
     JobRuntime& r = jobs_[j];
     ++it;  // `it` stays valid: start() erases only j's entry
-    if (!victim_flag.empty() && victim_flag[j]) {
+    if (cycle_.stopped_now(j)) {
       // A tentative victim only ever returns to where it was.
       auto v =
           std::find_if(victims.begin(), victims.end(), [j](const auto& x) { return x.first == j; });
       if (state_.allocate(v->second.placement, *r.spec).ok()) {
         resume(j, v->second);
-        victim_flag[j] = 0;
+        cycle_.stopped[j] = 0;
       }
       continue;
     }
-    const JobSpec& s = *r.spec;
-    const bool whole = s.gpus > 0 && !s.fractional();
     Candidates c;
-    std::optional<Placement> p;
-    if (!(whole && s.gpus > state_.free_whole_total())) {
-      c = profile_.filter->filter(*this, s);
-      if (!c.models.empty() || s.gpus == 0) p = profile_.placer->place(state_, s, c);
-    } else {
-      c = profile_.filter->filter(*this, s);
-    }
-    // +tou: outside off-peak hours a long elastic job starts on on-demand nodes at the size
-    // tou_shrink would leave it.
-    if (p && profile_.tou_elastic && elastic(r)) {
-      const std::vector<NodeId> at = p->nodes();
-      const uint32_t home = state_.spec().region_of(state_.spec().nodes[at.front()]);
-      const bool on_demand = std::all_of(at.begin(), at.end(), [&](NodeId n) {
-        return pool_.on_demand(n) && state_.spec().region_of(state_.spec().nodes[n]) == home;
-      });
-      const int size = on_demand ? tou_start_size(r, p->model, home, now) : s.gpus;
-      for (int n = size; n < s.gpus && n >= r.min_size(); --n)
-        if (std::optional<Placement> q = place_sized(r, n, p->model)) {
-          p = std::move(q);
-          break;
-        }
-    }
-    // An elastic job that does not fit at its requested size may start smaller.
-    if (!p && elastic(r) && !c.models.empty())
-      for (int n = s.gpus - 1; n >= r.min_size() && !p; --n)
-        if (n <= state_.free_whole_total()) p = place_sized(r, n);
+    std::optional<Placement> p = placement_for(r, c);
     if (!p) {
-      if (whole && s.gpus <= state_.free_whole_total() && !c.models.empty() &&
-          s.gpus <= state_.max_gpus_per_node(c.models.front()) &&
-          (fragmentation_block_ == 0 || s.gpus < fragmentation_block_))
-        fragmentation_block_ = s.gpus;
       if (post.blocked(*this, r, c) == PostFilter::Flow::kStop) break;
       continue;
     }
     if (!post.may_start(*this, r, *p)) continue;
-    if (Status st = state_.allocate(*p, s); !st.ok()) {
+    if (Status st = state_.allocate(*p, *r.spec); !st.ok()) {
       // A placer bug must not corrupt state: report it and leave the job queued.
-      queued_.push_back(job_decision(Decision::Kind::kDefer, j, {}, now,
-                                     "internal: placement rejected: " + st.error().message));
+      report_internal(j, "internal: placement rejected: " + st.error().message);
       continue;
     }
     starts.push_back(job_decision(Decision::Kind::kStart, j, *p, kNever, {}));
     start(j, std::move(*p), now);
   }
   for (auto& [j, old] : victims) {
-    if (!victim_flag[j]) continue;
+    if (!cycle_.stopped[j]) continue;
     ++jobs_[j].preemptions;
     out_.push_back(job_decision(Decision::Kind::kPreempt, j, std::move(old.placement), kNever,
                                 "preempted for higher-priority work"));
   }
   for (auto& d : starts) out_.push_back(std::move(d));
-  if (profile_.consolidate && !pending_.empty()) consolidate(now, victim_flag);
-  if (profile_.elastic) {
-    if (profile_.tou_elastic && now >= tou_wake_) tou_wake_ = tou_next_boundary(now);
-    if (profile_.tou_elastic) tou_shrink(now);
-    if (!pending_.empty()) elastic_shrink(now);
-    if (pending_.empty()) elastic_grow(now);
-  }
-  if (profile_.relay && running_movable_ > 0 && now >= relay_next_) relay_jobs(now);
-  if (profile_.pack_down && pending_.empty() && pool_.autoscaled()) pack_down(now);
-  // Autoscale point: size on-demand capacity to the queue; release idle nodes.
-  if (pending_.empty()) soon_free_wake_ = kNever;  // nothing waits on a running job's end
+}
+
+void Engine::autoscale(Seconds now) {
+  if (pending_.empty())
+    for (const auto& plugin : profile_.plugins) plugin->queue_empty(*this);
+  if (!pool_.autoscaled()) return;
   std::vector<double> growth;
-  if (profile_.elastic && profile_.tou_elastic && pending_.empty() && pool_.autoscaled() &&
-      running_elastic_ > 0)
-    growth = tou_growth_demand(now);
+  if (pending_.empty()) {
+    for (const auto& plugin : profile_.plugins) {
+      const std::vector<double> more = plugin->idle_demand(*this);
+      growth.resize(std::max(growth.size(), more.size()), 0.0);
+      for (size_t m = 0; m < more.size(); ++m) growth[m] += more[m];
+    }
+  }
   const bool grow = std::any_of(growth.begin(), growth.end(), [](double g) { return g > 0; });
-  if (pool_.autoscaled() && (!pending_.empty() || grow || pool_.next_wakeup() <= now))
-    pool_.plan(now, pending_.empty() ? growth : unmet_demand(), out_,
-               profile_.relay ? std::function<double(NodeId)>([this](NodeId n) {
-                 return profile_.relay->provision_rank(*this, n);
-               })
-                              : std::function<double(NodeId)>(),
-               deferred_.empty() ? kNever : deferred_.begin()->first);
+  if (pending_.empty() && !grow && pool_.next_wakeup() > now) return;
+  std::function<double(NodeId)> rank;
+  if (profile_.relay) rank = [this](NodeId n) { return profile_.relay->provision_rank(*this, n); };
+  pool_.plan(now, pending_.empty() ? growth : unmet_demand(), out_, rank,
+             deferred_.empty() ? kNever : deferred_.begin()->first);
+}
+
+const std::vector<Decision>& Engine::schedule(Seconds now) {
+  now_ = now;
+  out_.clear();
+  if (churn_.tripped()) return out_;
+  out_.swap(queued_);
+  release_due(now);
+  std::vector<std::pair<JobIdx, JobRuntime>> victims = preempt_point(now);
+  complete_drains(now);
+  cycle_.stopped.clear();
+  if (!victims.empty()) {
+    cycle_.stopped.assign(jobs_.size(), 0);
+    for (const auto& v : victims) cycle_.stopped[v.first] = 1;
+  }
+  walk(now, victims);
+  if (profile_.consolidate && !pending_.empty()) consolidate(now);
+  for (const auto& plugin : profile_.plugins) plugin->resize(*this);
+  if (profile_.relay && running_movable_ > 0 && now >= relay_next_) relay_jobs(now);
+  for (const auto& plugin : profile_.plugins) plugin->compact(*this);
+  autoscale(now);
   churn_.record(now, out_, ChurnGuard::bound_for(jobs_.size()),
                 [this](JobIdx j) { return j < jobs_.size() ? jobs_[j].spec->id : "?"; });
   return out_;
@@ -691,7 +674,7 @@ std::string Engine::check_invariants() const {
       ++running;
       int64_t held = 0;
       for (const Slot& s : r.placement.slots) held += s.gpu >= 0 ? s.milli : 0;
-      if (elastic(r)) {
+      if (r.elastic()) {
         if (held != int64_t{r.size} * kMilliPerGpu || r.size < r.min_size() ||
             r.size > r.spec->max_gpus)
           return fmt::format("elastic job {} holds {} milli-GPU at size {} (bounds {}..{})",

@@ -21,42 +21,15 @@
 #include "cluster/cluster_state.h"
 #include "engine/churn_guard.h"
 #include "engine/node_pool.h"
+#include "framework/cycle_ops.h"
 #include "framework/decision.h"
+#include "framework/engine_options.h"
 #include "framework/job_runtime.h"
 #include "framework/profile.h"
 
 namespace frugal {
 
-struct EngineOptions {
-  // Trace durations are taken as measured on this model (kNoGpuModel: no speed scaling).
-  GpuModelId reference_model = kNoGpuModel;
-  // Treat on-demand pools as always provisioned (no autoscaling): the static cluster.
-  bool static_capacity = false;
-  // Queued jobs the autoscaler looks at per cycle when sizing on-demand capacity.
-  size_t autoscale_lookahead = 64;
-  // Wall seconds of progress a migrated job loses (reload of its checkpoint, warm-up): its
-  // new run segment starts with this much time without progress, counted as rework.
-  Seconds migration_cost_s = 60;
-  // Queued whole-GPU jobs (the first ones in queue order) offered to the Consolidate
-  // plugin per cycle, and queue entries examined to find them.
-  size_t consolidate_jobs = 4;
-  size_t consolidate_examined = 16;
-  // Elastic jobs (profile +elastic; JobSpec::max_gpus > gpus, whole GPUs): throughput on n
-  // GPUs is n^elastic_alpha times that on one, so a job of `duration` at its requested
-  // `gpus` does work W = duration * gpus^alpha and runs duration * (gpus/n)^alpha at size n.
-  double elastic_alpha = 0.8;
-  // Wall seconds without progress after a resize (restart on the new size, like a
-  // migration). A job grows only when the time saved exceeds this.
-  Seconds resize_cost_s = 30;
-  // Pack-down (profile +packdown): on-demand nodes examined as donors per cycle, and
-  // destination nodes examined per moved job.
-  size_t pack_down_nodes = 8;
-  size_t pack_down_scan = 64;
-  // Soon-free (profile +soonfree): running jobs ending later than this are not walked.
-  Seconds soon_free_horizon_s = 3600;
-};
-
-class Engine final : private CycleView {
+class Engine final : private CycleOps {
  public:
   // `spec` is copied; `catalog` must outlive the engine.
   Engine(const ClusterSpec& spec, const GpuCatalog& catalog, Profile profile,
@@ -163,73 +136,45 @@ class Engine final : private CycleView {
   // Moves running job j to `to` atomically (nothing changes on failure); a new run segment
   // starts now with the restart cost. The job keeps running; its speed may change.
   Status migrate(JobIdx j, Placement to, Seconds now, Seconds cost);
-  // Speed of j on placement p: the model's relative speed, times (n/gpus)^alpha for an
-  // elastic job on n GPUs.
-  double speed_on(const JobRuntime& r, const Placement& p) const;
-  bool elastic(const JobRuntime& r) const { return profile_.elastic && r.elastic(); }
-  // Elastic points (profile +elastic), after the queue walk: shrink elastic jobs to their
-  // minimum when that lets the first blocked queued job start; grow them into idle GPUs
-  // when nothing is queued and the time saved pays the resize cost.
-  void elastic_shrink(Seconds now);
-  void elastic_grow(Seconds now);
-  // The job's placement plus the wholly free GPUs of the nodes it already runs on (up to
-  // max_gpus), or nullopt when there are none: growth in place never keeps another node up
-  // nor needs a new one.
-  std::optional<Placement> grown_in_place(const JobRuntime& r) const;
-  // Failing that, a larger placement anywhere, restarting the job there: up to max_gpus
-  // when every node it adds is paid whether used or not (not an autoscaled on-demand node,
-  // whose release the job would delay), otherwise only back up to its request (a job that
-  // started below its request because the request did not fit). nullopt when none fits.
-  std::optional<Placement> grown_elsewhere(const JobRuntime& r);
-  // Time-of-use elastic sizing (profile +tou with +elastic; src/engine/tou_elastic.cpp).
-  // Whether region r's on-demand rental is discounted (an off-peak hour) at trace time t.
-  bool tou_cheap(uint32_t region, Seconds t) const;
-  // The first whole hour after t whose off-peak state in region r is `cheap` (kNever: none
-  // within 8 days).
-  Seconds tou_next_hour(uint32_t region, Seconds t, bool cheap) const;
-  // End of the off-peak run of hours containing t in region r (t when t is not off-peak;
-  // kNever when it lasts beyond 8 days).
-  Seconds tou_cheap_until(uint32_t region, Seconds t) const;
-  // The first whole hour after t that is off-peak in region r (kNever: none within 8 days).
-  Seconds tou_next_start(uint32_t region, Seconds t) const;
-  // The next off-peak boundary (start or end) after `now` of any region with a discount
-  // and on-demand pools; kNever when none within 8 days.
-  Seconds tou_next_boundary(Seconds now) const;
-  // Whether growing running job r to n GPUs (same model, new on-demand GPUs of its region
-  // usable after `boot_s`) costs less than leaving it at its size: see tou_elastic.cpp.
-  bool tou_growth_pays(const JobRuntime& r, int n, Seconds now, Seconds boot_s) const;
-  // Outside off-peak hours, the most GPUs elastic job r keeps on on-demand nodes of its
-  // region: its minimum when at its request it would still run at the region's next
-  // off-peak start and that does not delay its end (tou_elastic.cpp), else its request
-  // (tou_shrink gives back the rest; elastic growth does not take it again).
-  int tou_peak_size(const JobRuntime& r, Seconds now) const;
-  // The same for a job in region `home` expected to end at `end`.
-  int tou_peak_size(const JobRuntime& r, uint32_t home, Seconds end, Seconds now) const;
-  // The size elastic job r starts at on on-demand nodes of model m in region `home`: its
-  // request, or outside off-peak hours the most GPUs on the whole nodes tou_peak_size needs
-  // (a job that would give nodes back at once does not take them).
-  int tou_start_size(const JobRuntime& r, GpuModelId m, uint32_t home, Seconds now) const;
-  // Reference-model seconds of work job r has left (from its runtime estimate).
-  double left_work(const JobRuntime& r, Seconds now) const;
-  // GPUs per model that off-peak growth would take on on-demand nodes not yet up.
-  std::vector<double> tou_growth_demand(Seconds now) const;
-  // Outside off-peak hours: elastic jobs above their request give back whole on-demand
-  // nodes they alone occupy (kResize), down to no less than their request.
-  void tou_shrink(Seconds now);
-  // Places j at `n` whole GPUs on `state` (a copy of its spec with gpus = n), on the Filter's
-  // candidate models, or on `model` only when one is given.
+  // CycleOps (framework/cycle_ops.h): what cycle plugins see and do.
+  const std::set<QueueKey>& running() const override { return running_; }
+  size_t running_elastic() const override { return running_elastic_; }
+  size_t running_movable() const override { return running_movable_; }
+  const CapacityView& capacity() const override { return pool_; }
+  const OnDemandShape& on_demand_shape() const override { return on_demand_; }
+  const EngineOptions& options() const override { return options_; }
+  const CycleState& cycle() const override { return cycle_; }
+  // The model's relative speed, times (n/gpus)^alpha for an elastic job on n GPUs.
+  double speed_on(const JobRuntime& r, const Placement& p) const override;
   std::optional<Placement> place_sized(const JobRuntime& r, int n,
-                                       GpuModelId model = kNoGpuModel) const;
-  // Pack-down point (profile +packdown, autoscaled clusters, nothing queued): empties
-  // on-demand nodes by migration (onto fuller nodes or idle reserved/owned ones) so the
-  // autoscaler can release them (src/engine/pack_down.cpp); appends kMigrate decisions.
-  void pack_down(Seconds now);
+                                       GpuModelId model = kNoGpuModel) const override;
+  ClusterState& scratch() override { return state_; }
+  Status move(JobIdx j, Placement to, Decision::Kind kind, Seconds cost,
+              std::string reason) override;
+  Status start_job(JobIdx j, Placement p) override;
+  void report_internal(JobIdx j, std::string message) override;
+
+  // The steps of one cycle, in schedule()'s order.
+  // Deferred jobs now due enter the queue; LAS demotions and starvation marks fall due.
+  void release_due(Seconds now);
+  // Preempt point: checkpoint-first plugins signal victims (they stop when their grace
+  // ends); others stop them tentatively. Returns those, each with its state before the stop.
+  std::vector<std::pair<JobIdx, JobRuntime>> preempt_point(Seconds now);
+  // Queue walk: Filter → Place → Size → PostFilter for each pending job in QueueSort order;
+  // then the tentative victims nobody displaced resume and the rest are reported.
+  void walk(Seconds now, std::vector<std::pair<JobIdx, JobRuntime>>& victims);
+  // Where queued job r (not a returning victim) starts now, or nullopt; sets the
+  // fragmentation block when it does not fit although enough GPUs are free.
+  std::optional<Placement> placement_for(const JobRuntime& r, Candidates& c);
+  // Autoscale point: size on-demand capacity to the queue (or to what plugins ask for with
+  // nothing queued); release idle nodes.
+  void autoscale(Seconds now);
   // Relay point (profile +sun), at the relay's price ticks and only when no job is queued
   // (a relay must not take GPUs a waiting job could use): offers each running movable job
   // to the Relay plugin and carries out its moves (kMigrate) one by one.
   void relay_jobs(Seconds now);
   // Consolidate point: plans for the first queued whole-GPU jobs; appends decisions to out_.
-  void consolidate(Seconds now, const std::vector<char>& victim_flag);
+  void consolidate(Seconds now);
   // Undoes a tentative stop: the job runs on as `before` (its GPUs re-allocated already).
   void resume(JobIdx j, const JobRuntime& before);
   // Queues the job's next LAS demotion (service counted from r.service_from); not before now.
@@ -260,21 +205,12 @@ class Engine final : private CycleView {
   std::vector<Seconds> starve_at_;                    // per job: its key in starvations_
   Seconds starvation_after_ = kNever;
   std::vector<std::vector<JobIdx>> node_jobs_;
-  // Per catalog model id: the shortest provisioning delay of its on-demand pools (kNever
-  // when it has none); for the soon-free autoscaling rule.
-  std::vector<Seconds> ondemand_delay_;
+  OnDemandShape on_demand_;
+  CycleState cycle_;
   size_t pending_small_ = 0;    // pending fractional or CPU-only jobs
   size_t running_movable_ = 0;  // running jobs with JobSpec::movable (Relay point)
   size_t running_elastic_ = 0;  // running jobs with elastic bounds (JobRuntime::elastic)
   Seconds relay_next_ = 0;      // the Relay's next price tick
-  // Soon-free (+soonfree): the earliest expected end it counted on in the last autoscaling
-  // step (kNever: none); next_wakeup() includes it so an overrun is noticed.
-  Seconds soon_free_wake_ = kNever;
-  // +tou: the next off-peak boundary (recomputed once `now` reaches it; < 0 before the first
-  // cycle), and per catalog model the GPUs per node of its on-demand pools (0: none).
-  Seconds tou_wake_ = -1;
-  std::vector<int> ondemand_node_gpus_;
-  std::vector<int> ondemand_region_;  // per catalog model: region of its first on-demand pool
   int fragmentation_block_ = 0;
   uint64_t next_seq_ = 0;
 

@@ -15,19 +15,21 @@
 #include <vector>
 
 #include "cluster/cluster_state.h"
+#include "framework/capacity_view.h"
 #include "framework/decision.h"
 
 namespace frugal {
 
 enum class NodeLife : uint8_t { kUp, kFailed, kUnprovisioned, kProvisioning };
 
-class NodePool {
+class NodePool final : public CapacityView {
  public:
   // `static_capacity`: treat on-demand nodes as always provisioned (no autoscaling).
   NodePool(const ClusterSpec& spec, ClusterState& state, bool static_capacity);
 
   NodeLife life(NodeId n) const { return life_[n]; }
-  bool autoscaled() const { return autoscaled_; }
+  bool autoscaled() const override { return autoscaled_; }
+  bool usable(NodeId n) const override { return life_[n] == NodeLife::kUp; }
   // Provisioned GPUs per cost centre (ClusterState::centre_*), for the ledger.
   const std::vector<int64_t>& provisioned_gpus() const { return provisioned_; }
   // Of those, GPUs on nodes still booting (requested, not yet usable), per cost centre.
@@ -60,10 +62,10 @@ class NodePool {
   // GPUs of model m on nodes currently booting.
   int64_t provisioning_gpus(GpuModelId m) const;
   // GPUs of model m on on-demand nodes not provisioned (what the autoscaler could still add).
-  int64_t unprovisioned_gpus(GpuModelId m) const;
-  bool on_demand(NodeId n) const { return on_demand_[n]; }
+  int64_t unprovisioned_gpus(GpuModelId m) const override;
+  bool on_demand(NodeId n) const override { return on_demand_[n]; }
   // Whether the cluster has autoscaled on-demand nodes of model m.
-  bool has_on_demand(GpuModelId m) const {
+  bool has_on_demand(GpuModelId m) const override {
     const size_t i = static_cast<size_t>(m + 1);
     return i < has_on_demand_.size() && has_on_demand_[i];
   }

@@ -61,7 +61,22 @@ Result<FrugalOptions> parse_frugal_options(const std::string& text) {
   return o;
 }
 
+FeatureSet frugal_features(const FrugalOptions& o) {
+  return {.elastic = o.elastic,
+          .tou = o.elastic && o.tou_elastic,  // sizes elastic jobs: nothing without them
+          .autoscale_first = o.autoscale_first,
+          .pack_down = o.pack_down,
+          .soon_free = o.soon_free,
+          .prompt_release = o.prompt_release};
+}
+
 Profile make_frugal_profile(const FrugalOptions& o) {
+  Profile p = make_frugal_profile_base(o);
+  add_features(p, frugal_features(o));
+  return p;
+}
+
+Profile make_frugal_profile_base(const FrugalOptions& o) {
   Profile p;
   p.name = "frugal";
   p.sort = make_tier_shortest_sort(o.tiers.starvation_s);
@@ -71,12 +86,6 @@ Profile make_frugal_profile(const FrugalOptions& o) {
   p.post_filter = make_easy_backfill();
   p.preempt = make_tier_preempt(o.tiers);
   if (o.consolidate) p.consolidate = make_consolidate();
-  p.elastic = o.elastic;
-  p.pack_down = o.pack_down;
-  p.soon_free = o.soon_free;
-  p.prompt_release = o.prompt_release;
-  p.autoscale_first = o.autoscale_first;
-  p.tou_elastic = o.elastic && o.tou_elastic;  // sizes elastic jobs: nothing without them
   if (o.sun) add_follow_sun(p);
   return p;
 }

@@ -23,7 +23,7 @@
 //               plans past the first queued job that gets none (so starvation-promoted
 //               jobs do not churn, tiers.h).
 //   Consolidate on (src/policy/consolidate.h) when `consolidate`.
-//   Pack-down   on (`pack_down`; src/engine/pack_down.cpp): with nothing queued, the jobs
+//   Pack-down   on (`pack_down`; src/policy/pack_down.cpp): with nothing queued, the jobs
 //               (rigid, or elastic at or above their request) of a lightly used on-demand
 //               node move to fuller or reserved nodes, and those of any on-demand node onto
 //               idle reserved GPUs, when the node time saved
@@ -43,7 +43,7 @@
 //               request, so growing never delays a node's release (Engine::grown_elsewhere).
 //               bench/evaluate makes half the training jobs elastic (docs/EXPERIMENTS.md,
 //               "Elastic jobs"). Time-of-use sizing (`tou_elastic`, +tou;
-//               src/engine/tou_elastic.cpp): in a region's discounted off-peak hours an
+//               src/policy/tou_sizing.cpp): in a region's discounted off-peak hours an
 //               elastic job on on-demand nodes grows onto new nodes when that costs less than
 //               doing the work later at the full rate; outside them a job that will still run
 //               at the next off-peak start holds only its minimum when that does not delay
@@ -58,6 +58,7 @@
 #include <string>
 
 #include "model/result.h"
+#include "policy/features.h"
 #include "policy/profile.h"
 #include "policy/tiers.h"
 #include "policy/time_shift.h"
@@ -90,10 +91,10 @@ struct FrugalOptions {
   // predicted runtimes"): with true durations mean JCT −4.6 … +0.7 % for cost +0.2 … +3.6 %
   // (share −1.2 … 0 points); with predicted runtimes mean JCT −0.2 … −13.9 % for cost
   // −0.4 … +3.0 %, which kept frugal's mean JCT at or below the best baseline's there — before
-  // elastic jobs past a predicted runtime could grow again (engine/elastic.cpp; round 5), since
-  // when the default meets that line with predictions too.
+  // elastic jobs past a predicted runtime could grow again (policy/elastic_sizing.cpp; round 5),
+  // since when the default meets that line with predictions too.
   bool autoscale_first = false;
-  // Time-of-use elastic sizing (+tou, src/engine/tou_elastic.cpp; above). Option "tou=0".
+  // Time-of-use elastic sizing (+tou, src/policy/tou_sizing.cpp; above). Option "tou=0".
   bool tou_elastic = true;
   // Follow-the-sun for movable jobs (src/policy/follow_sun.h; the +sun suffix). On: it
   // changes nothing for jobs not marked movable (identical results on every evaluation trace)
@@ -109,6 +110,10 @@ Result<FrugalOptions> parse_frugal_options(const std::string& text);
 
 // The profile described above, named "frugal".
 Profile make_frugal_profile(const FrugalOptions& o = {});
+// Its pipeline plugins without the cycle plugins, and those cycle plugins (policy/features.h):
+// make_profile adds a policy string's +suffixes to the latter before building them.
+Profile make_frugal_profile_base(const FrugalOptions& o);
+FeatureSet frugal_features(const FrugalOptions& o);
 
 // The policy `frugal simulate` (and the service) use when none is given: "frugal".
 std::string default_profile_name();

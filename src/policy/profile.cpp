@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "policy/admit_filter.h"
 #include "policy/consolidate.h"
+#include "policy/features.h"
 #include "policy/follow_sun.h"
 #include "policy/frugal_profile.h"
 #include "policy/gavel.h"
@@ -32,13 +35,19 @@ std::string Profile::describe() const {
                               post_filter->name(), preempt ? preempt->name() : "none");
   if (consolidate) d += " consolidate=" + consolidate->name();
   if (relay) d += " relay=" + relay->name();
-  if (elastic) d += " elastic";
-  if (pack_down) d += " packdown";
-  if (soon_free) d += " soonfree";
-  if (prompt_release) d += " release";
-  if (autoscale_first) d += " autoscale-first";
-  if (tou_elastic) d += " tou";
+  // Cycle plugins' words in a fixed order (reports compare profiles by this string).
+  std::vector<std::string> words;
+  for (const auto& plugin : plugins)
+    for (std::string& w : plugin->describe_words()) words.push_back(std::move(w));
+  for (const char* w : {"elastic", "packdown", "soonfree", "release", "autoscale-first", "tou"})
+    if (std::erase(words, w) > 0) d += fmt::format(" {}", w);
+  for (const std::string& w : words) d += " " + w;
   return d;
+}
+
+bool Profile::prompt_release() const {
+  return std::any_of(plugins.begin(), plugins.end(),
+                     [](const auto& plugin) { return plugin->prompt_release(); });
 }
 
 Profile make_tiers_profile(const TierOptions& o) {
@@ -79,6 +88,7 @@ Result<Profile> make_profile(const std::string& policy) {
   if (!params.empty() && base != "timeshift" && base != "frugal")
     return Error{fmt::format("policy '{}' takes no options", base)};
   Profile p;
+  FeatureSet features;
   p.name = policy;
   p.admit = make_capacity_admit();
   p.filter = make_model_filter();
@@ -119,7 +129,8 @@ Result<Profile> make_profile(const std::string& policy) {
   } else if (base == "frugal") {
     auto o = parse_frugal_options(params);
     if (!o.ok()) return Error{o.error().message};
-    p = make_frugal_profile(o.value());
+    p = make_frugal_profile_base(o.value());
+    features = frugal_features(o.value());
     p.name = policy;
   } else if (base == "firstfit" || base == "bestfit") {
     p.sort = make_arrival_sort();
@@ -145,15 +156,15 @@ Result<Profile> make_profile(const std::string& policy) {
     if (o == "consolidate") {
       p.consolidate = make_consolidate();
     } else if (o == "elastic") {
-      p.elastic = true;
+      features.elastic = true;
     } else if (o == "packdown") {
-      p.pack_down = true;
+      features.pack_down = true;
     } else if (o == "soonfree") {
-      p.soon_free = true;
+      features.soon_free = true;
     } else if (o == "release") {
-      p.prompt_release = true;
+      features.prompt_release = true;
     } else if (o == "tou") {
-      p.tou_elastic = p.elastic = true;  // sizes elastic jobs: implies +elastic
+      features.tou = features.elastic = true;  // sizes elastic jobs: implies +elastic
     } else if (o == "sun") {
       if (!p.relay) add_follow_sun(p);
     } else {
@@ -161,6 +172,7 @@ Result<Profile> make_profile(const std::string& policy) {
                                fmt::join(profile_options(), ", +"))};
     }
   }
+  add_features(p, features);
   return p;
 }
 

@@ -39,7 +39,7 @@
 //   +soonfree     the autoscaler does not provision for queued demand that running jobs of
 //                 the model are expected to free within its on-demand pools' provisioning
 //                 delay (the job would wait as long for a new node)
-//   +tou          time-of-use elastic sizing (implies +elastic; src/engine/tou_elastic.cpp):
+//   +tou          time-of-use elastic sizing (implies +elastic; src/policy/tou_sizing.cpp):
 //                 elastic jobs on on-demand nodes grow onto new nodes in their region's
 //                 discounted off-peak hours when that costs less than doing the work later
 //                 at the full rate, and outside them hold no more than they need

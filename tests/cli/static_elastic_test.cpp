@@ -1,7 +1,7 @@
 // `frugal simulate` on ITP cluster03 with the evaluation's cluster for it (time-of-use
 // off-peak discounts, on-demand pools), classes, tiers and half the training jobs elastic,
 // under --static-capacity and the default profile: it ends, every job completed. (It used
-// to run forever: tou_shrink and elastic_grow undid each other; src/engine/tou_elastic.cpp.)
+// to run forever: tou_shrink and elastic_grow undid each other; src/policy/tou_sizing.cpp.)
 // Skipped without ../shared (the trace and the acceptance checks' cluster file).
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Time-of-use elastic sizing (+tou with +elastic, src/engine/tou_elastic.cpp), through the
+// Time-of-use elastic sizing (+tou with +elastic, src/policy/tou_sizing.cpp), through the
 // simulator with the ledger: an elastic job on on-demand nodes grows onto new nodes in the
 // region's discounted off-peak hours when that costs less than doing the work later at the
 // full rate, gives them back when peak hours start, and a long job starts at the size it

@@ -1,6 +1,5 @@
 #pragma once
-// Small helpers shared by the Engine's implementation files (engine.cpp, elastic.cpp,
-// tou_elastic.cpp): not part of the engine's interface.
+// Small helpers for building decisions, shared by the engine and the cycle plugins.
 
 #include <string>
 #include <utility>
@@ -8,7 +7,7 @@
 #include "cluster/placement.h"
 #include "framework/decision.h"
 
-namespace frugal::engine_util {
+namespace frugal::decision_util {
 
 // A decision about job j (kStart, kPreempt, kMigrate, kResize, kDefer, ...).
 inline Decision job_decision(Decision::Kind kind, JobIdx j, Placement p, Seconds until,
@@ -29,4 +28,4 @@ inline int whole_slots(const Placement& p) {
   return n;
 }
 
-}  // namespace frugal::engine_util
+}  // namespace frugal::decision_util

@@ -1,5 +1,5 @@
-// Time-of-use elastic sizing (profile +tou, with +elastic): the Engine's rules for sizing
-// elastic jobs on on-demand capacity by the hour's rental price.
+// Time-of-use elastic sizing (the elastic cycle plugin's option tou, profile +tou): the rules
+// for sizing elastic jobs on on-demand capacity by the hour's rental price (tou_sizing.h).
 //
 // A region with a time-of-use schedule (Region::time_of_use, discount d) rents on-demand
 // GPUs at p = (1 − d) × list in its off-peak hours. An elastic job on n GPUs runs n^alpha as
@@ -23,8 +23,8 @@
 // A job that would end within the window anyway never pays (C1 = C0 · (n'/n)^(1−alpha) +
 // boot). Work displaced from reserved or owned GPUs saves nothing (paid whatever happens), so
 // only jobs wholly on demand take part. The autoscaler is asked for the growth in whole
-// nodes (tou_growth_demand); elastic_grow makes it when the nodes are up, onto nodes the job
-// fills (grown_elsewhere).
+// nodes (tou_growth_demand); the elastic plugin's growth makes it when the nodes are up, onto nodes
+// the job fills (ElasticSizing::grown_elsewhere).
 //
 // A job held below its request for the day (below) goes back to its request at night
 // whatever the cost; growth beyond that is judged from the request.
@@ -42,16 +42,15 @@
 //
 // Without autoscaling (EngineOptions::static_capacity, and so the live service) on-demand
 // nodes stay provisioned and paid whether used or not: a node given back saves nothing and
-// growth onto it is paid anyway (grown_elsewhere). So none of the peak rules apply there —
-// tou_peak_size is the request and tou_shrink gives nothing back. (Applying them made
+// growth onto it is paid anyway (ElasticSizing::grown_elsewhere). So none of the peak rules apply
+// there — tou_peak_size is the request and tou_shrink gives nothing back. (Applying them made
 // tou_shrink and elastic_grow undo each other forever: EXPERIMENTS.md, round 9.)
+
+#include "policy/tou_sizing.h"
 
 #include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
-
-#include "engine/engine.h"
-#include "engine/engine_util.h"
 
 namespace frugal {
 namespace {
@@ -74,30 +73,30 @@ bool growth_cheaper(double n0, double n1, double T, double N, double b, double p
 
 }  // namespace
 
-bool Engine::tou_cheap(uint32_t region, Seconds t) const {
-  const Region& r = state_.spec().regions[region];
+bool tou_cheap(const CycleOps& ops, uint32_t region, Seconds t) {
+  const Region& r = ops.cluster().spec().regions[region];
   if (!(r.time_of_use.discount > 0) || r.offpeak.empty()) return false;
-  return r.offpeak.at(static_cast<double>(state_.spec().epoch_unix_s) + t) > 0.5;
+  return r.offpeak.at(static_cast<double>(ops.cluster().spec().epoch_unix_s) + t) > 0.5;
 }
 
-Seconds Engine::tou_next_hour(uint32_t region, Seconds t, bool cheap) const {
-  const double epoch = static_cast<double>(state_.spec().epoch_unix_s);
+Seconds tou_next_hour(const CycleOps& ops, uint32_t region, Seconds t, bool cheap) {
+  const double epoch = static_cast<double>(ops.cluster().spec().epoch_unix_s);
   double hour = std::floor((epoch + t) / 3600.0 + 1.0) * 3600.0;  // next whole UTC hour
   for (int i = 0; i < kScanHours; ++i, hour += 3600.0)
-    if (tou_cheap(region, hour - epoch) == cheap) return hour - epoch;
+    if (tou_cheap(ops, region, hour - epoch) == cheap) return hour - epoch;
   return kNever;
 }
 
-Seconds Engine::tou_cheap_until(uint32_t region, Seconds t) const {
-  return tou_cheap(region, t) ? tou_next_hour(region, t, false) : t;
+Seconds tou_cheap_until(const CycleOps& ops, uint32_t region, Seconds t) {
+  return tou_cheap(ops, region, t) ? tou_next_hour(ops, region, t, false) : t;
 }
 
-Seconds Engine::tou_next_start(uint32_t region, Seconds t) const {
-  return tou_next_hour(region, t, true);
+Seconds tou_next_start(const CycleOps& ops, uint32_t region, Seconds t) {
+  return tou_next_hour(ops, region, t, true);
 }
 
-Seconds Engine::tou_next_boundary(Seconds now) const {
-  const ClusterSpec& spec = state_.spec();
+Seconds tou_next_boundary(const CycleOps& ops, Seconds now) {
+  const ClusterSpec& spec = ops.cluster().spec();
   Seconds best = kNever;
   for (uint32_t reg = 0; reg < spec.regions.size(); ++reg) {
     const Region& r = spec.regions[reg];
@@ -105,65 +104,68 @@ Seconds Engine::tou_next_boundary(Seconds now) const {
     bool has_on_demand = false;
     for (const Pool& p : spec.pools)
       has_on_demand |= p.region == reg && p.capacity == Capacity::kOnDemand;
-    if (has_on_demand) best = std::min(best, tou_next_hour(reg, now, !tou_cheap(reg, now)));
+    if (has_on_demand)
+      best = std::min(best, tou_next_hour(ops, reg, now, !tou_cheap(ops, reg, now)));
   }
   return best;
 }
 
-bool Engine::tou_growth_pays(const JobRuntime& r, int n, Seconds now, Seconds boot_s) const {
-  if (!elastic(r) || r.signalled() || n <= r.size || n > r.spec->max_gpus || r.size <= 0)
+bool tou_growth_pays(const CycleOps& ops, const JobRuntime& r, int n, Seconds now, Seconds boot_s) {
+  if (!r.elastic() || r.signalled() || n <= r.size || n > r.spec->max_gpus || r.size <= 0)
     return false;
-  const ClusterSpec& spec = state_.spec();
+  const ClusterSpec& spec = ops.cluster().spec();
   const std::vector<NodeId> held = r.placement.nodes();
   if (held.empty()) return false;
   const uint32_t region = spec.region_of(spec.nodes[held.front()]);
   for (NodeId k : held)
-    if (!pool_.on_demand(k) || spec.region_of(spec.nodes[k]) != region) return false;
-  if (!tou_cheap(region, now)) return false;
+    if (!ops.capacity().on_demand(k) || spec.region_of(spec.nodes[k]) != region) return false;
+  if (!tou_cheap(ops, region, now)) return false;
   // A job held below its request for the day goes back to it at night, whatever the cost;
   // growth beyond is judged from there.
   const int base = std::max(r.size, r.spec->gpus);
   if (n <= base) return true;
   const double b = std::max(0.0, boot_s);
-  const double at_base = speed(*r.spec, r.placement.model) *
-                         std::pow(static_cast<double>(base) / r.spec->gpus, options_.elastic_alpha);
+  const double at_base =
+      ops.speed(*r.spec, r.placement.model) *
+      std::pow(static_cast<double>(base) / r.spec->gpus, ops.options().elastic_alpha);
   const double T = left_work(r, now) / at_base - b;
-  const double N = tou_cheap_until(region, now) - now - b;
+  const double N = tou_cheap_until(ops, region, now) - now - b;
   return growth_cheaper(base, n, T, N, b, 1.0 - spec.regions[region].time_of_use.discount,
-                        options_.resize_cost_s, options_.elastic_alpha);
+                        ops.options().resize_cost_s, ops.options().elastic_alpha);
 }
 
-double Engine::left_work(const JobRuntime& r, Seconds now) const {
+double left_work(const JobRuntime& r, Seconds now) {
   return std::max(0.0, r.spec->runtime_estimate() - r.work_done(now));
 }
 
-int Engine::tou_peak_size(const JobRuntime& r, Seconds now) const {
+int tou_peak_size(const CycleOps& ops, const JobRuntime& r, Seconds now) {
   if (r.placement.empty()) return r.spec->gpus;
-  const ClusterSpec& spec = state_.spec();
+  const ClusterSpec& spec = ops.cluster().spec();
   // The end it would reach at its request from here: the same answer at any current size.
-  return tou_peak_size(r, spec.region_of(spec.nodes[r.placement.slots.front().node]),
-                       now + left_work(r, now) / speed(*r.spec, r.placement.model), now);
+  return tou_peak_size(ops, r, spec.region_of(spec.nodes[r.placement.slots.front().node]),
+                       now + left_work(r, now) / ops.speed(*r.spec, r.placement.model), now);
 }
 
-int Engine::tou_peak_size(const JobRuntime& r, uint32_t home, Seconds end, Seconds now) const {
+int tou_peak_size(const CycleOps& ops, const JobRuntime& r, uint32_t home, Seconds end,
+                  Seconds now) {
   // Down to its minimum when it will still run when its region's next off-peak hours start
   // (it grows again then) and that does not delay it: at its minimum until then, at its
   // maximum (after a boot and a restart) through those hours and at its request after them,
   // it ends no later than at its request all along. Else down to its request.
-  if (!pool_.autoscaled() || !(state_.spec().regions[home].time_of_use.discount > 0) ||
-      tou_cheap(home, now))
+  if (!ops.capacity().autoscaled() ||
+      !(ops.cluster().spec().regions[home].time_of_use.discount > 0) || tou_cheap(ops, home, now))
     return r.spec->gpus;
-  const Seconds start = tou_next_start(home, now);
+  const Seconds start = tou_next_start(ops, home, now);
   if (!(end > start)) return r.spec->gpus;
   const GpuModelId m = r.placement.empty() ? kNoGpuModel : r.placement.model;
-  const double boot = m >= 0 && ondemand_delay_[static_cast<size_t>(m)] < kNever
-                          ? ondemand_delay_[static_cast<size_t>(m)]
+  const double boot = m >= 0 && ops.on_demand_shape().delay[static_cast<size_t>(m)] < kNever
+                          ? ops.on_demand_shape().delay[static_cast<size_t>(m)]
                           : 0.0;
-  const double c = options_.resize_cost_s, left = end - now;  // at its request
+  const double c = ops.options().resize_cost_s, left = end - now;  // at its request
   const double lo =
-      std::pow(static_cast<double>(r.min_size()) / r.spec->gpus, options_.elastic_alpha);
+      std::pow(static_cast<double>(r.min_size()) / r.spec->gpus, ops.options().elastic_alpha);
   const double hi =
-      std::pow(static_cast<double>(r.spec->max_gpus) / r.spec->gpus, options_.elastic_alpha);
+      std::pow(static_cast<double>(r.spec->max_gpus) / r.spec->gpus, ops.options().elastic_alpha);
   const double up = start + boot + c;  // grown from here
   const double low = (start + boot - now) * lo;
   Seconds finish;
@@ -171,40 +173,44 @@ int Engine::tou_peak_size(const JobRuntime& r, uint32_t home, Seconds end, Secon
     finish = now + left / lo;
   } else {
     // At night it grows back to its request, and to its maximum when that pays then.
-    const Seconds until = tou_cheap_until(home, start);
-    const double p = 1.0 - state_.spec().regions[home].time_of_use.discount;
-    const double night = growth_cheaper(r.spec->gpus, r.spec->max_gpus, left - low - boot,
-                                        until - start - boot, boot, p, c, options_.elastic_alpha)
-                             ? hi
-                             : 1.0;
+    const Seconds until = tou_cheap_until(ops, home, start);
+    const double p = 1.0 - ops.cluster().spec().regions[home].time_of_use.discount;
+    const double night =
+        growth_cheaper(r.spec->gpus, r.spec->max_gpus, left - low - boot, until - start - boot,
+                       boot, p, c, ops.options().elastic_alpha)
+            ? hi
+            : 1.0;
     const double high = std::max(0.0, until - up) * night;
     finish = low + high >= left ? up + (left - low) / night : until + c + (left - low - high);
   }
   return finish <= end ? r.min_size() : r.spec->gpus;
 }
 
-int Engine::tou_start_size(const JobRuntime& r, GpuModelId m, uint32_t home, Seconds now) const {
-  const int per_node = m >= 0 ? ondemand_node_gpus_[static_cast<size_t>(m)] : 0;
+int tou_start_size(const CycleOps& ops, const JobRuntime& r, GpuModelId m, uint32_t home,
+                   Seconds now) {
+  const int per_node = m >= 0 ? ops.on_demand_shape().node_gpus[static_cast<size_t>(m)] : 0;
   if (per_node <= 0) return r.spec->gpus;
   const double left = std::max(0.0, r.spec->runtime_estimate() - r.progress_ref_s);
-  const int cap = tou_peak_size(r, home, now + left / speed(*r.spec, m), now);
+  const int cap = tou_peak_size(ops, r, home, now + left / ops.speed(*r.spec, m), now);
   // Whole nodes only: the most GPUs on as many nodes as `cap` needs.
   return std::min(r.spec->gpus, (cap + per_node - 1) / per_node * per_node);
 }
 
-std::vector<double> Engine::tou_growth_demand(Seconds now) const {
-  std::vector<double> demand(catalog_.size(), 0.0);
-  for (const QueueKey& k : running_) {
-    const JobRuntime& r = jobs_[k.job];
+std::vector<double> tou_growth_demand(const CycleOps& ops, Seconds now) {
+  std::vector<double> demand(ops.catalog().size(), 0.0);
+  for (const QueueKey& k : ops.running()) {
+    const JobRuntime& r = ops.job(k.job);
     const GpuModelId m = r.placement.model;
-    if (!elastic(r) || m < 0 || r.size >= r.spec->max_gpus) continue;
-    const int per_node = ondemand_node_gpus_[static_cast<size_t>(m)];
+    if (!r.elastic() || m < 0 || r.size >= r.spec->max_gpus) continue;
+    const int per_node = ops.on_demand_shape().node_gpus[static_cast<size_t>(m)];
     if (per_node <= 0) continue;
     // The largest growth in whole nodes that pays, within what the pool can still add.
-    const int64_t room = std::min<int64_t>(r.spec->max_gpus - r.size,
-                                           pool_.unprovisioned_gpus(m) + state_.free_whole_of(m));
+    const int64_t room =
+        std::min<int64_t>(r.spec->max_gpus - r.size,
+                          ops.capacity().unprovisioned_gpus(m) + ops.cluster().free_whole_of(m));
     for (int add = static_cast<int>(room / per_node * per_node); add > 0; add -= per_node) {
-      if (tou_growth_pays(r, r.size + add, now, ondemand_delay_[static_cast<size_t>(m)])) {
+      if (tou_growth_pays(ops, r, r.size + add, now,
+                          ops.on_demand_shape().delay[static_cast<size_t>(m)])) {
         demand[static_cast<size_t>(m)] += add;
         break;
       }
@@ -213,23 +219,24 @@ std::vector<double> Engine::tou_growth_demand(Seconds now) const {
   for (size_t m = 0; m < demand.size(); ++m)
     if (demand[m] > 0)
       demand[m] = std::max(
-          0.0, demand[m] - static_cast<double>(state_.free_whole_of(static_cast<GpuModelId>(m))));
+          0.0,
+          demand[m] - static_cast<double>(ops.cluster().free_whole_of(static_cast<GpuModelId>(m))));
   return demand;
 }
 
-void Engine::tou_shrink(Seconds now) {
-  if (running_elastic_ == 0 || !pool_.autoscaled()) return;  // nothing saved (header)
-  const ClusterSpec& spec = state_.spec();
+void tou_shrink(CycleOps& ops, Seconds now) {
+  if (ops.running_elastic() == 0 || !ops.capacity().autoscaled()) return;  // nothing saved (header)
+  const ClusterSpec& spec = ops.cluster().spec();
   std::vector<JobIdx> cands;
-  for (const QueueKey& k : running_) {
-    const JobRuntime& r = jobs_[k.job];
-    if (elastic(r) && !r.signalled() && r.size > r.min_size()) cands.push_back(k.job);
+  for (const QueueKey& k : ops.running()) {
+    const JobRuntime& r = ops.job(k.job);
+    if (r.elastic() && !r.signalled() && r.size > r.min_size()) cands.push_back(k.job);
   }
   for (JobIdx j : cands) {
-    JobRuntime& r = jobs_[j];
+    const JobRuntime& r = ops.job(j);
     // Not worth a restart for the last few minutes of a run.
-    if (r.expected_end(now) - now < 10 * options_.resize_cost_s) continue;
-    const int target = tou_peak_size(r, now);
+    if (r.expected_end(now) - now < 10 * ops.options().resize_cost_s) continue;
+    const int target = tou_peak_size(ops, r, now);
     if (r.size <= target) continue;
     Placement smaller;
     smaller.model = r.placement.model;
@@ -237,8 +244,8 @@ void Engine::tou_shrink(Seconds now) {
     std::vector<NodeId> dropped;
     for (NodeId n : r.placement.nodes()) {
       const uint32_t region = spec.region_of(spec.nodes[n]);
-      if (!pool_.on_demand(n) || !(spec.regions[region].time_of_use.discount > 0) ||
-          tou_cheap(region, now) || node_jobs_[n].size() != 1)
+      if (!ops.capacity().on_demand(n) || !(spec.regions[region].time_of_use.discount > 0) ||
+          tou_cheap(ops, region, now) || ops.jobs_on(n).size() != 1)
         continue;
       int on_node = 0;
       for (const Slot& s : r.placement.slots) on_node += s.node == n ? 1 : 0;
@@ -250,12 +257,9 @@ void Engine::tou_shrink(Seconds now) {
     for (const Slot& s : r.placement.slots)
       if (std::find(dropped.begin(), dropped.end(), s.node) == dropped.end())
         smaller.slots.push_back(s);
-    Placement to = smaller;
-    if (Status st = migrate(j, std::move(to), now, options_.resize_cost_s); !st.ok()) continue;
-    ++r.resizes;
-    out_.push_back(engine_util::job_decision(
-        Decision::Kind::kResize, j, std::move(smaller), options_.resize_cost_s,
-        fmt::format("off-peak hours over: gives back {} on-demand node(s)", dropped.size())));
+    (void)ops.move(
+        j, std::move(smaller), Decision::Kind::kResize, ops.options().resize_cost_s,
+        fmt::format("off-peak hours over: gives back {} on-demand node(s)", dropped.size()));
   }
 }
 

@@ -1,0 +1,62 @@
+#pragma once
+// What a cycle plugin (framework/cycle_plugin.h) may see and do during a scheduling cycle.
+// CycleOps extends the read-only CycleView with the running queue, capacity, the engine's
+// options and this cycle's state, and with the few changes a plugin may make: every change
+// goes through the engine, which keeps its indexes consistent and records the decision.
+
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "framework/capacity_view.h"
+#include "framework/decision.h"
+#include "framework/engine_options.h"
+#include "framework/plugins.h"
+#include "model/result.h"
+
+namespace frugal {
+
+// State of the cycle in progress, rebuilt by the engine at each schedule() call.
+struct CycleState {
+  // Per job index: 1 when the job was stopped tentatively by the Preempt point this cycle
+  // and has not resumed (empty when nothing was stopped).
+  std::vector<char> stopped;
+  bool stopped_now(JobIdx j) const { return j < stopped.size() && stopped[j] != 0; }
+};
+
+class CycleOps : public CycleView {
+ public:
+  // Running jobs in QueueSort order (highest priority first).
+  virtual const std::set<QueueKey>& running() const = 0;
+  // Running jobs with elastic bounds (JobRuntime::elastic) / with JobSpec::movable.
+  virtual size_t running_elastic() const = 0;
+  virtual size_t running_movable() const = 0;
+  virtual const CapacityView& capacity() const = 0;
+  virtual const OnDemandShape& on_demand_shape() const = 0;
+  virtual const EngineOptions& options() const = 0;
+  virtual const CycleState& cycle() const = 0;
+  // The speed job r would run at on p (the model's relative speed; for an elastic job on n
+  // whole GPUs, times (n/gpus)^elastic_alpha).
+  virtual double speed_on(const JobRuntime& r, const Placement& p) const = 0;
+  // Where the profile's Filter and Place would put r at n whole GPUs on cluster() (on
+  // `model` only, when one is given); nullopt when it does not fit.
+  virtual std::optional<Placement> place_sized(const JobRuntime& r, int n,
+                                               GpuModelId model = kNoGpuModel) const = 0;
+
+  // The cluster state itself, for tentative what-ifs (release and allocate, then try_place):
+  // the plugin must restore every change before it makes any other call below or returns.
+  virtual ClusterState& scratch() = 0;
+  // Moves running job j to `to` now: kMigrate (counted in JobRuntime::migrations) or kResize
+  // (counted in resizes), its new run segment starting with `cost` seconds without progress;
+  // the decision carries `reason`. On error nothing changes and nothing is decided.
+  virtual Status move(JobIdx j, Placement to, Decision::Kind kind, Seconds cost,
+                      std::string reason) = 0;
+  // Starts pending job j on p now (kStart). On error (p not free) nothing changes.
+  virtual Status start_job(JobIdx j, Placement p) = 0;
+  // An internal failure about job j (a plan the cluster state refused): reported as a kDefer
+  // decision with the next cycle's decisions, `message` as its reason.
+  virtual void report_internal(JobIdx j, std::string message) = 0;
+};
+
+}  // namespace frugal

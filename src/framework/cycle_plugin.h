@@ -1,0 +1,84 @@
+#pragma once
+// Cycle plugins: features that act on running jobs and capacity rather than on one queued
+// job (elastic sizing, pack-down, soon-free, prompt release). The engine calls every plugin
+// of the profile at each named point, in the profile's order, in this fixed sequence:
+//
+//   queue walk ── Size            the placement a job that fits (or not) starts on
+//   Consolidate point (plugins.h)
+//   Resize                        resize running jobs (kResize), start queued ones
+//   Relay point (plugins.h)
+//   Compact                       empty nodes by migration (kMigrate)
+//   Autoscale ── Demand           what queued jobs count for; what to subtract; what to add
+//                                 with nothing queued
+//   Release                       whether idle on-demand nodes go back at once
+//   Wakeup                        when the plugin needs the next cycle
+//
+// A plugin overrides the points it uses; the defaults do nothing. It may keep state between
+// cycles (the engine owns one instance per profile) and changes the cycle only through
+// CycleOps. Adding one: a class here in src/policy/, its registration in policy/features.cpp.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "framework/cycle_ops.h"
+
+namespace frugal {
+
+class CyclePlugin {
+ public:
+  virtual ~CyclePlugin() = default;
+  virtual std::string name() const = 0;
+  // Words it adds to Profile::describe() ("elastic", "tou", ...).
+  virtual std::vector<std::string> describe_words() const { return {name()}; }
+
+  // Size (in the queue walk): the placement queued job r starts on, given what the Filter
+  // and Place found for it (`p`, nullopt: it did not fit) on candidates `c`. nullopt leaves
+  // it queued.
+  virtual std::optional<Placement> size(const CycleOps& ops, const JobRuntime& r,
+                                        std::optional<Placement> p, const Candidates& c) const {
+    (void)ops;
+    (void)r;
+    (void)c;
+    return p;
+  }
+  // Resize (after the walk and the Consolidate point).
+  virtual void resize(CycleOps& ops) { (void)ops; }
+  // Compact (after the Relay point).
+  virtual void compact(CycleOps& ops) { (void)ops; }
+
+  // Demand (the autoscale step). queued_gpus, adjust_demand and idle_demand run only on an
+  // autoscaled cluster; queue_empty at every cycle that ends with nothing queued.
+  // The GPUs of model m that queued job r asks the autoscaler for (`gpus`: what earlier
+  // plugins made of its request).
+  virtual double queued_gpus(const CycleOps& ops, const JobRuntime& r, GpuModelId m,
+                             double gpus) const {
+    (void)ops;
+    (void)r;
+    (void)m;
+    return gpus;
+  }
+  // The queue's unmet demand per model (after free capacity): lower it where waiting costs
+  // nothing. Called only while jobs are queued.
+  virtual void adjust_demand(const CycleOps& ops, std::vector<double>& demand) {
+    (void)ops;
+    (void)demand;
+  }
+  // The cycle ends with nothing queued (called before idle_demand).
+  virtual void queue_empty(const CycleOps& ops) { (void)ops; }
+  // With nothing queued: GPUs per model to provision anyway (empty: none).
+  virtual std::vector<double> idle_demand(const CycleOps& ops) const {
+    (void)ops;
+    return {};
+  }
+  // Release: hand an idle on-demand node back at once rather than after its pool's idle
+  // timeout (NodePool::set_prompt_release).
+  virtual bool prompt_release() const { return false; }
+  // Wakeup: the next instant after ops.now() this plugin needs a cycle (kNever: none).
+  virtual Seconds next_wakeup(const CycleOps& ops) const {
+    (void)ops;
+    return kNever;
+  }
+};
+
+}  // namespace frugal

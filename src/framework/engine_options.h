@@ -1,0 +1,42 @@
+#pragma once
+// The engine's tunables: how the job model behaves (reference model, migration and resize
+// costs, elastic speed-up) and how much each cycle plugin may examine per cycle. Set once
+// by the driver (simulation, service); cycle plugins read them through CycleOps::options().
+
+#include <cstddef>
+
+#include "model/gpu_catalog.h"
+#include "model/units.h"
+
+namespace frugal {
+
+struct EngineOptions {
+  // Trace durations are taken as measured on this model (kNoGpuModel: no speed scaling).
+  GpuModelId reference_model = kNoGpuModel;
+  // Treat on-demand pools as always provisioned (no autoscaling): the static cluster.
+  bool static_capacity = false;
+  // Queued jobs the autoscaler looks at per cycle when sizing on-demand capacity.
+  size_t autoscale_lookahead = 64;
+  // Wall seconds of progress a migrated job loses (reload of its checkpoint, warm-up): its
+  // new run segment starts with this much time without progress, counted as rework.
+  Seconds migration_cost_s = 60;
+  // Queued whole-GPU jobs (the first ones in queue order) offered to the Consolidate
+  // plugin per cycle, and queue entries examined to find them.
+  size_t consolidate_jobs = 4;
+  size_t consolidate_examined = 16;
+  // Elastic jobs (profile +elastic; JobSpec::max_gpus > gpus, whole GPUs): throughput on n
+  // GPUs is n^elastic_alpha times that on one, so a job of `duration` at its requested
+  // `gpus` does work W = duration * gpus^alpha and runs duration * (gpus/n)^alpha at size n.
+  double elastic_alpha = 0.8;
+  // Wall seconds without progress after a resize (restart on the new size, like a
+  // migration). A job grows only when the time saved exceeds this.
+  Seconds resize_cost_s = 30;
+  // Pack-down (profile +packdown): on-demand nodes examined as donors per cycle, and
+  // destination nodes examined per moved job.
+  size_t pack_down_nodes = 8;
+  size_t pack_down_scan = 64;
+  // Soon-free (profile +soonfree): running jobs ending later than this are not walked.
+  Seconds soon_free_horizon_s = 3600;
+};
+
+}  // namespace frugal

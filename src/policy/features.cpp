@@ -1,0 +1,18 @@
+#include "policy/features.h"
+
+#include "policy/elastic_sizing.h"
+#include "policy/pack_down.h"
+#include "policy/prompt_release.h"
+#include "policy/soon_free.h"
+
+namespace frugal {
+
+void add_features(Profile& p, const FeatureSet& f) {
+  if (f.elastic)
+    p.plugins.push_back(make_elastic_sizing({.tou = f.tou, .autoscale_first = f.autoscale_first}));
+  if (f.pack_down) p.plugins.push_back(make_pack_down());
+  if (f.soon_free) p.plugins.push_back(make_soon_free());
+  if (f.prompt_release) p.plugins.push_back(make_prompt_release());
+}
+
+}  // namespace frugal

@@ -1,0 +1,15 @@
+#pragma once
+// The pack-down cycle plugin (profile suffix +packdown): at the Compact point, on an
+// autoscaled cluster with nothing queued, migrates the jobs off lightly used on-demand nodes
+// onto fuller (or reserved) nodes when the node time saved exceeds the moves' cost, so the
+// autoscaler can release them. The rule in full: pack_down.cpp.
+
+#include <memory>
+
+#include "framework/cycle_plugin.h"
+
+namespace frugal {
+
+std::unique_ptr<CyclePlugin> make_pack_down();
+
+}  // namespace frugal
