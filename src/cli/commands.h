@@ -9,6 +9,7 @@ namespace frugal {
 void add_simulate_commands(CLI::App& app, int& exit_code);  // simulate, compare
 void add_gen_trace_command(CLI::App& app, int& exit_code);
 void add_catalog_command(CLI::App& app, int& exit_code);
+void add_policies_command(CLI::App& app, int& exit_code);   // the policy registry
 void add_predict_command(CLI::App& app, int& exit_code);    // runtime-prediction error
 void add_pack_command(CLI::App& app, int& exit_code);       // pack (FGD static-fill experiment)
 void add_serve_commands(CLI::App& app, int& exit_code);     // serve, hash-token

@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   frugal::add_simulate_commands(app, exit_code);
   frugal::add_gen_trace_command(app, exit_code);
   frugal::add_catalog_command(app, exit_code);
+  frugal::add_policies_command(app, exit_code);
   frugal::add_pack_command(app, exit_code);
   frugal::add_predict_command(app, exit_code);
   frugal::add_serve_commands(app, exit_code);

@@ -24,7 +24,8 @@
 //                      a part of idle_unallocated, not a category beside it
 //
 // Every dollar lands once: total = Σ teams + unattributed; idle_unallocated + stranded =
-// unattributed; booting <= idle_unallocated. Driven by the simulator (later: the live service); no
+// unattributed; booting <= idle_unallocated. Driven by the simulator, `frugal attribute` and the
+// service's GET /v1/ledger (which feeds segments and job ends only, no capacity yet); no
 // clock, no I/O.
 
 #include <map>

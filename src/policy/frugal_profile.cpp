@@ -32,33 +32,38 @@ std::unique_ptr<QueueSort> make_tier_shortest_sort(Seconds starvation_s) {
   return std::make_unique<TierShortestSort>(starvation_s);
 }
 
-Result<FrugalOptions> parse_frugal_options(const std::string& text) {
+std::vector<OptionSpec> frugal_option_specs() {
+  const FrugalOptions d;
+  std::vector<OptionSpec> specs = time_shift_option_specs(d.time_shift);
+  const auto flag = [](const char* key, bool on, const char* help) {
+    return OptionSpec{key, OptionSpec::Type::kFlag, on ? 1.0 : 0.0, -1, "", help};
+  };
+  specs.push_back({"starvation_s", OptionSpec::Type::kNumber, d.tiers.starvation_s, -1, "s",
+                   "a general-tier job queued this long counts as important"});
+  specs.push_back(flag("sun", d.sun, "follow-the-sun for movable jobs (as +sun)"));
+  specs.push_back(flag("release", d.prompt_release, "hand idle on-demand nodes back at once"));
+  specs.push_back(flag("autoscale_first", d.autoscale_first,
+                       "a queued job the autoscaler can add a node for waits for it rather "
+                       "than shrinking elastic jobs"));
+  specs.push_back(flag("tou", d.tou_elastic, "time-of-use sizing of elastic jobs (as +tou)"));
+  return specs;
+}
+
+FrugalOptions frugal_options(const OptionValues& v) {
   FrugalOptions o;
-  for (const std::string& item : split_option_items(text)) {
-    const std::string key = item.substr(0, item.find('='));
-    bool* flag = key == "sun"               ? &o.sun
-                 : key == "release"         ? &o.prompt_release
-                 : key == "autoscale_first" ? &o.autoscale_first
-                 : key == "tou"             ? &o.tou_elastic
-                                            : nullptr;
-    if (key == "starvation_s") {
-      auto x = parse_option_number(item, "frugal option");
-      if (!x.ok()) return x.error();
-      o.tiers.starvation_s = x.value();
-    } else if (flag != nullptr) {
-      const std::string value = item.substr(key.size() + (key.size() < item.size() ? 1 : 0));
-      if (value != "0" && value != "1")
-        return Error{fmt::format("frugal option '{}': must be 0 or 1", item)};
-      *flag = value == "1";
-    } else if (!is_time_shift_option(key)) {
-      return Error{fmt::format(
-          "frugal option '{}': known keys {}, starvation_s, sun, release, autoscale_first, tou",
-          key, time_shift_option_keys())};
-    } else if (Status st = set_time_shift_option(o.time_shift, item); !st.ok()) {
-      return Error{"frugal: " + st.error().message};
-    }
-  }
+  o.time_shift = time_shift_options(v);
+  o.tiers.starvation_s = v.number("starvation_s");
+  o.sun = v.flag("sun");
+  o.prompt_release = v.flag("release");
+  o.autoscale_first = v.flag("autoscale_first");
+  o.tou_elastic = v.flag("tou");
   return o;
+}
+
+Result<FrugalOptions> parse_frugal_options(const std::string& text) {
+  auto v = parse_options(frugal_option_specs(), text, "frugal");
+  if (!v.ok()) return v.error();
+  return frugal_options(v.value());
 }
 
 FeatureSet frugal_features(const FrugalOptions& o) {

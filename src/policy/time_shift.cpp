@@ -13,96 +13,72 @@
 
 namespace frugal {
 
-Result<double> parse_option_number(const std::string& item, const std::string& what) {
-  const size_t eq = item.find('=');
-  if (eq == std::string::npos) return Error{fmt::format("{} '{}': expected key=value", what, item)};
-  const std::string val = item.substr(eq + 1);
-  char* endp = nullptr;
-  const double x = std::strtod(val.c_str(), &endp);
-  if (val.empty() || *endp != '\0' || !std::isfinite(x) || x < 0)
-    return Error{fmt::format("{} '{}': not a non-negative number", what, item)};
-  return x;
-}
-
 namespace {
 
-// One time-shift option: a number (at most `most`) or a 0/1 flag of TimeShiftOptions.
+// One time-shift option: a number (at most `most`, < 0: any) or a 0/1 flag of
+// TimeShiftOptions.
 struct TimeShiftKey {
   const char* name;
   double TimeShiftOptions::*number;
   bool TimeShiftOptions::*flag;
   double most;
+  const char* unit;
+  const char* help;
 };
 
-constexpr double kAny = std::numeric_limits<double>::max();
 constexpr TimeShiftKey kTimeShiftKeys[] = {
-    {"max_delay_s", &TimeShiftOptions::max_delay_s, nullptr, kMaxTimeShiftDelayS},
-    {"min_saving", &TimeShiftOptions::min_saving, nullptr, kAny},
-    {"margin_s", &TimeShiftOptions::margin_s, nullptr, kMaxTimeShiftDelayS},
-    {"margin_frac", &TimeShiftOptions::margin_frac, nullptr, kAny},
-    {"overflow", nullptr, &TimeShiftOptions::overflow, 1},
-    {"wait_usd_gpu_h", &TimeShiftOptions::wait_usd_gpu_h, nullptr, kAny},
-    {"valley", nullptr, &TimeShiftOptions::valley, 1},
-    {"energy_only", nullptr, &TimeShiftOptions::energy_only, 1},
-    {"overflow_model", nullptr, &TimeShiftOptions::overflow_model, 1},
+    {"max_delay_s", &TimeShiftOptions::max_delay_s, nullptr, kMaxTimeShiftDelayS, "s",
+     "longest deferral of a job without a deadline (and cap with one)"},
+    {"min_saving", &TimeShiftOptions::min_saving, nullptr, -1, "",
+     "defer only when it saves more than this fraction of the job's cost now"},
+    {"margin_s", &TimeShiftOptions::margin_s, nullptr, kMaxTimeShiftDelayS, "s",
+     "deadline safety margin, at least"},
+    {"margin_frac", &TimeShiftOptions::margin_frac, nullptr, -1, "",
+     "deadline safety margin, at least this fraction of the run time"},
+    {"overflow", nullptr, &TimeShiftOptions::overflow, -1, "",
+     "price a job that does not fit now on on-demand centres"},
+    {"wait_usd_gpu_h", &TimeShiftOptions::wait_usd_gpu_h, nullptr, -1, "",
+     "price of waiting, USD per GPU-hour of deferral"},
+    {"valley", nullptr, &TimeShiftOptions::valley, -1, "",
+     "also defer into valleys of reserved capacity"},
+    {"energy_only", nullptr, &TimeShiftOptions::energy_only, -1, "",
+     "price by energy alone, rental ignored"},
+    {"overflow_model", nullptr, &TimeShiftOptions::overflow_model, -1, "",
+     "price on-demand work on the model the autoscaler would add only"},
 };
-
-const TimeShiftKey* find_time_shift_key(std::string_view key) {
-  for (const TimeShiftKey& k : kTimeShiftKeys)
-    if (key == k.name) return &k;
-  return nullptr;
-}
 
 }  // namespace
 
-bool is_time_shift_option(std::string_view key) {
-  return find_time_shift_key(key) != nullptr;
-}
-
-std::string time_shift_option_keys() {
-  std::string out;
-  for (const TimeShiftKey& k : kTimeShiftKeys)
-    out += (out.empty() ? "" : ", ") + std::string(k.name);
-  return out;
-}
-
-Status set_time_shift_option(TimeShiftOptions& o, const std::string& item) {
-  const std::string key = item.substr(0, item.find('='));
-  const TimeShiftKey* k = find_time_shift_key(key);
-  if (k == nullptr)
-    return Error{
-        fmt::format("time-shift option '{}': known keys {}", key, time_shift_option_keys())};
-  auto x = parse_option_number(item, "time-shift option");
-  if (!x.ok()) return x.error();
-  if (k->number != nullptr) {
-    if (x.value() > k->most)
-      return Error{fmt::format("time-shift option '{}': at most {:.0f} s ({:.0f} days)", item,
-                               k->most, k->most / 86400)};
-    o.*(k->number) = x.value();
-  } else {
-    if (x.value() != 0 && x.value() != 1)
-      return Error{fmt::format("time-shift option '{}': must be 0 or 1", item)};
-    o.*(k->flag) = x.value() == 1;
+std::vector<OptionSpec> time_shift_option_specs(const TimeShiftOptions& defaults) {
+  std::vector<OptionSpec> specs;
+  for (const TimeShiftKey& k : kTimeShiftKeys) {
+    OptionSpec s;
+    s.key = k.name;
+    s.type = k.number != nullptr ? OptionSpec::Type::kNumber : OptionSpec::Type::kFlag;
+    s.fallback = k.number != nullptr ? defaults.*(k.number) : (defaults.*(k.flag) ? 1 : 0);
+    s.most = k.most;
+    s.unit = k.unit;
+    s.help = k.help;
+    specs.push_back(std::move(s));
   }
-  return Status::Ok();
+  return specs;
 }
 
-std::vector<std::string> split_option_items(const std::string& text) {
-  std::vector<std::string> items;
-  size_t start = 0;
-  while (start < text.size()) {
-    const size_t end = std::min(text.find(':', start), text.size());
-    if (end > start) items.push_back(text.substr(start, end - start));
-    start = end + 1;
+TimeShiftOptions time_shift_options(const OptionValues& v) {
+  TimeShiftOptions o;
+  for (const TimeShiftKey& k : kTimeShiftKeys) {
+    if (k.number != nullptr)
+      o.*(k.number) = v.number(k.name);
+    else
+      o.*(k.flag) = v.flag(k.name);
   }
-  return items;
+  return o;
 }
 
 Result<TimeShiftOptions> parse_time_shift_options(const std::string& text) {
-  TimeShiftOptions o;
-  for (const std::string& item : split_option_items(text))
-    if (Status st = set_time_shift_option(o, item); !st.ok()) return st.error();
-  return o;
+  auto v = parse_options(time_shift_option_specs(), text, "time-shift");
+  if (!v.ok()) return v.error();
+  return time_shift_options(v.value());
 }
 
 namespace {

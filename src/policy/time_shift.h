@@ -61,6 +61,7 @@
 #include <string_view>
 #include <vector>
 
+#include "framework/options.h"
 #include "framework/plugins.h"
 #include "model/result.h"
 
@@ -83,21 +84,14 @@ struct TimeShiftOptions {
   bool overflow_model = false;       // on-demand pricing: only the autoscaler's model (below)
 };
 
-// Parses "key=value" pairs separated by ':' (max_delay_s and margin_s: at most
-// kMaxTimeShiftDelayS; min_saving, margin_frac, wait_usd_gpu_h: any non-negative number;
-// overflow, valley, energy_only, overflow_model: 0 or 1) over the defaults.
+// The options above, typed (framework/options.h), with `defaults` as their defaults:
+// max_delay_s and margin_s at most kMaxTimeShiftDelayS; min_saving, margin_frac,
+// wait_usd_gpu_h any non-negative number; overflow, valley, energy_only, overflow_model 0 or 1.
+std::vector<OptionSpec> time_shift_option_specs(const TimeShiftOptions& defaults = {});
+// The options from values parsed against time_shift_option_specs().
+TimeShiftOptions time_shift_options(const OptionValues& v);
+// Parses "key=value" pairs separated by ':' over the defaults; errors name the item.
 Result<TimeShiftOptions> parse_time_shift_options(const std::string& text);
-// Applies one "key=value" item of the list above to `o`; an error names the item.
-Status set_time_shift_option(TimeShiftOptions& o, const std::string& item);
-// Whether `key` names one of the options above.
-bool is_time_shift_option(std::string_view key);
-// The option keys above, comma-separated (for error messages).
-std::string time_shift_option_keys();
-// The value of a "key=value" option item as a finite non-negative number; errors start with
-// `what` and name the item.
-Result<double> parse_option_number(const std::string& item, const std::string& what);
-// The non-empty items of a ':'-separated option list ("a=1:b=2" → {"a=1", "b=2"}).
-std::vector<std::string> split_option_items(const std::string& text);
 
 std::unique_ptr<Admit> make_time_shift_admit(TimeShiftOptions options = {});
 

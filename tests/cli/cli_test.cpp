@@ -367,5 +367,27 @@ TEST_F(Cli, ClientErrorsSayWhatWentWrong) {
   EXPECT_TRUE(contains(bad.err, "--server: expected http://HOST:PORT, got 'notaurl'")) << bad.err;
 }
 
+// `frugal policies` is generated from the registry: every profile, placer, suffix and option.
+TEST_F(Cli, PoliciesListsEveryRegistryEntry) {
+  const Exit t = frugal("policies");
+  ASSERT_EQ(t.code, 0) << t.err;
+  for (const char* w : {"fifo", "frugal", "hetero-fast", "packdown", "max_delay_s=43200 s",
+                        "autoscale_first=0", "postfilter=easy-backfill"})
+    EXPECT_TRUE(contains(t.out, w)) << w;
+  const Exit j = frugal("policies --format json");
+  ASSERT_EQ(j.code, 0) << j.err;
+  const auto doc = nlohmann::json::parse(j.out);
+  ASSERT_EQ(doc["profiles"].size(), 11U);
+  EXPECT_EQ(doc["placers"].size(), 4U);
+  EXPECT_EQ(doc["suffixes"].size(), 7U);
+  const auto& product = doc["profiles"][10];
+  EXPECT_EQ(product["name"], "frugal");
+  bool tou = false;
+  for (const auto& o : product["options"])
+    if (o["key"] == "tou") tou = o["type"] == "flag" && o["default"] == 1;
+  EXPECT_TRUE(tou);
+  EXPECT_NE(product["pipeline"].get<std::string>().find("elastic packdown"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace frugal

@@ -83,9 +83,9 @@ TEST(FrugalProfile, Options) {
             "overflow, wait_usd_gpu_h, valley, energy_only, overflow_model, starvation_s, sun, "
             "release, autoscale_first, tou");
   EXPECT_EQ(parse_frugal_options("wait_usd_gpu_h=-1").error().message,
-            "frugal: time-shift option 'wait_usd_gpu_h=-1': not a non-negative number");
+            "frugal option 'wait_usd_gpu_h=-1': not a non-negative number");
   EXPECT_EQ(parse_frugal_options("overflow=5").error().message,
-            "frugal: time-shift option 'overflow=5': must be 0 or 1");
+            "frugal option 'overflow=5': must be 0 or 1");
   EXPECT_EQ(parse_time_shift_options("energy_only=1:valley=2").error().message,
             "time-shift option 'valley=2': must be 0 or 1");
   EXPECT_EQ(parse_time_shift_options("tou=1").error().message,
@@ -95,7 +95,7 @@ TEST(FrugalProfile, Options) {
   // The admit prices every whole hour of the window: an unbounded one would never end (a
   // deferrable job without a deadline under max_delay_s=1e300 hung the simulator).
   EXPECT_EQ(parse_frugal_options("max_delay_s=1e300").error().message,
-            "frugal: time-shift option 'max_delay_s=1e300': at most 2592000 s (30 days)");
+            "frugal option 'max_delay_s=1e300': at most 2592000 s (30 days)");
   EXPECT_FALSE(parse_time_shift_options("margin_s=1e10").ok());
   EXPECT_DOUBLE_EQ(parse_time_shift_options("max_delay_s=2592000").value().max_delay_s,
                    kMaxTimeShiftDelayS);
