@@ -323,34 +323,6 @@ void Engine::consolidate(Seconds now) {
   }
 }
 
-void Engine::relay_jobs(Seconds now) {
-  relay_next_ = profile_.relay->next_tick(*this);
-  // A queued job may need the GPUs a relay would take (the move would delay it): relay only
-  // when nothing waits, like pack-down.
-  if (!pending_.empty()) return;
-  std::vector<JobIdx> movable;
-  for (const QueueKey& k : running_)
-    if (jobs_[k.job].spec->movable) movable.push_back(k.job);
-  for (JobIdx j : movable) {
-    std::optional<Move> m = profile_.relay->relay(*this, j);
-    if (!m) continue;
-    const uint32_t from =
-        state_.spec().region_of(state_.spec().nodes[jobs_[j].placement.slots.front().node]);
-    const uint32_t to = state_.spec().region_of(state_.spec().nodes[m->to.slots.front().node]);
-    Placement to_copy = m->to;
-    if (Status st = migrate(j, std::move(to_copy), now, options_.migration_cost_s); !st.ok()) {
-      queued_.push_back(job_decision(Decision::Kind::kDefer, j, {}, now,
-                                     "internal: relay rejected: " + st.error().message));
-      continue;
-    }
-    ++jobs_[j].migrations;
-    out_.push_back(job_decision(
-        Decision::Kind::kMigrate, j, std::move(m->to), options_.migration_cost_s,
-        fmt::format("{}: relayed from region {} to {}", profile_.relay->name(),
-                    state_.spec().regions[from].name, state_.spec().regions[to].name)));
-  }
-}
-
 void Engine::resume(JobIdx j, const JobRuntime& before) {
   JobRuntime& r = jobs_[j];
   leave_pending(j);
@@ -495,7 +467,6 @@ Seconds Engine::next_wakeup() const {
   if (!demotions_.empty()) t = std::min(t, demotions_.begin()->first);
   if (!drains_.empty()) t = std::min(t, drains_.begin()->first);
   if (!starvations_.empty()) t = std::min(t, starvations_.begin()->first);
-  if (profile_.relay && running_movable_ > 0) t = std::min(t, std::max(now_, relay_next_));
   for (const auto& plugin : profile_.plugins) t = std::min(t, plugin->next_wakeup(*this));
   return std::min(t, pool_.next_wakeup());
 }
@@ -635,7 +606,12 @@ void Engine::autoscale(Seconds now) {
   const bool grow = std::any_of(growth.begin(), growth.end(), [](double g) { return g > 0; });
   if (pending_.empty() && !grow && pool_.next_wakeup() > now) return;
   std::function<double(NodeId)> rank;
-  if (profile_.relay) rank = [this](NodeId n) { return profile_.relay->provision_rank(*this, n); };
+  for (const auto& plugin : profile_.plugins) {
+    if (!plugin->ranks_provisioning()) continue;
+    const CyclePlugin* ranker = plugin.get();
+    rank = [this, ranker](NodeId n) { return ranker->provision_rank(*this, n); };
+    break;
+  }
   pool_.plan(now, pending_.empty() ? growth : unmet_demand(), out_, rank,
              deferred_.empty() ? kNever : deferred_.begin()->first);
 }
@@ -656,12 +632,33 @@ const std::vector<Decision>& Engine::schedule(Seconds now) {
   walk(now, victims);
   if (profile_.consolidate && !pending_.empty()) consolidate(now);
   for (const auto& plugin : profile_.plugins) plugin->resize(*this);
-  if (profile_.relay && running_movable_ > 0 && now >= relay_next_) relay_jobs(now);
+  for (const auto& plugin : profile_.plugins) plugin->relay(*this);
   for (const auto& plugin : profile_.plugins) plugin->compact(*this);
   autoscale(now);
   churn_.record(now, out_, ChurnGuard::bound_for(jobs_.size()),
                 [this](JobIdx j) { return j < jobs_.size() ? jobs_[j].spec->id : "?"; });
   return out_;
+}
+
+PluginStatus Engine::explain(JobIdx j) const {
+  using Code = PluginStatus::Code;
+  if (j >= jobs_.size() || jobs_[j].state != JobState::kPending) return {};
+  for (const auto& [until, d] : deferred_)
+    if (d == j)
+      return PluginStatus::no(
+          Code::kUnschedulable, "admit",
+          fmt::format("{}: deferred until t={:.0f} s", profile_.admit->name(), until));
+  const JobSpec& s = *jobs_[j].spec;
+  if (PluginStatus f = profile_.filter->explain(*this, s); !f.ok()) return f;
+  const Candidates c = profile_.filter->filter(*this, s);
+  if (PluginStatus p = profile_.placer->explain(state_, s, c, catalog_); !p.ok()) {
+    if (can_add_capacity(s)) p.reason += "; the autoscaler can add on-demand capacity for it";
+    return p;
+  }
+  return PluginStatus::no(Code::kUnschedulable, "postfilter",
+                          fmt::format("{}: it fits now but the queue discipline holds it behind "
+                                      "earlier jobs (a later cycle may start it)",
+                                      profile_.post_filter->name()));
 }
 
 std::string Engine::check_invariants() const {

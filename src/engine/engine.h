@@ -25,6 +25,7 @@
 #include "framework/decision.h"
 #include "framework/engine_options.h"
 #include "framework/job_runtime.h"
+#include "framework/plugin_status.h"
 #include "framework/profile.h"
 
 namespace frugal {
@@ -98,6 +99,12 @@ class Engine final : private CycleOps {
   // From then on schedule() decides nothing; the driver stops (simulation) or alerts.
   const std::optional<std::string>& stalled() const { return churn_.tripped(); }
 
+  // Why pending job j is not running now, as the plugins would say in a cycle at this
+  // instant: deferred by Admit, no candidate model (Filter), no room (Place; noting when the
+  // autoscaler can add capacity for it), or it fits but the PostFilter's queue discipline
+  // holds it. ok() when j is not pending. Not on the hot path: O(one Filter + Place call).
+  PluginStatus explain(JobIdx j) const;
+
   // Cross-checks engine and cluster state; empty when consistent. O(jobs + cluster).
   std::string check_invariants() const;
 
@@ -169,10 +176,6 @@ class Engine final : private CycleOps {
   // Autoscale point: size on-demand capacity to the queue (or to what plugins ask for with
   // nothing queued); release idle nodes.
   void autoscale(Seconds now);
-  // Relay point (profile +sun), at the relay's price ticks and only when no job is queued
-  // (a relay must not take GPUs a waiting job could use): offers each running movable job
-  // to the Relay plugin and carries out its moves (kMigrate) one by one.
-  void relay_jobs(Seconds now);
   // Consolidate point: plans for the first queued whole-GPU jobs; appends decisions to out_.
   void consolidate(Seconds now);
   // Undoes a tentative stop: the job runs on as `before` (its GPUs re-allocated already).
@@ -210,7 +213,6 @@ class Engine final : private CycleOps {
   size_t pending_small_ = 0;    // pending fractional or CPU-only jobs
   size_t running_movable_ = 0;  // running jobs with JobSpec::movable (Relay point)
   size_t running_elastic_ = 0;  // running jobs with elastic bounds (JobRuntime::elastic)
-  Seconds relay_next_ = 0;      // the Relay's next price tick
   int fragmentation_block_ = 0;
   uint64_t next_seq_ = 0;
 

@@ -1,15 +1,15 @@
 #pragma once
 // Cycle plugins: features that act on running jobs and capacity rather than on one queued
-// job (elastic sizing, pack-down, soon-free, prompt release). The engine calls every plugin
+// job (elastic sizing, relays, pack-down, soon-free, prompt release). The engine calls every plugin
 // of the profile at each named point, in the profile's order, in this fixed sequence:
 //
 //   queue walk ── Size            the placement a job that fits (or not) starts on
 //   Consolidate point (plugins.h)
 //   Resize                        resize running jobs (kResize), start queued ones
-//   Relay point (plugins.h)
+//   Relay                         move running jobs between regions (kMigrate)
 //   Compact                       empty nodes by migration (kMigrate)
 //   Autoscale ── Demand           what queued jobs count for; what to subtract; what to add
-//                                 with nothing queued
+//                                 with nothing queued; the order nodes are provisioned in
 //   Release                       whether idle on-demand nodes go back at once
 //   Wakeup                        when the plugin needs the next cycle
 //
@@ -44,7 +44,9 @@ class CyclePlugin {
   }
   // Resize (after the walk and the Consolidate point).
   virtual void resize(CycleOps& ops) { (void)ops; }
-  // Compact (after the Relay point).
+  // Relay (after Resize): move running jobs where they cost less (policy/relay_step.h).
+  virtual void relay(CycleOps& ops) { (void)ops; }
+  // Compact (after Relay).
   virtual void compact(CycleOps& ops) { (void)ops; }
 
   // Demand (the autoscale step). queued_gpus, adjust_demand and idle_demand run only on an
@@ -70,6 +72,14 @@ class CyclePlugin {
   virtual std::vector<double> idle_demand(const CycleOps& ops) const {
     (void)ops;
     return {};
+  }
+  // Provision order: when some plugin ranks (the first that does), the autoscaler provisions
+  // a model's on-demand nodes lowest rank first (ties: node id), else in node order.
+  virtual bool ranks_provisioning() const { return false; }
+  virtual double provision_rank(const CycleOps& ops, NodeId n) const {
+    (void)ops;
+    (void)n;
+    return 0;
   }
   // Release: hand an idle on-demand node back at once rather than after its pool's idle
   // timeout (NodePool::set_prompt_release).

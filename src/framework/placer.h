@@ -17,6 +17,8 @@
 
 #include "cluster/cluster_state.h"
 #include "cluster/placement.h"
+#include "framework/plugin_status.h"
+#include "model/gpu_catalog.h"
 #include "model/job.h"
 
 namespace frugal {
@@ -36,6 +38,11 @@ class Placer {
   // A placement for `job` among `c`, or nullopt if none fits now. Does not modify state.
   virtual std::optional<Placement> place(const ClusterState& state, const JobSpec& job,
                                          const Candidates& c) const = 0;
+  // Why place() finds nothing for `job` on `state` (code and reason; ok() when it does find
+  // a placement). Not on the hot path: asked when someone wants to know why a job waits. The
+  // default explains by the rules above from the state's free capacity per candidate model.
+  virtual PluginStatus explain(const ClusterState& state, const JobSpec& job, const Candidates& c,
+                               const GpuCatalog& catalog) const;
 };
 
 }  // namespace frugal

@@ -128,6 +128,9 @@ class Filter {
   virtual ~Filter() = default;
   virtual std::string name() const = 0;
   virtual Candidates filter(const CycleView& v, const JobSpec& job) const = 0;
+  // Why filter() leaves `job` no model (ok() when it leaves some). The default: unresolvable
+  // when no model the job allows is in the cluster, else unschedulable now.
+  virtual PluginStatus explain(const CycleView& v, const JobSpec& job) const;
 };
 
 // PostFilter / queue discipline: what happens around a job that cannot be placed.

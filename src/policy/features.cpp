@@ -3,6 +3,7 @@
 #include "policy/elastic_sizing.h"
 #include "policy/pack_down.h"
 #include "policy/prompt_release.h"
+#include "policy/relay_step.h"
 #include "policy/soon_free.h"
 
 namespace frugal {
@@ -10,6 +11,7 @@ namespace frugal {
 void add_features(Profile& p, const FeatureSet& f) {
   if (f.elastic)
     p.plugins.push_back(make_elastic_sizing({.tou = f.tou, .autoscale_first = f.autoscale_first}));
+  if (p.relay) p.plugins.push_back(make_relay_step(*p.relay));
   if (f.pack_down) p.plugins.push_back(make_pack_down());
   if (f.soon_free) p.plugins.push_back(make_soon_free());
   if (f.prompt_release) p.plugins.push_back(make_prompt_release());

@@ -16,7 +16,8 @@ struct FeatureSet {
   bool prompt_release = false;   // policy/prompt_release.h
 };
 
-// Appends the set's plugins to p.plugins in the fixed order elastic, packdown, soonfree,
+// Appends the set's plugins to p.plugins in the fixed order elastic, relay (the runner of
+// p.relay when the profile has one: call this after setting p.relay), packdown, soonfree,
 // release. tou and autoscale_first are options of the elastic plugin: nothing without it.
 void add_features(Profile& p, const FeatureSet& f);
 

@@ -49,6 +49,11 @@ nlohmann::json Scheduler::job_json(const Live& l, double now) const {
   j["reason"] = r.reason;
   j["utilization"] = r.utilization >= 0 ? nlohmann::json(r.utilization) : nlohmann::json();
   if (r.state == JobStatus::kDeferred) j["deferred_until"] = r.deferred_until;
+  // Why a queued job waits, from the plugins that said no (Engine::explain).
+  if (state == "queued" && l.idx != Live::kNone) {
+    if (const PluginStatus why = engine_.explain(l.idx); !why.ok())
+      j["waiting"] = {{"code", to_string(why.code)}, {"point", why.point}, {"reason", why.reason}};
+  }
   if (l.rec.cancel_requested) j["cancel_requested"] = true;
   if (r.state == JobStatus::kRunning) {
     nlohmann::json gpus = nlohmann::json::array();

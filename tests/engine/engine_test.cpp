@@ -173,3 +173,35 @@ TEST(Engine, ElasticResizeDecisions) {
 
 }  // namespace
 }  // namespace frugal
+
+namespace frugal {
+namespace {
+
+// Every "no" carries a code and a reason (Engine::explain): the point that said it, and the
+// resource at fault.
+TEST(Engine, ExplainSaysWhichPointHoldsAJobAndWhy) {
+  // Two 4-GPU nodes; fifo (strict): the head of the queue blocks everything behind it.
+  Engine e(make_homogeneous_cluster(8, kA100, 4), test_gpus(), testing::profile("fifo"),
+           EngineOptions{kA100});
+  const JobSpec a = job("a", 0, 3, 1000), b = job("b", 0, 3, 1000), c = job("c", 0, 2, 100);
+  const JobSpec d = job("d", 0, 1, 100);
+  e.submit(0, &a, 0);
+  e.submit(1, &b, 0);
+  ASSERT_TRUE(find(e.schedule(0), Decision::Kind::kStart, 1));
+  EXPECT_TRUE(e.explain(0).ok());  // running
+  e.submit(2, &c, 1);              // 1 GPU free on each node: fragmentation
+  e.submit(3, &d, 1);              // fits, but fifo holds it behind c
+  EXPECT_FALSE(find(e.schedule(1), Decision::Kind::kStart, 3));
+  const PluginStatus blocked = e.explain(2);
+  EXPECT_EQ(blocked.code, PluginStatus::Code::kUnschedulable);
+  EXPECT_EQ(blocked.point, "place");
+  EXPECT_EQ(blocked.reason,
+            "bestfit: needs 2 whole GPU(s) on one node (A100-80GB: at most 1 free on one node, 2 "
+            "in total)");
+  const PluginStatus held = e.explain(3);
+  EXPECT_EQ(held.point, "postfilter");
+  EXPECT_NE(held.reason.find("strict"), std::string::npos) << held.reason;
+}
+
+}  // namespace
+}  // namespace frugal

@@ -256,6 +256,13 @@ TEST(Scheduler, RestartAdoptsRunningJobsAndKeepsEveryJobOnce) {
     wait_state(f, *s, ids[0], "running");
     wait_state(f, *s, ids[1], "running");
     EXPECT_EQ(job(*s, ids[2])["state"], "queued");  // 2 GPUs, 4 one-GPU jobs
+    // A queued job says why it waits: Place found no free GPU.
+    const nlohmann::json waiting = job(*s, ids[2])["waiting"];
+    EXPECT_EQ(waiting["code"], "unschedulable");
+    EXPECT_EQ(waiting["point"], "place");
+    EXPECT_NE(waiting["reason"].get<std::string>().find("needs 1 whole GPU(s) on one node"),
+              std::string::npos)
+        << waiting;
     EXPECT_EQ(s->act(kAlpha, ids[3], Scheduler::Action::kCancel).get().status, 200);
     s->stop();
   }
