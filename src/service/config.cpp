@@ -7,8 +7,8 @@
 #include <filesystem>
 
 #include "io/hourly_csv.h"
+#include "io/policy_yaml.h"
 #include "io/yaml_util.h"
-#include "policy/frugal_profile.h"
 
 namespace frugal {
 namespace {
@@ -64,8 +64,7 @@ Result<ServiceConfig> load_service_config(const std::string& path) {
     key = "backend";
     get(root, "backend", c.backend);
     key = "policy";
-    get(root, "policy", c.policy);
-    if (c.policy.empty()) c.policy = default_profile_name();  // the `frugal` profile
+    c.policy = policy_text(root["policy"]);  // a string or a map; default: `frugal`
     key = "checkpoint_grace_s";
     get(root, "checkpoint_grace_s", c.checkpoint_grace_s);
     key = "term_grace_s";

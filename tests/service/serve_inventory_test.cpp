@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "policy/profile.h"
+
 #include "../io/reader_test_util.h"
 #include "io/catalog_yaml.h"
 #include "service/config.h"
@@ -60,6 +62,36 @@ TEST(ServeConfig, ExampleLoads) {
   EXPECT_EQ(c.value().teams.size(), 2u);
   EXPECT_EQ(c.value().gpus, 2);
   EXPECT_FALSE(c.value().admin_token_sha256.empty());
+}
+
+// policy: a string, or a map whose typed options make_profile checks (policy/registry.h).
+TEST(ServeConfig, PolicyAsAStringOrAMap) {
+  testing::TempDir dir;
+  const std::string base = "admin: {token_sha256: " + std::string(64, 'a') + "}\n";
+  auto load = [&](const std::string& extra) {
+    return load_service_config(dir.write("serve.yaml", base + extra));
+  };
+  EXPECT_EQ(load("").value().policy, "frugal");
+  EXPECT_EQ(load("policy: backfill/firstfit\n").value().policy, "backfill/firstfit");
+  auto m = load(
+      "policy:\n  name: frugal\n  options: {tou: false, max_delay_s: 3600}\n"
+      "  placer: hetero\n  suffixes: [consolidate]\n");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m.value().policy, "frugal:tou=0:max_delay_s=3600/hetero+consolidate");
+  EXPECT_TRUE(make_profile(m.value().policy).ok());
+  for (const char* bad : {"policy: {options: {tou: 0}}\n", "policy: {name: fifo, opts: {}}\n",
+                          "policy: {name: fifo, suffixes: consolidate}\n",
+                          "policy: {name: frugal, options: {tou: [0]}}\n", "policy: [fifo]\n"}) {
+    auto r = load(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.error().message.find("serve.yaml: policy:"), std::string::npos)
+        << r.error().message;
+  }
+  // The map's option values are typed by the registry when the profile is built.
+  EXPECT_EQ(make_profile(load("policy: {name: frugal, options: {tou: 2}}\n").value().policy)
+                .error()
+                .message,
+            "frugal option 'tou=2': must be 0 or 1");
 }
 
 // price_fallback: exactly one source, bounded numbers; errors name the key.
