@@ -31,12 +31,6 @@ struct EngineOptions {
   // Wall seconds without progress after a resize (restart on the new size, like a
   // migration). A job grows only when the time saved exceeds this.
   Seconds resize_cost_s = 30;
-  // Pack-down (profile +packdown): on-demand nodes examined as donors per cycle, and
-  // destination nodes examined per moved job.
-  size_t pack_down_nodes = 8;
-  size_t pack_down_scan = 64;
-  // Soon-free (profile +soonfree): running jobs ending later than this are not walked.
-  Seconds soon_free_horizon_s = 3600;
 };
 
 }  // namespace frugal

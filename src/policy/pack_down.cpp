@@ -6,7 +6,7 @@
 // whole-GPU, on that node only, not signalled, and not an elastic job below its request
 // (left to elastic growth, which takes it back to its request; moving those too was measured
 // and not kept, docs/EXPERIMENTS.md round 6); fewest used GPUs first, at most
-// EngineOptions::pack_down_nodes a cycle. Each of a donor's jobs moves at its
+// PackDownOptions::nodes a cycle. Each of a donor's jobs moves at its
 // current size and needs a destination of the same model (so its speed does not change),
 // an up node other than the donor with enough wholly free GPUs:
 //  - reserved/owned (paid whatever happens), for any donor; or
@@ -14,7 +14,7 @@
 //    and uses at least as many GPUs as the donor (moves only go towards fuller nodes, so
 //    nothing ping-pongs and no idle node is kept alive).
 // Among destinations, the least cost wins, then the best fit, then the lowest node id; at
-// most pack_down_scan are examined per job. A destination's cost: on an on-demand node, the
+// most PackDownOptions::scan are examined per job. A destination's cost: on an on-demand node, the
 // extension of its life (its GPUs × how much later than its current jobs the moved job is
 // expected to end); on a reserved/owned node, the moved GPUs × the model's on-demand
 // provisioning delay (the node was a spare an arrival could start on at once; filled, the
@@ -80,10 +80,10 @@ struct DonorPlan {
 // The best destination for job j of the donor (cost, then fit, then node id) and its cost in
 // GPU-seconds; nullopt when none qualifies.
 std::optional<std::pair<double, NodeId>> destination(const CycleOps& ops, const DonorPlan& plan,
-                                                     const std::vector<char>& emptied, JobIdx j) {
+                                                     const std::vector<char>& emptied, JobIdx j,
+                                                     size_t scan) {
   const ClusterState& state = ops.cluster();
   const CapacityView& pool = ops.capacity();
-  const size_t scan = ops.options().pack_down_scan;
   const JobRuntime& r = ops.job(j);
   const int g = r.size > 0 ? r.size : r.spec->gpus;
   const GpuModelId m = r.placement.model;
@@ -114,11 +114,12 @@ std::optional<std::pair<double, NodeId>> destination(const CycleOps& ops, const 
 }
 
 // Plans moving every job off donor n; false when one has no destination.
-bool plan_donor(const CycleOps& ops, const std::vector<char>& emptied, DonorPlan& plan) {
+bool plan_donor(const CycleOps& ops, const std::vector<char>& emptied, size_t scan,
+                DonorPlan& plan) {
   const Seconds now = ops.now();
   const Seconds restart = ops.options().migration_cost_s;
   for (JobIdx j : ops.jobs_on(plan.donor)) {
-    const std::optional<std::pair<double, NodeId>> dest = destination(ops, plan, emptied, j);
+    const std::optional<std::pair<double, NodeId>> dest = destination(ops, plan, emptied, j, scan);
     if (!dest) return false;
     const JobRuntime& r = ops.job(j);
     const int g = r.size > 0 ? r.size : r.spec->gpus;
@@ -153,19 +154,19 @@ void apply(CycleOps& ops, const DonorPlan& plan) {
   }
 }
 
-void pack_down(CycleOps& ops) {
+void pack_down(CycleOps& ops, const PackDownOptions& o) {
   const ClusterState& state = ops.cluster();
   std::vector<char> emptied(state.node_count(), 0);
   size_t tried = 0;
   for (const auto& [used, n] : donors(ops)) {
-    if (tried++ >= ops.options().pack_down_nodes) break;
+    if (tried++ >= o.nodes) break;
     if (ops.jobs_on(n).empty()) continue;
     DonorPlan plan;
     plan.donor = n;
     plan.used = used;
     plan.full = 2 * used > state.gpus(n);
     const double saving = static_cast<double>(state.gpus(n)) * (node_end(ops, n) - ops.now());
-    if (!plan_donor(ops, emptied, plan) || !(plan.cost < saving)) continue;
+    if (!plan_donor(ops, emptied, o.scan, plan) || !(plan.cost < saving)) continue;
     apply(ops, plan);
     emptied[n] = 1;
   }
@@ -173,16 +174,20 @@ void pack_down(CycleOps& ops) {
 
 class PackDown final : public CyclePlugin {
  public:
+  explicit PackDown(PackDownOptions o) : o_(o) {}
   std::string name() const override { return "packdown"; }
   void compact(CycleOps& ops) override {
-    if (ops.pending().empty() && ops.capacity().autoscaled()) pack_down(ops);
+    if (ops.pending().empty() && ops.capacity().autoscaled()) pack_down(ops, o_);
   }
+
+ private:
+  PackDownOptions o_;
 };
 
 }  // namespace
 
-std::unique_ptr<CyclePlugin> make_pack_down() {
-  return std::make_unique<PackDown>();
+std::unique_ptr<CyclePlugin> make_pack_down(PackDownOptions o) {
+  return std::make_unique<PackDown>(o);
 }
 
 }  // namespace frugal

@@ -9,6 +9,7 @@ namespace {
 
 class SoonFree final : public CyclePlugin {
  public:
+  explicit SoonFree(SoonFreeOptions o) : o_(o) {}
   std::string name() const override { return "soonfree"; }
 
   void adjust_demand(const CycleOps& ops, std::vector<double>& demand) override {
@@ -22,7 +23,7 @@ class SoonFree final : public CyclePlugin {
       const GpuModelId m = r.placement.model;
       if (m < 0 || static_cast<size_t>(m) >= demand.size() || demand[m] <= 0) continue;
       if (end > now + ops.on_demand_shape().delay[static_cast<size_t>(m)]) {
-        if (end > now + ops.options().soon_free_horizon_s) break;
+        if (end > now + o_.horizon_s) break;
         continue;
       }
       demand[m] = std::max(0.0, demand[m] - r.gpus());
@@ -39,14 +40,15 @@ class SoonFree final : public CyclePlugin {
   }
 
  private:
+  SoonFreeOptions o_;
   // The earliest expected end counted on in the last autoscaling step (kNever: none).
   Seconds wake_ = kNever;
 };
 
 }  // namespace
 
-std::unique_ptr<CyclePlugin> make_soon_free() {
-  return std::make_unique<SoonFree>();
+std::unique_ptr<CyclePlugin> make_soon_free(SoonFreeOptions o) {
+  return std::make_unique<SoonFree>(o);
 }
 
 }  // namespace frugal

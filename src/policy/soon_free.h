@@ -2,7 +2,7 @@
 // The soon-free cycle plugin (profile suffix +soonfree), at the Demand point: the autoscaler
 // does not provision for queued demand that running jobs of the model are expected to free
 // within its on-demand pools' provisioning delay (the job would wait as long for a new node).
-// Running jobs ending later than EngineOptions::soon_free_horizon_s are not walked. The engine
+// Running jobs ending later than SoonFreeOptions::horizon_s are not walked. The engine
 // wakes at the earliest end it counted on, so an overrun is noticed when it happens.
 
 #include <memory>
@@ -11,6 +11,10 @@
 
 namespace frugal {
 
-std::unique_ptr<CyclePlugin> make_soon_free();
+struct SoonFreeOptions {
+  Seconds horizon_s = 3600;  // running jobs expected to end later are not walked
+};
+
+std::unique_ptr<CyclePlugin> make_soon_free(SoonFreeOptions o = {});
 
 }  // namespace frugal
