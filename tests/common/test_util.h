@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/cluster_spec.h"
@@ -62,6 +64,23 @@ inline ClusterSpec cluster_of(std::vector<NodeSpec> nodes) {
   c.nodes = std::move(nodes);
   return c;
 }
+
+// A CycleView over a bare ClusterState (nothing running, time 0), for Filter plugins.
+class StateView final : public CycleView {
+ public:
+  explicit StateView(const ClusterState& st) : st_(st) {}
+  Seconds now() const override { return 0; }
+  const ClusterState& cluster() const override { return st_; }
+  const GpuCatalog& catalog() const override { return test_gpus(); }
+  const JobRuntime& job(JobIdx) const override { return none_; }
+  const std::set<std::pair<Seconds, JobIdx>>& running_by_end() const override { return end_; }
+  double speed(const JobSpec&, GpuModelId) const override { return 1; }
+
+ private:
+  const ClusterState& st_;
+  JobRuntime none_;
+  std::set<std::pair<Seconds, JobIdx>> end_;
+};
 
 inline Profile profile(const std::string& name) {
   auto p = make_profile(name);

@@ -14,24 +14,8 @@ namespace {
 using testing::job;
 using testing::kA100;
 using testing::kV100;
+using testing::StateView;
 using testing::test_gpus;
-
-// The least a Filter needs to see: a cluster, nothing running.
-class StateView final : public CycleView {
- public:
-  explicit StateView(const ClusterState& st) : st_(st) {}
-  Seconds now() const override { return 0; }
-  const ClusterState& cluster() const override { return st_; }
-  const GpuCatalog& catalog() const override { return test_gpus(); }
-  const JobRuntime& job(JobIdx) const override { return none_; }
-  const std::set<std::pair<Seconds, JobIdx>>& running_by_end() const override { return ends_; }
-  double speed(const JobSpec&, GpuModelId) const override { return 1; }
-
- private:
-  const ClusterState& st_;
-  JobRuntime none_;
-  std::set<std::pair<Seconds, JobIdx>> ends_;
-};
 
 TEST(PluginStatus, FilterTellsAMissingModelFromABusyOne) {
   const ClusterSpec spec = make_homogeneous_cluster(8, kA100, 4);

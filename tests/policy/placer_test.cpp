@@ -20,6 +20,7 @@ using testing::kA100;
 using testing::kT4;
 using testing::kV100;
 using testing::node;
+using testing::StateView;
 using testing::test_gpus;
 
 // Occupies `count` whole free GPUs of node `n` (lowest indexes first).
@@ -272,23 +273,6 @@ TEST(Placer, FractionalJobsRespectCardMemory) {
     EXPECT_FALSE(placer->place(st, job("w", 0, 1, 1), only({kV100})));
   }
 }
-
-// A CycleView over a bare ClusterState, for the Filter plugin.
-class StateView final : public CycleView {
- public:
-  explicit StateView(const ClusterState& st) : st_(st) {}
-  Seconds now() const override { return 0; }
-  const ClusterState& cluster() const override { return st_; }
-  const GpuCatalog& catalog() const override { return test_gpus(); }
-  const JobRuntime& job(JobIdx) const override { return none_; }
-  const std::set<std::pair<Seconds, JobIdx>>& running_by_end() const override { return end_; }
-  double speed(const JobSpec&, GpuModelId) const override { return 1; }
-
- private:
-  const ClusterState& st_;
-  JobRuntime none_;
-  std::set<std::pair<Seconds, JobIdx>> end_;
-};
 
 ClusterSpec two_models() {
   return cluster_of({node("a0", kA100, 8), node("v0", kV100, 4), node("v1", kV100, 4)});
