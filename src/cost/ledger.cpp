@@ -87,9 +87,10 @@ void Ledger::note_time(double t0, double t1) {
 }
 
 void Ledger::segment(JobIdx j, const JobSpec& job, const Placement& p, double t0, double t1,
-                     double kept_s) {
+                     double kept_s, double utilization) {
   JobAccount& ja = job_account(j);
   specs_[j] = &job;
+  const double u = utilization >= 0 ? utilization : job.utilization;
   const double ran = t1 - t0;
   if (!(ran > 0)) return;
   note_time(t0, t1);
@@ -108,7 +109,7 @@ void Ledger::segment(JobIdx j, const JobSpec& job, const Placement& p, double t0
     while (k < used && centres[k] != c) ++k;
     if (k == used) {
       if (used == 4) {  // more centres than expected: price this slot alone
-        cost += pricing_.span(c, g, job.utilization, t0, t1);
+        cost += pricing_.span(c, g, u, t0, t1);
         continue;
       }
       centres[used] = c;
@@ -116,8 +117,7 @@ void Ledger::segment(JobIdx j, const JobSpec& job, const Placement& p, double t0
     }
     gpus[k] += g;
   }
-  for (int k = 0; k < used; ++k)
-    cost += pricing_.span(centres[k], gpus[k], job.utilization, t0, t1);
+  for (int k = 0; k < used; ++k) cost += pricing_.span(centres[k], gpus[k], u, t0, t1);
   if (!ja.placed && !p.slots.empty()) {  // CPU-only jobs too: they keep storage
     ja.placed = true;
     ja.centre = used > 0 ? centres[0] : state_.centre_of(p.slots.front().node);
@@ -125,7 +125,7 @@ void Ledger::segment(JobIdx j, const JobSpec& job, const Placement& p, double t0
   }
   ja.account.compute += cost;
   ja.account.gpu_hours += total_gpus * ran / 3600.0;
-  ja.account.waste.idle_allocated_usd += cost.rental_usd * (1.0 - job.utilization);
+  ja.account.waste.idle_allocated_usd += cost.rental_usd * (1.0 - u);
   const double lost = std::clamp(ran - kept_s, 0.0, ran);
   ja.account.waste.rework_usd += cost.total_usd() * lost / ran;
 }
@@ -199,66 +199,75 @@ void Ledger::price_stretch(uint32_t c, const IdleStretch& o, double until, CostA
 }
 
 void Ledger::job_ended(JobIdx j, const JobSpec& job, double first_start, double finish,
-                       double run_time) {
+                       double run_time, double utilization) {
   JobAccount& ja = job_account(j);
   specs_[j] = &job;
   if (!ja.placed || first_start < 0) return;
-  Waste& w = ja.account.waste;
-  const double gpus = static_cast<double>(job.total_milli()) / kMilliPerGpu;
+  const double u = utilization >= 0 ? utilization : job.utilization;
+  charge_storage(j, ja, job, finish, run_time);
+  charge_peak_premium(ja, job, u, first_start, run_time);
+  charge_oversized(ja, job);
+}
 
-  // Storage, kept from submission to the end.
+// Storage, kept from submission to the end; data on the priciest tier while the job only
+// waited could sit one tier lower.
+void Ledger::charge_storage(JobIdx j, JobAccount& ja, const JobSpec& job, double finish,
+                            double run_time) {
   const double size = job.dataset_gb + job.checkpoint_gb;
   const double price = tier_price(job.storage_tier);
-  if (size > 0 && price > 0 && finish > job.submit) {
-    const double life = finish - job.submit;
-    ja.account.storage_usd += size * price * life / kMonthS;
-    // Data on the priciest tier while the job only waited could sit one tier lower.
-    double cheaper = -1;
-    bool priciest = true;
-    const auto& tiers = spec_.storage_tiers.empty() ? default_tiers_ : spec_.storage_tiers;
-    for (const StorageTier& t : tiers) {
-      if (t.usd_per_gb_month > price) priciest = false;
-      if (t.usd_per_gb_month < price && t.usd_per_gb_month > cheaper) cheaper = t.usd_per_gb_month;
-    }
-    const double queued = std::max(0.0, life - run_time);
-    if (priciest && cheaper >= 0) w.storage_tier_usd += size * (price - cheaper) * queued / kMonthS;
-    if (!job.dataset.empty() && job.dataset_gb > 0)
-      datasets_[job.dataset].push_back({job.submit, finish, job.dataset_gb * price / kMonthS, j});
+  if (!(size > 0 && price > 0 && finish > job.submit)) return;
+  const double life = finish - job.submit;
+  ja.account.storage_usd += size * price * life / kMonthS;
+  double cheaper = -1;
+  bool priciest = true;
+  const auto& tiers = spec_.storage_tiers.empty() ? default_tiers_ : spec_.storage_tiers;
+  for (const StorageTier& t : tiers) {
+    if (t.usd_per_gb_month > price) priciest = false;
+    if (t.usd_per_gb_month < price && t.usd_per_gb_month > cheaper) cheaper = t.usd_per_gb_month;
   }
+  const double queued = std::max(0.0, life - run_time);
+  if (priciest && cheaper >= 0)
+    ja.account.waste.storage_tier_usd += size * (price - cheaper) * queued / kMonthS;
+  if (!job.dataset.empty() && job.dataset_gb > 0)
+    datasets_[job.dataset].push_back({job.submit, finish, job.dataset_gb * price / kMonthS, j});
+}
 
-  // Peak premium: the same contiguous run at the cheapest start the deadline allowed.
-  if ((job.deadline != kNever || job.deferrable) && run_time > 0 && gpus > 0) {
-    const double latest = job.deadline != kNever ? job.deadline - run_time : job.submit + 86400;
-    if (latest >= job.submit) {
-      auto cost_at = [&](double s) {
-        return pricing_.span(ja.centre, gpus, job.utilization, s, s + run_time).total_usd();
-      };
-      const double actual = cost_at(first_start);
-      double best = actual;
-      const double step = std::max(3600.0, (latest - job.submit) / 336.0);  // ≤ 337 probes
-      for (double s = job.submit; s < latest; s += step) best = std::min(best, cost_at(s));
-      best = std::min(best, cost_at(latest));
-      w.peak_premium_usd += std::max(0.0, actual - best);
-    }
-  }
+// Peak premium: the same contiguous run at the cheapest start the deadline allowed.
+void Ledger::charge_peak_premium(JobAccount& ja, const JobSpec& job, double u, double first_start,
+                                 double run_time) const {
+  const double gpus = static_cast<double>(job.total_milli()) / kMilliPerGpu;
+  if (!((job.deadline != kNever || job.deferrable) && run_time > 0 && gpus > 0)) return;
+  const double latest = job.deadline != kNever ? job.deadline - run_time : job.submit + 86400;
+  if (latest < job.submit) return;
+  auto cost_at = [&](double s) {
+    return pricing_.span(ja.centre, gpus, u, s, s + run_time).total_usd();
+  };
+  const double actual = cost_at(first_start);
+  double best = actual;
+  const double step = std::max(3600.0, (latest - job.submit) / 336.0);  // ≤ 337 probes
+  for (double s = job.submit; s < latest; s += step) best = std::min(best, cost_at(s));
+  best = std::min(best, cost_at(latest));
+  ja.account.waste.peak_premium_usd += std::max(0.0, actual - best);
+}
 
-  // Oversized: auxiliary work priced against the cheapest model per unit of its work.
-  if (job.job_class != JobClass::kPretrain && gpus > 0 && job.duration > 0) {
-    double best = -1;
-    for (GpuModelId m : state_.models()) {
-      if (!job.allowed_models.empty() &&
-          std::find(job.allowed_models.begin(), job.allowed_models.end(), m) ==
-              job.allowed_models.end())
-        continue;
-      const double rate = pricing_.cheapest_rate(m);
-      if (rate < 0) continue;
-      const double speed = catalog_.relative_speed(m, reference_, job.job_class);
-      const double alt = gpus * job.duration / speed / 3600.0 * rate;
-      if (best < 0 || alt < best) best = alt;
-    }
-    const double rental = ja.account.compute.rental_usd;
-    if (best >= 0 && rental > best) w.oversized_usd += rental - best;
+// Oversized: auxiliary work priced against the cheapest model per unit of its work.
+void Ledger::charge_oversized(JobAccount& ja, const JobSpec& job) const {
+  const double gpus = static_cast<double>(job.total_milli()) / kMilliPerGpu;
+  if (job.job_class == JobClass::kPretrain || !(gpus > 0) || !(job.duration > 0)) return;
+  double best = -1;
+  for (GpuModelId m : state_.models()) {
+    if (!job.allowed_models.empty() &&
+        std::find(job.allowed_models.begin(), job.allowed_models.end(), m) ==
+            job.allowed_models.end())
+      continue;
+    const double rate = pricing_.cheapest_rate(m);
+    if (rate < 0) continue;
+    const double speed = catalog_.relative_speed(m, reference_, job.job_class);
+    const double alt = gpus * job.duration / speed / 3600.0 * rate;
+    if (best < 0 || alt < best) best = alt;
   }
+  const double rental = ja.account.compute.rental_usd;
+  if (best >= 0 && rental > best) ja.account.waste.oversized_usd += rental - best;
 }
 
 double Ledger::job_total_usd(JobIdx j) const {
@@ -273,10 +282,9 @@ int64_t Ledger::job_centre(JobIdx j) const {
   return j < jobs_.size() && jobs_[j].placed ? static_cast<int64_t>(jobs_[j].centre) : -1;
 }
 
-LedgerReport Ledger::report() const {
-  LedgerReport r;
-  // Duplicate storage: per dataset, what its jobs paid beyond one copy kept over the union
-  // of their lifetimes, charged to every job but the first holder in proportion to its cost.
+// Duplicate storage: per dataset, what its jobs paid beyond one copy kept over the union of
+// their lifetimes, charged to every job but the first holder in proportion to its cost.
+std::vector<double> Ledger::duplicate_storage() const {
   std::vector<double> duplicate(jobs_.size(), 0.0);
   for (const auto& [name, uses_in] : datasets_) {
     if (uses_in.size() < 2) continue;
@@ -305,6 +313,12 @@ LedgerReport Ledger::report() const {
     for (size_t i = 1; i < uses.size(); ++i)
       duplicate[uses[i].job] += waste * (uses[i].t1 - uses[i].t0) * uses[i].usd_per_s / others;
   }
+  return duplicate;
+}
+
+LedgerReport Ledger::report() const {
+  LedgerReport r;
+  const std::vector<double> duplicate = duplicate_storage();
   // Fold by index first (no string work per job), then name the groups.
   std::map<std::string_view, CostAccount> by_team;
   std::array<CostAccount, kJobClassCount> by_class;

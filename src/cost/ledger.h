@@ -24,9 +24,9 @@
 //                      a part of idle_unallocated, not a category beside it
 //
 // Every dollar lands once: total = Σ teams + unattributed; idle_unallocated + stranded =
-// unattributed; booting <= idle_unallocated. Driven by the simulator, `frugal attribute` and the
-// service's GET /v1/ledger (which feeds segments and job ends only, no capacity yet); no
-// clock, no I/O.
+// unattributed; booting <= idle_unallocated. Fed only through RunAccounting
+// (src/cost/run_accounting.h), which the simulator, `frugal attribute` and the service share;
+// no clock, no I/O.
 
 #include <map>
 #include <string>
@@ -89,9 +89,10 @@ class Ledger {
          GpuModelId reference_model, size_t jobs_hint = 0);
 
   // A run segment of job `j` ended: it held `p` over [t0, t1), and `kept_s` seconds of the
-  // segment's work survived (the rest is rework).
+  // segment's work survived (the rest is rework). `utilization` >= 0 replaces the spec's
+  // (a measured one).
   void segment(JobIdx j, const JobSpec& job, const Placement& p, double t0, double t1,
-               double kept_s);
+               double kept_s, double utilization = -1);
   // Job `j`'s data moved between regions before a run segment there (src/cost/transfer.h):
   // `usd` (>= 0) is added to its transfer cost (not waste: the move was chosen to save more).
   void transfer(JobIdx j, const JobSpec& job, double usd);
@@ -104,8 +105,9 @@ class Ledger {
                 const std::vector<int64_t>& provisioned_gpus,
                 const std::vector<int64_t>& booting_gpus = {});
   // Job `j` ended or was rejected: storage and the per-job waste checks. `first_start` < 0
-  // when it never ran; `run_time` is its total running time.
-  void job_ended(JobIdx j, const JobSpec& job, double first_start, double finish, double run_time);
+  // when it never ran; `run_time` is its total running time; `utilization` as in segment().
+  void job_ended(JobIdx j, const JobSpec& job, double first_start, double finish, double run_time,
+                 double utilization = -1);
 
   // Per-job totals (USD), by job index; 0 for jobs not seen.
   double job_total_usd(JobIdx j) const;
@@ -129,6 +131,12 @@ class Ledger {
     JobIdx job;
   };
   JobAccount& job_account(JobIdx j);
+  // job_ended's parts.
+  void charge_storage(JobIdx j, JobAccount& ja, const JobSpec& job, double finish, double run_time);
+  void charge_peak_premium(JobAccount& ja, const JobSpec& job, double u, double first_start,
+                           double run_time) const;
+  void charge_oversized(JobAccount& ja, const JobSpec& job) const;
+  std::vector<double> duplicate_storage() const;  // per job index (report())
   void note_time(double t0, double t1);
   double tier_price(const std::string& tier) const;  // USD per GB-month; < 0 if unknown
 

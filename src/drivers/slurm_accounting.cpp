@@ -7,6 +7,7 @@
 #include <map>
 
 #include "cluster/cluster_state.h"
+#include "cost/run_accounting.h"
 #include "engine/node_pool.h"
 
 namespace frugal {
@@ -88,33 +89,69 @@ std::string foreign_type(const Run& r, const ClusterState& st, const GpuCatalog&
   return "";
 }
 
-}  // namespace
+// The runs of `records` with one JobSpec per Slurm job id (stable addresses in `specs`),
+// each job's first start and the span; skipped records are warned about in `out`.
+struct Collected {
+  std::vector<Run> runs;
+  std::deque<JobSpec> specs;  // stable addresses for the ledger
+  std::vector<int64_t> first_start;
+};
 
-Result<SlurmAttribution> attribute_jobcomp(const std::vector<JobcompRecord>& records,
-                                           const GresLog& gres, const ClusterSpec& cluster,
-                                           const GpuCatalog& catalog, const SlurmConfig& config) {
-  SlurmAttribution out;
-  out.records = records.size();
+// Why a record that names nodes cannot be placed in time ("" when it can): an Unknown start
+// read as 1970 made a 56-year run, so such records are neither costed nor silently dropped.
+std::string bad_times(const JobcompRecord& rec) {
+  if (rec.nodes.empty()) return "";
+  if (rec.start_unix == 0 || rec.end_unix == 0)
+    return fmt::format("job {}: no {} in its record: run skipped", rec.job_id,
+                       rec.start_unix == 0 ? "StartTime" : "EndTime");
+  if (rec.end_unix < rec.start_unix)
+    return fmt::format("job {}: EndTime before StartTime in its record: run skipped", rec.job_id);
+  return "";
+}
+
+// The GPUs a run held per node: frugal's GRES log, else the record's Tres, else none.
+void run_gres(Run& r, const JobcompRecord& rec, const GresLog& gres, SlurmAttribution& out) {
+  if (auto g = gres.find({rec.job_id, rec.start_unix});
+      g != gres.end() && g->second.size() == r.nodes.size()) {
+    r.gres = g->second;
+  } else if (rec.gpus_from_tres > 0) {
+    const int per_node = rec.gpus_from_tres / static_cast<int>(r.nodes.size());
+    r.gres.assign(r.nodes.size(), GresItem{"gpu", rec.gpu_type_from_tres, per_node, {}});
+  } else {
+    r.gres.assign(r.nodes.size(), GresItem{});
+    ++out.runs_without_gpus;
+  }
+}
+
+// A Slurm job's spec from its first run: team = account, else user.
+JobSpec job_spec(const JobcompRecord& rec, const Run& r, const SlurmConfig& config) {
+  JobSpec s;
+  s.id = fmt::format("slurm-{}", rec.job_id);
+  s.name = rec.name;
+  s.team = !rec.account.empty() ? rec.account : !rec.user.empty() ? rec.user : "default";
+  const GresItem& g0 = r.gres[0];
+  if (g0.count == 0) {
+    s.gpus = 0;
+  } else if (g0.name == "shard") {
+    s.gpus = 1;
+    s.gpu_milli = std::min<Milli>(
+        kMilliPerGpu, static_cast<Milli>(g0.count * kMilliPerGpu / config.shards_per_gpu));
+  } else {
+    s.gpus = static_cast<int>(g0.count * static_cast<int64_t>(r.nodes.size()));
+  }
+  return s;
+}
+
+Result<Collected> collect_runs(const std::vector<JobcompRecord>& records, const GresLog& gres,
+                               const ClusterSpec& cluster, const SlurmConfig& config,
+                               SlurmAttribution& out) {
   std::map<std::string, NodeId> node_ix;
   for (NodeId n = 0; n < cluster.nodes.size(); ++n) node_ix[cluster.nodes[n].name] = n;
-
-  // Runs, the span, and one JobSpec per Slurm job id.
+  Collected c;
   std::map<int64_t, JobIdx> job_of;
-  std::deque<JobSpec> specs;  // stable addresses for the ledger
-  std::vector<Run> runs;
-  std::vector<int64_t> first_start, last_end;
-  std::vector<double> run_time;
   for (const JobcompRecord& rec : records) {
-    // A record that names nodes but whose times cannot place a run is not silently costed
-    // (an Unknown start read as 1970 made a 56-year run) nor silently dropped.
-    if (!rec.nodes.empty() && (rec.start_unix == 0 || rec.end_unix == 0)) {
-      out.warnings.push_back(fmt::format("job {}: no {} in its record: run skipped", rec.job_id,
-                                         rec.start_unix == 0 ? "StartTime" : "EndTime"));
-      continue;
-    }
-    if (!rec.nodes.empty() && rec.end_unix < rec.start_unix) {
-      out.warnings.push_back(
-          fmt::format("job {}: EndTime before StartTime in its record: run skipped", rec.job_id));
+    if (std::string why = bad_times(rec); !why.empty()) {
+      out.warnings.push_back(std::move(why));
       continue;
     }
     if (!rec.ran()) continue;
@@ -127,51 +164,60 @@ Result<SlurmAttribution> attribute_jobcomp(const std::vector<JobcompRecord>& rec
                                  rec.job_id, name)};
       r.nodes.push_back(it->second);
     }
-    if (auto g = gres.find({rec.job_id, rec.start_unix});
-        g != gres.end() && g->second.size() == r.nodes.size()) {
-      r.gres = g->second;
-    } else if (rec.gpus_from_tres > 0) {
-      const int per_node = rec.gpus_from_tres / static_cast<int>(r.nodes.size());
-      r.gres.assign(r.nodes.size(), GresItem{"gpu", rec.gpu_type_from_tres, per_node, {}});
-    } else {
-      r.gres.assign(r.nodes.size(), GresItem{});
-      ++out.runs_without_gpus;
-    }
-    auto [it, fresh] = job_of.try_emplace(rec.job_id, static_cast<JobIdx>(specs.size()));
+    run_gres(r, rec, gres, out);
+    auto [it, fresh] = job_of.try_emplace(rec.job_id, static_cast<JobIdx>(c.specs.size()));
     if (fresh) {
-      JobSpec s;
-      s.id = fmt::format("slurm-{}", rec.job_id);
-      s.name = rec.name;
-      s.team = !rec.account.empty() ? rec.account : !rec.user.empty() ? rec.user : "default";
-      const GresItem& g0 = r.gres[0];
-      if (g0.count == 0) {
-        s.gpus = 0;
-      } else if (g0.name == "shard") {
-        s.gpus = 1;
-        s.gpu_milli = std::min<Milli>(
-            kMilliPerGpu, static_cast<Milli>(g0.count * kMilliPerGpu / config.shards_per_gpu));
-      } else {
-        s.gpus = static_cast<int>(g0.count * static_cast<int64_t>(r.nodes.size()));
-      }
-      specs.push_back(s);
-      first_start.push_back(rec.start_unix);
-      last_end.push_back(rec.end_unix);
-      run_time.push_back(0);
+      c.specs.push_back(job_spec(rec, r, config));
+      c.first_start.push_back(rec.start_unix);
     }
     r.job = it->second;
-    first_start[r.job] = std::min(first_start[r.job], rec.start_unix);
-    last_end[r.job] = std::max(last_end[r.job], rec.end_unix);
-    runs.push_back(std::move(r));
+    c.first_start[r.job] = std::min(c.first_start[r.job], rec.start_unix);
+    c.runs.push_back(std::move(r));
   }
-  out.runs = runs.size();
-  if (runs.empty()) return out;
   // The job's last run (by end time) closes its account.
   std::map<JobIdx, size_t> last_run;
-  for (size_t i = 0; i < runs.size(); ++i) {
-    auto [it, fresh] = last_run.try_emplace(runs[i].job, i);
-    if (!fresh && runs[it->second].rec->end_unix <= runs[i].rec->end_unix) it->second = i;
+  for (size_t i = 0; i < c.runs.size(); ++i) {
+    auto [it, fresh] = last_run.try_emplace(c.runs[i].job, i);
+    if (!fresh && c.runs[it->second].rec->end_unix <= c.runs[i].rec->end_unix) it->second = i;
   }
-  for (const auto& [j, i] : last_run) runs[i].last = true;
+  for (const auto& [j, i] : last_run) c.runs[i].last = true;
+  return c;
+}
+
+// A run begins: placed on its recorded GPUs when it can be (else warned about and left out).
+void start_run(Run& r, const JobSpec& js, ClusterState& state, const GpuCatalog& catalog,
+               const SlurmConfig& config, SlurmAttribution& out) {
+  auto warn = [&](const std::string& why) {
+    out.warnings.push_back(
+        fmt::format("job {} run at {}: {}", r.rec->job_id, r.rec->start_unix, why));
+  };
+  if (std::string why = impossible(r, state); !why.empty()) return warn(why);
+  if (std::string why = foreign_type(r, state, catalog, config); !why.empty()) warn(why);
+  auto p = place(r, state, js, config.shards_per_gpu);
+  if (!p)
+    return warn(fmt::format("its GPUs are not free on {} in this account (overlapping records)",
+                            r.rec->nodes[0]));
+  if (Status st = state.allocate(*p, js); !st.ok()) {
+    out.warnings.push_back(fmt::format("job {}: {}", r.rec->job_id, st.error().message));
+    return;
+  }
+  r.placement = std::move(*p);
+  r.placed = true;
+}
+
+}  // namespace
+
+Result<SlurmAttribution> attribute_jobcomp(const std::vector<JobcompRecord>& records,
+                                           const GresLog& gres, const ClusterSpec& cluster,
+                                           const GpuCatalog& catalog, const SlurmConfig& config) {
+  SlurmAttribution out;
+  out.records = records.size();
+  Result<Collected> collected = collect_runs(records, gres, cluster, config, out);
+  if (!collected.ok()) return collected.error();
+  Collected& c = collected.value();
+  std::vector<Run>& runs = c.runs;
+  out.runs = runs.size();
+  if (runs.empty()) return out;
 
   ClusterSpec spec = cluster;
   int64_t t0 = runs[0].rec->start_unix, t1 = runs[0].rec->end_unix;
@@ -184,7 +230,7 @@ Result<SlurmAttribution> attribute_jobcomp(const std::vector<JobcompRecord>& rec
   out.last_unix = t1;
   ClusterState state(spec, catalog);
   NodePool pool(spec, state, /*static_capacity=*/true);
-  Ledger ledger(spec, catalog, state, kNoGpuModel, specs.size());
+  RunAccounting accounting(spec, catalog, state, kNoGpuModel, c.specs.size());
 
   // Sweep: ends before starts at the same instant.
   struct Ev {
@@ -202,47 +248,24 @@ Result<SlurmAttribution> attribute_jobcomp(const std::vector<JobcompRecord>& rec
   double last_t = 0;
   for (const Ev& e : evs) {
     const double t = static_cast<double>(e.t - t0);
-    if (t > last_t) ledger.capacity(last_t, t, 0, pool.provisioned_gpus(), pool.booting_gpus());
+    if (t > last_t) accounting.capacity(last_t, t, 0, pool.provisioned_gpus(), pool.booting_gpus());
     last_t = std::max(last_t, t);
     Run& r = runs[e.run];
-    const JobSpec& js = specs[r.job];
+    const JobSpec& js = c.specs[r.job];
     if (e.start) {
-      if (std::string why = impossible(r, state); !why.empty()) {
-        out.warnings.push_back(
-            fmt::format("job {} run at {}: {}", r.rec->job_id, r.rec->start_unix, why));
-        continue;
-      }
-      if (std::string why = foreign_type(r, state, catalog, config); !why.empty())
-        out.warnings.push_back(
-            fmt::format("job {} run at {}: {}", r.rec->job_id, r.rec->start_unix, why));
-      auto p = place(r, state, js, config.shards_per_gpu);
-      if (!p) {
-        out.warnings.push_back(fmt::format(
-            "job {} run at {}: its GPUs are not free on {} in this account (overlapping records)",
-            r.rec->job_id, r.rec->start_unix, r.rec->nodes[0]));
-        continue;
-      }
-      if (Status s = state.allocate(*p, js); !s.ok()) {
-        out.warnings.push_back(fmt::format("job {}: {}", r.rec->job_id, s.error().message));
-        continue;
-      }
-      r.placement = std::move(*p);
-      r.placed = true;
-    } else if (r.placed) {
-      const double ts = static_cast<double>(r.rec->start_unix - t0);
-      ledger.segment(r.job, js, r.placement, ts, t, t - ts);
-      state.release(r.placement, js);
-      double held = 0;
-      for (const Slot& s : r.placement.slots)
-        held += s.gpu >= 0 ? s.milli / double(kMilliPerGpu) : 0;
-      out.gpu_hours += held * (t - ts) / 3600.0;
-      run_time[r.job] += t - ts;
-      if (r.last)
-        ledger.job_ended(r.job, js, static_cast<double>(first_start[r.job] - t0), t,
-                         run_time[r.job]);
+      start_run(r, js, state, catalog, config, out);
+      continue;
     }
+    if (!r.placed) continue;
+    const double ts = static_cast<double>(r.rec->start_unix - t0);
+    accounting.segment(r.job, js, r.placement, ts, t, t - ts);
+    state.release(r.placement, js);
+    double held = 0;
+    for (const Slot& s : r.placement.slots) held += s.gpu >= 0 ? s.milli / double(kMilliPerGpu) : 0;
+    out.gpu_hours += held * (t - ts) / 3600.0;
+    if (r.last) accounting.job_ended(r.job, js, static_cast<double>(c.first_start[r.job] - t0), t);
   }
-  out.ledger = ledger.report();
+  out.ledger = accounting.report();
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <queue>
 #include <random>
 
+#include "cost/run_accounting.h"
 #include "cost/transfer.h"
 #include "engine/engine.h"
 
@@ -65,7 +66,7 @@ class Simulation {
         predictor_(opt.predictor) {
     if (opt.predict_runtimes) predicted_.resize(jobs.size());
     if (opt.ledger)
-      ledger_.emplace(cluster, catalog, engine_.cluster(), opt.reference_model, jobs.size());
+      accounting_.emplace(cluster, catalog, engine_.cluster(), opt.reference_model, jobs.size());
     result_.policy = engine_.profile().name;
     result_.profile = engine_.profile().describe();
     result_.jobs.resize(jobs.size());
@@ -101,13 +102,7 @@ class Simulation {
       if (next_arrival < order_.size()) t = std::min(t, jobs_[order_[next_arrival]].submit);
       if (!events_.empty()) t = std::min(t, events_.top().t);
       if (t == kNever) break;  // nothing can change any more
-      if (static_cast<uint64_t>(result_.node_failures) >= failure_budget_) {
-        result_.stopped = fmt::format(
-            "stopped after {} node failures with {} of {} jobs not done (mean time between "
-            "failures {} h per node); a longer --node-mtbf-hours lets the work finish",
-            result_.node_failures, left_, jobs_.size(), opt_.node_mtbf_hours);
-        break;
-      }
+      if (out_of_failures()) break;
       if (t < last_t) t = last_t;
       if (t == last_t && ++same_instant_cycles > 100000) {
         result_.invariant_violation = fmt::format("no progress at t={}", t);
@@ -116,9 +111,9 @@ class Simulation {
         same_instant_cycles = 0;
       }
       result_.allocated_gpu_seconds += alloc_milli_ * (t - last_t) / kMilliPerGpu;
-      if (ledger_)
-        ledger_->capacity(last_t, t, engine_.fragmentation_block(),
-                          engine_.nodes().provisioned_gpus(), engine_.nodes().booting_gpus());
+      if (accounting_)
+        accounting_->capacity(last_t, t, engine_.fragmentation_block(),
+                              engine_.nodes().provisioned_gpus(), engine_.nodes().booting_gpus());
       last_t = t;
       while (!events_.empty() && events_.top().t <= t) {
         const Event e = events_.top();
@@ -136,13 +131,42 @@ class Simulation {
         result_.stopped = *engine_.stalled();
         break;
       }
-      if (opt_.check_invariants && result_.invariant_violation.empty()) {
-        std::string v = engine_.check_invariants();
-        if (v.empty()) v = check_alloc();
-        if (!v.empty()) result_.invariant_violation = fmt::format("t={}: {}", t, v);
-      }
+      if (opt_.check_invariants && result_.invariant_violation.empty()) check_step(t);
     }
     drain(last_t);
+    close_outcomes();
+    if (accounting_) result_.ledger = accounting_->report();
+    result_.has_ledger = accounting_.has_value();
+    result_.predicted = opt_.predict_runtimes;
+    if (opt_.predict_runtimes) result_.prediction = errors_.report();
+    if (accounting_ && opt_.offline_bound) solve_bound();
+    result_.wall_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    return std::move(result_);
+  }
+
+ private:
+  // With failures: true (and SimResult::stopped says why) once the failure budget is spent.
+  bool out_of_failures() {
+    if (static_cast<uint64_t>(result_.node_failures) < failure_budget_) return false;
+    result_.stopped = fmt::format(
+        "stopped after {} node failures with {} of {} jobs not done (mean time between "
+        "failures {} h per node); a longer --node-mtbf-hours lets the work finish",
+        result_.node_failures, left_, jobs_.size(), opt_.node_mtbf_hours);
+    return true;
+  }
+
+  // The engine's and the simulator's invariants after the cycle at t (the first violation
+  // is kept).
+  void check_step(Seconds t) {
+    std::string v = engine_.check_invariants();
+    if (v.empty()) v = check_alloc();
+    if (!v.empty()) result_.invariant_violation = fmt::format("t={}: {}", t, v);
+  }
+
+  // After the run: jobs that never ended are reported unschedulable with why, and deadline
+  // misses counted.
+  void close_outcomes() {
     for (size_t i = 0; i < jobs_.size(); ++i) {
       JobOutcome& o = result_.jobs[i];
       if (o.finish < 0 && !o.unschedulable) {
@@ -158,17 +182,8 @@ class Simulation {
           (o.unschedulable || o.finish < 0 || o.finish > jobs_[i].deadline))
         ++result_.deadline_misses;
     }
-    if (ledger_) result_.ledger = ledger_->report();
-    result_.has_ledger = ledger_.has_value();
-    result_.predicted = opt_.predict_runtimes;
-    if (opt_.predict_runtimes) result_.prediction = errors_.report();
-    if (ledger_ && opt_.offline_bound) solve_bound();
-    result_.wall_s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-    return std::move(result_);
   }
 
- private:
   // The spec the engine sees for job `j` at its arrival: the trace's, or with
   // predict_runtimes a copy whose missing estimate the predictor fills in (the copy lives
   // as long as the simulation; the engine keeps a pointer to it).
@@ -191,7 +206,7 @@ class Simulation {
     for (JobIdx j = 0; j < jobs_.size(); ++j) {
       const JobSpec& s = jobs_[j];
       const JobOutcome& o = result_.jobs[j];
-      const int64_t c = ledger_->job_centre(j);
+      const int64_t c = accounting_->ledger().job_centre(j);
       if (!s.deferrable || s.gpus == 0 || o.finish < 0 || c < 0) continue;
       OfflineJob b;
       b.centre = static_cast<uint32_t>(c);
@@ -205,10 +220,10 @@ class Simulation {
       jobs.push_back(b);
     }
     result_.has_offline_bound = true;
-    result_.offline_bound = solve_offline_bound(ledger_->pricing(), jobs, capacity,
+    result_.offline_bound = solve_offline_bound(accounting_->pricing(), jobs, capacity,
                                                 cluster_.epoch_unix_s, OfflineObjective::kCost);
     result_.offline_energy_bound = solve_offline_bound(
-        ledger_->pricing(), jobs, capacity, cluster_.epoch_unix_s, OfflineObjective::kEnergy);
+        accounting_->pricing(), jobs, capacity, cluster_.epoch_unix_s, OfflineObjective::kEnergy);
   }
 
   // Every job is done, but autoscaled on-demand nodes stay provisioned (and paid) until
@@ -222,9 +237,9 @@ class Simulation {
       if (!events_.empty()) t = std::min(t, events_.top().t);
       if (t == kNever) return;
       t = std::max(t, last_t);
-      if (ledger_)
-        ledger_->capacity(last_t, t, engine_.fragmentation_block(),
-                          engine_.nodes().provisioned_gpus(), engine_.nodes().booting_gpus());
+      if (accounting_)
+        accounting_->capacity(last_t, t, engine_.fragmentation_block(),
+                              engine_.nodes().provisioned_gpus(), engine_.nodes().booting_gpus());
       last_t = t;
       while (!events_.empty() && events_.top().t <= t &&
              events_.top().kind == Event::kNodeProvisioned) {
@@ -263,9 +278,8 @@ class Simulation {
         end_segment(e.id, t, kept);
         s.remaining_ref = 0;
         result_.jobs[e.id].finish = t;
-        if (ledger_)
-          ledger_->job_ended(e.id, jobs_[e.id], result_.jobs[e.id].first_start, t,
-                             result_.jobs[e.id].run_time);
+        if (accounting_)
+          accounting_->job_ended(e.id, jobs_[e.id], result_.jobs[e.id].first_start, t);
         result_.last_completion = std::max(result_.last_completion, t);
         engine_.finish(e.id, t);
         // Learn from the completion: only what is known now (reference-model seconds).
@@ -298,7 +312,7 @@ class Simulation {
     SimJob& s = sim_[j];
     JobOutcome& o = result_.jobs[j];
     const Seconds ran = t - s.seg_start;
-    if (ledger_) ledger_->segment(j, jobs_[j], s.placement, s.seg_start, t, kept);
+    if (accounting_) accounting_->segment_ended(j, jobs_[j], t, kept);
     const double milli = held_milli(s.placement);
     s.placement = Placement{};
     o.run_time += ran;
@@ -324,6 +338,7 @@ class Simulation {
     s.speed = engine_.job(j).speed;
     s.placement = p;
     result_.jobs[j].last_model = p.model;
+    if (accounting_) accounting_->segment_started(j, p, t);
     alloc_milli_ += held_milli(p);
     move_data(j, p);
     push(t + restart_s + s.remaining_ref / s.speed, Event::kFinish, j, s.epoch);
@@ -342,7 +357,7 @@ class Simulation {
       ++result_.jobs[j].region_moves;
       ++result_.region_moves;
       result_.transfer_usd += usd;
-      if (ledger_) ledger_->transfer(j, jobs_[j], usd);
+      if (accounting_) accounting_->transfer(j, jobs_[j], usd);
     }
     s.data_region = to;
   }
@@ -435,7 +450,7 @@ class Simulation {
   SimOptions opt_;
   Engine engine_;
   const ClusterSpec& cluster_;
-  std::optional<Ledger> ledger_;
+  std::optional<RunAccounting> accounting_;  // the ledger's feed (SimOptions::ledger)
   std::vector<SimJob> sim_;
   std::vector<JobIdx> order_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
