@@ -21,6 +21,7 @@
 #include "cluster/cluster_state.h"
 #include "framework/job_runtime.h"
 #include "framework/placer.h"
+#include "framework/plugin_state.h"
 #include "model/gpu_catalog.h"
 
 namespace frugal {
@@ -59,6 +60,9 @@ class CycleView {
   virtual const std::set<std::pair<Seconds, JobIdx>>& running_by_end() const = 0;
   // Speed of `job` on GPU model `m` relative to the reference model.
   virtual double speed(const JobSpec& job, GpuModelId m) const = 0;
+  // The plugins' state kept between calls (framework/plugin_state.h): one per view, so one
+  // per engine. The one mutable part of a view: plugins read and write their own slot.
+  PluginStates& plugin_state() const { return plugin_states_; }
   // The pending queue in QueueSort order (empty for views without a queue).
   virtual const std::set<QueueKey>& pending() const {
     static const std::set<QueueKey> kNone;
@@ -91,6 +95,9 @@ class CycleView {
     (void)job;
     return false;
   }
+
+ private:
+  mutable PluginStates plugin_states_;
 };
 
 // QueueSort: the order in which pending jobs are considered.

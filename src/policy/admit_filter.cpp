@@ -38,7 +38,8 @@ class CapacityAdmit final : public Admit {
   AdmitVerdict admit(const CycleView& v, const JobRuntime& jr) const override {
     const JobSpec& job = *jr.spec;
     const ClusterState& st = v.cluster();
-    if (shapes_.empty()) build_shapes(st);
+    std::vector<Shape>& shapes = v.plugin_state().of<State>(this).shapes;
+    if (shapes.empty()) build_shapes(st, shapes);
     const auto reject = [](std::string why) {
       return AdmitVerdict{AdmitVerdict::Kind::kReject, kNever, std::move(why)};
     };
@@ -47,14 +48,14 @@ class CapacityAdmit final : public Admit {
              (job.memory_mib == 0 || s.mem == 0 || s.mem >= job.memory_mib);
     };
     if (job.gpus == 0) {
-      for (const Shape& s : shapes_)
+      for (const Shape& s : shapes)
         if (host_ok(s)) return {};
       return reject("no node has the CPU and memory this job asks for");
     }
     const Candidates c = allowed_models(st, job);
     if (c.models.empty()) return reject("no GPU of an allowed model in the cluster");
     int64_t usable = 0;
-    for (const Shape& s : shapes_) {
+    for (const Shape& s : shapes) {
       if (std::find(c.models.begin(), c.models.end(), s.model) == c.models.end()) continue;
       if (!host_ok(s) || job.gpu_memory_mib > s.card_mem) continue;
       usable += static_cast<int64_t>(s.gpus) * s.count;
@@ -74,20 +75,23 @@ class CapacityAdmit final : public Admit {
     int64_t cpu, mem, card_mem;
     int64_t count;
   };
-  void build_shapes(const ClusterState& st) const {
+  // Kept in the view (framework/plugin_state.h), built on first use.
+  struct State final : PluginState {
+    std::vector<Shape> shapes;
+  };
+  static void build_shapes(const ClusterState& st, std::vector<Shape>& shapes) {
     for (NodeId n = 0; n < st.node_count(); ++n) {
       const NodeSpec& ns = st.spec().nodes[n];
       Shape s{ns.model, ns.gpus, ns.cpu_milli, ns.memory_mib, st.gpu_memory(n), 1};
-      auto it = std::find_if(shapes_.begin(), shapes_.end(), [&](const Shape& o) {
+      auto it = std::find_if(shapes.begin(), shapes.end(), [&](const Shape& o) {
         return o.model == s.model && o.gpus == s.gpus && o.cpu == s.cpu && o.mem == s.mem;
       });
-      if (it == shapes_.end())
-        shapes_.push_back(s);
+      if (it == shapes.end())
+        shapes.push_back(s);
       else
         ++it->count;
     }
   }
-  mutable std::vector<Shape> shapes_;  // built on first use; one engine owns this plugin
 };
 
 }  // namespace

@@ -11,21 +11,20 @@
 namespace frugal {
 namespace {
 
-// A RegionCost for the engine's cluster, rebuilt only when the view's cluster changes.
-class CostCache {
- public:
-  const RegionCost& get(const CycleView& v) const {
-    if (state_ != &v.cluster() || !cost_) {
-      state_ = &v.cluster();
-      cost_ = std::make_unique<RegionCost>(v.cluster(), v.catalog());
-    }
-    return *cost_;
-  }
-
- private:
-  mutable const ClusterState* state_ = nullptr;
-  mutable std::unique_ptr<RegionCost> cost_;
+// A RegionCost for the view's cluster, kept in the view (framework/plugin_state.h) for the
+// plugin `owner` and rebuilt only when the view's cluster changes.
+struct CostCache final : PluginState {
+  const ClusterState* state = nullptr;
+  std::unique_ptr<RegionCost> cost;
 };
+const RegionCost& region_cost(const CycleView& v, const void* owner) {
+  CostCache& c = v.plugin_state().of<CostCache>(owner);
+  if (c.state != &v.cluster() || !c.cost) {
+    c.state = &v.cluster();
+    c.cost = std::make_unique<RegionCost>(v.cluster(), v.catalog());
+  }
+  return *c.cost;
+}
 
 class SunFilter final : public Filter {
  public:
@@ -38,7 +37,7 @@ class SunFilter final : public Filter {
     const size_t regions = st.spec().regions.size();
     if (!job.movable || job.gpus <= 0 || job.fractional() || c.models.empty() || regions < 2)
       return c;
-    const RegionCost& rc = cache_.get(v);
+    const RegionCost& rc = region_cost(v, this);
     const double inf = std::numeric_limits<double>::infinity();
     const Seconds now = v.now();
     const Seconds est = job.runtime_estimate();
@@ -72,7 +71,6 @@ class SunFilter final : public Filter {
 
  private:
   std::unique_ptr<Filter> inner_;
-  CostCache cache_;
 };
 
 class SunPlacer final : public Placer {
@@ -118,7 +116,7 @@ class SunRelay final : public Relay {
 
   double provision_rank(const CycleView& v, NodeId n) const override {
     const ClusterState& st = v.cluster();
-    return cache_.get(v).marginal_usd(st.centre_of(n), 1, 1, v.now(), v.now() + 3600);
+    return region_cost(v, this).marginal_usd(st.centre_of(n), 1, 1, v.now(), v.now() + 3600);
   }
 
   std::optional<Move> relay(const CycleView& v, JobIdx j) const override {
@@ -134,7 +132,7 @@ class SunRelay final : public Relay {
     const Seconds end = r.expected_end(now);
     if (end - now < opt_.min_remaining_s) return std::nullopt;
     const ClusterState& st = v.cluster();
-    const RegionCost& rc = cache_.get(v);
+    const RegionCost& rc = region_cost(v, this);
     const NodeId here = nodes.front();
     const uint32_t from = node_region(st, here);
     const double stay = rc.marginal_usd(st.centre_of(here), s.gpus, s.utilization, now, end);
@@ -163,7 +161,6 @@ class SunRelay final : public Relay {
 
  private:
   SunOptions opt_;
-  CostCache cache_;
 };
 
 }  // namespace

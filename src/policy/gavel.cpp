@@ -101,20 +101,22 @@ class GavelFilter final : public Filter {
   Candidates filter(const CycleView& v, const JobSpec& job) const override {
     Candidates c = base_->filter(v, job);
     if (job.gpus == 0 || c.models.empty()) return c;
-    if (!solved_ || v.now() >= solved_at_ + kGavelRoundS) solve(v);
-    auto it = row_of_.find(&job);
+    Round& round = v.plugin_state().of<Round>(this);
+    if (!round.solved || v.now() >= round.solved_at + kGavelRoundS) solve(v, round);
+    auto it = round.row_of.find(&job);
     // Nothing running means no event may come to end the round: start one now.
-    if (it == row_of_.end() && v.now() != solved_at_ && v.running_by_end().empty()) {
-      solve(v);
-      it = row_of_.find(&job);
+    if (it == round.row_of.end() && v.now() != round.solved_at && v.running_by_end().empty()) {
+      solve(v, round);
+      it = round.row_of.find(&job);
     }
-    if (it == row_of_.end()) return {};  // outside this round's window: wait
-    const std::vector<double>& x = alloc_.x[it->second];
+    if (it == round.row_of.end()) return {};  // outside this round's window: wait
+    const std::vector<double>& x = round.alloc.x[it->second];
+    const std::vector<size_t>& col = round.model_col;
     std::vector<GpuModelId> out;
     for (GpuModelId m : c.models)
-      if (x[model_col_[m]] > 1e-6) out.push_back(m);
+      if (x[col[m]] > 1e-6) out.push_back(m);
     std::stable_sort(out.begin(), out.end(), [&](GpuModelId a, GpuModelId b) {
-      const double xa = x[model_col_[a]], xb = x[model_col_[b]];
+      const double xa = x[col[a]], xb = x[col[b]];
       if (xa != xb) return xa > xb;
       const double sa = v.speed(job, a), sb = v.speed(job, b);
       if (sa != sb) return sa > sb;
@@ -125,17 +127,27 @@ class GavelFilter final : public Filter {
   }
 
  private:
-  void solve(const CycleView& v) const {
-    solved_ = true;
-    solved_at_ = v.now();
+  // One round's allocation, kept in the view (framework/plugin_state.h) until the round ends.
+  struct Round final : PluginState {
+    bool solved = false;
+    Seconds solved_at = 0;
+    std::vector<size_t> model_col;
+    std::map<const JobSpec*, size_t> row_of;
+    GavelAllocation alloc;
+  };
+
+  void solve(const CycleView& v, Round& round) const {
+    round.solved = true;
+    round.solved_at = v.now();
+    std::vector<size_t>& col = round.model_col;
     const ClusterState& st = v.cluster();
     const std::vector<GpuModelId>& models = st.models();
-    model_col_.assign(v.catalog().size(), 0);
-    for (size_t k = 0; k < models.size(); ++k) model_col_[models[k]] = k;
+    col.assign(v.catalog().size(), 0);
+    for (size_t k = 0; k < models.size(); ++k) col[models[k]] = k;
     GavelProblem p;
     p.capacity.assign(models.size(), 0.0);
     for (const NodeSpec& n : st.spec().nodes)
-      if (n.model != kNoGpuModel) p.capacity[model_col_[n.model]] += n.gpus;
+      if (n.model != kNoGpuModel) p.capacity[col[n.model]] += n.gpus;
     // Window: queued jobs by arrival, then running jobs by arrival.
     std::vector<const JobRuntime*> window;
     for (const QueueKey& k : v.pending()) {
@@ -155,32 +167,27 @@ class GavelFilter final : public Filter {
       if (window.size() < max_jobs_) {
         window.push_back(r);
       } else {  // left out: holds its GPUs as fixed capacity
-        double& cap = p.capacity[model_col_[r->placement.model]];
+        double& cap = p.capacity[col[r->placement.model]];
         cap = std::max(0.0, cap - r->gpus());
       }
     }
-    row_of_.clear();
+    round.row_of.clear();
     for (const JobRuntime* r : window) {
       const JobSpec& s = *r->spec;
       const Candidates allowed = base_->filter(v, s);
       std::vector<double> t(models.size(), 0.0);
-      for (GpuModelId m : allowed.models) t[model_col_[m]] = v.speed(s, m);
-      row_of_.emplace(&s, p.throughput.size());
+      for (GpuModelId m : allowed.models) t[col[m]] = v.speed(s, m);
+      round.row_of.emplace(&s, p.throughput.size());
       p.throughput.push_back(std::move(t));
       p.gpus.push_back(r->gpus());
     }
-    alloc_ = solve_gavel(p);
-    if (!alloc_.ok) alloc_.x.assign(p.throughput.size(), std::vector<double>(models.size(), 0));
+    round.alloc = solve_gavel(p);
+    if (!round.alloc.ok)
+      round.alloc.x.assign(p.throughput.size(), std::vector<double>(models.size(), 0));
   }
 
   size_t max_jobs_;
   std::unique_ptr<Filter> base_ = make_model_filter();
-  // Per-round cache; one engine owns this plugin.
-  mutable bool solved_ = false;
-  mutable Seconds solved_at_ = 0;
-  mutable std::vector<size_t> model_col_;
-  mutable std::map<const JobSpec*, size_t> row_of_;
-  mutable GavelAllocation alloc_;
 };
 
 }  // namespace

@@ -71,36 +71,49 @@ class HeteroFilter final : public Filter {
   Candidates filter(const CycleView& v, const JobSpec& job) const override {
     Candidates c = base_->filter(v, job);
     if (c.models.size() < 2) return c;
-    if (rates_.empty()) rates_ = model_rates(v.cluster().spec(), v.catalog());
-    speeds_.assign(v.catalog().size(), 0.0);
-    for (GpuModelId m : c.models) speeds_[m] = v.speed(job, m);
-    c.models = hetero_order(job, std::move(c.models), speeds_, rates_, v.now());
+    State& s = v.plugin_state().of<State>(this);
+    if (s.rates.empty()) s.rates = model_rates(v.cluster().spec(), v.catalog());
+    s.speeds.assign(v.catalog().size(), 0.0);
+    for (GpuModelId m : c.models) s.speeds[m] = v.speed(job, m);
+    c.models = hetero_order(job, std::move(c.models), s.speeds, s.rates, v.now());
     if (is_core_work(job)) {
-      if (job.gpus > 0) drop_slower_fallbacks(v, job, c);
+      if (job.gpus > 0) drop_slower_fallbacks(v, s, job, c);
     } else if (aux_ == AuxOrder::kFastest) {
       // Fastest first; the cost-per-work order breaks ties.
       std::stable_sort(c.models.begin(), c.models.end(),
-                       [&](GpuModelId a, GpuModelId b) { return speeds_[a] > speeds_[b]; });
+                       [&](GpuModelId a, GpuModelId b) { return s.speeds[a] > s.speeds[b]; });
     }
     return c;
   }
 
  private:
+  // Kept in the view (framework/plugin_state.h): the models' rates (built on first use) and
+  // the release profile of running jobs (rebuilt when the view's time moves on).
+  struct State final : PluginState {
+    std::vector<double> rates;
+    std::vector<double> speeds;  // scratch
+    bool built = false;
+    Seconds built_at = 0;
+    std::vector<std::vector<std::pair<Seconds, double>>> releases;  // per model
+  };
+
   // Core work: a slower model stays a fallback only if starting there now finishes no later
   // than waiting for a faster one (estimated from running jobs' expected ends), or, within
   // kCoreFallbackSpeedFraction of the best speed, no later than that plus one best-model run.
-  void drop_slower_fallbacks(const CycleView& v, const JobSpec& job, Candidates& c) const {
-    if (!built_ || built_at_ != v.now()) build_release_profile(v);
+  static void drop_slower_fallbacks(const CycleView& v, State& s, const JobSpec& job,
+                                    Candidates& c) {
+    if (!s.built || s.built_at != v.now()) build_release_profile(v, s);
+    const std::vector<double>& speed = s.speeds;
     const double need = static_cast<double>(job.total_milli()) / kMilliPerGpu;
     const Seconds est = job.runtime_estimate();
     std::vector<GpuModelId> kept;
     Seconds best = kNever;
     for (GpuModelId m : c.models) {
-      const Seconds start = earliest_start(v.cluster(), m, need, v.now());
-      const Seconds finish = start == kNever ? kNever : start + est / std::max(speeds_[m], 1e-9);
-      const Seconds best_run = est / std::max(speeds_[c.models.front()], 1e-9);
+      const Seconds start = earliest_start(v.cluster(), s, m, need, v.now());
+      const Seconds finish = start == kNever ? kNever : start + est / std::max(speed[m], 1e-9);
+      const Seconds best_run = est / std::max(speed[c.models.front()], 1e-9);
       if (kept.empty() || finish <= best ||
-          (speeds_[m] >= kCoreFallbackSpeedFraction * speeds_[c.models.front()] &&
+          (speed[m] >= kCoreFallbackSpeedFraction * speed[c.models.front()] &&
            finish <= best + best_run)) {
         kept.push_back(m);
         best = std::min(best, finish);
@@ -109,35 +122,30 @@ class HeteroFilter final : public Filter {
     c.models = std::move(kept);
   }
 
-  Seconds earliest_start(const ClusterState& st, GpuModelId m, double need, Seconds now) const {
+  static Seconds earliest_start(const ClusterState& st, const State& s, GpuModelId m, double need,
+                                Seconds now) {
     double free = static_cast<double>(st.free_whole_of(m));
     if (free >= need) return now;
-    for (const auto& [end, gpus] : releases_[m]) {
+    for (const auto& [end, gpus] : s.releases[m]) {
       free += gpus;
       if (free >= need) return end;
     }
     return kNever;
   }
 
-  void build_release_profile(const CycleView& v) const {
-    built_ = true;
-    built_at_ = v.now();
-    releases_.assign(v.catalog().size(), {});
+  static void build_release_profile(const CycleView& v, State& s) {
+    s.built = true;
+    s.built_at = v.now();
+    s.releases.assign(v.catalog().size(), {});
     for (const auto& [end, j] : ending_after(v.running_by_end(), v.now())) {
       const JobRuntime& r = v.job(j);
       if (r.placement.model != kNoGpuModel && !r.spec->fractional())
-        releases_[r.placement.model].emplace_back(end, r.gpus());
+        s.releases[r.placement.model].emplace_back(end, r.gpus());
     }
   }
 
   AuxOrder aux_;
   std::unique_ptr<Filter> base_ = make_model_filter();
-  // Built on first use / once per cycle; one engine owns this plugin.
-  mutable std::vector<double> rates_;
-  mutable std::vector<double> speeds_;  // scratch
-  mutable bool built_ = false;
-  mutable Seconds built_at_ = 0;
-  mutable std::vector<std::vector<std::pair<Seconds, double>>> releases_;  // per model
 };
 
 class OrderedPlacer final : public Placer {
