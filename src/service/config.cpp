@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <span>
 
 #include "io/hourly_csv.h"
 #include "io/policy_yaml.h"
@@ -24,232 +25,243 @@ void get(const YAML::Node& n, const char* key, T& out) {
   if (n[key] && !n[key].IsNull()) out = n[key].as<T>();
 }
 
-}  // namespace
-
-Result<ServiceConfig> load_service_config(const std::string& path) {
-  Result<std::string> text = yamlio::read_text_file(path);
-  if (!text.ok()) return text.error();
-  ServiceConfig c;
+// Reading one config file: errors name `path`; `key` names the setting a YAML exception
+// (caught by load_service_config) is about.
+struct Reader {
+  const std::string& path;
   std::string key = "(document)";
-  try {
-    const YAML::Node root = YAML::Load(text.value());
-    if (!root.IsMap()) return Error{fmt::format("{}: expected a map of settings", path)};
-    static const char* kKeys[] = {"listen",
-                                  "db",
-                                  "backend",
-                                  "policy",
-                                  "checkpoint_grace_s",
-                                  "term_grace_s",
-                                  "log_dir",
-                                  "checkpoint_dir",
-                                  "max_request_bytes",
-                                  "http_threads",
-                                  "node",
-                                  "cluster",
-                                  "teams",
-                                  "admin",
-                                  "alerts",
-                                  "telemetry_period_s",
-                                  "price_fallback",
-                                  "slurm"};
-    for (const auto& kv : root) {
-      const std::string k = kv.first.as<std::string>();
-      if (std::find(std::begin(kKeys), std::end(kKeys), k) == std::end(kKeys))
-        return Error{fmt::format("{}: unknown key '{}'", path, k)};
-    }
-    key = "listen";
-    get(root, "listen", c.listen);
-    key = "db";
-    get(root, "db", c.db);
-    key = "backend";
-    get(root, "backend", c.backend);
-    key = "policy";
-    c.policy = policy_text(root["policy"]);  // a string or a map; default: `frugal`
-    key = "checkpoint_grace_s";
-    get(root, "checkpoint_grace_s", c.checkpoint_grace_s);
-    key = "term_grace_s";
-    get(root, "term_grace_s", c.term_grace_s);
-    key = "log_dir";
-    get(root, "log_dir", c.log_dir);
-    key = "checkpoint_dir";
-    get(root, "checkpoint_dir", c.checkpoint_dir);
-    key = "max_request_bytes";
-    get(root, "max_request_bytes", c.max_request_bytes);
-    key = "http_threads";
-    get(root, "http_threads", c.http_threads);
-    key = "telemetry_period_s";
-    get(root, "telemetry_period_s", c.telemetry_period_s);
-    if (const YAML::Node n = root["node"]; n) {
-      key = "node";
-      if (!n.IsMap()) return Error{fmt::format("{}: node: expected a map", path)};
-      get(n, "name", c.node_name);
-      get(n, "nvml", c.use_nvml);
-      get(n, "gpu_model", c.gpu_model);
-      key = "node.gpus";
-      get(n, "gpus", c.gpus);
-    }
-    key = "cluster";
-    if (root["cluster"] && !root["cluster"].IsNull()) {
-      const std::filesystem::path p = root["cluster"].as<std::string>();
-      c.cluster_file =
-          p.is_absolute() ? p.string() : (std::filesystem::path(path).parent_path() / p).string();
-    }
-    if (const YAML::Node pf = root["price_fallback"]; pf) {
-      key = "price_fallback";
-      if (!pf.IsMap())
-        return Error{
-            fmt::format("{}: price_fallback: expected a map (usd_per_mwh, file or command)", path)};
-      for (const auto& kv : pf) {
-        const std::string k = kv.first.as<std::string>();
-        if (k != "usd_per_mwh" && k != "file" && k != "command" && k != "refresh_s" &&
-            k != "timeout_s")
-          return Error{fmt::format("{}: price_fallback: unknown key '{}'", path, k)};
-      }
-      PriceFallbackConfig& f = c.price_fallback;
-      key = "price_fallback.usd_per_mwh";
-      get(pf, "usd_per_mwh", f.usd_per_mwh);
-      if (pf["usd_per_mwh"] && !(f.usd_per_mwh >= 0 && f.usd_per_mwh <= kMaxUsdPerMwh))
-        return Error{fmt::format("{}: {}: 0..{}", path, key, kMaxUsdPerMwh)};
-      key = "price_fallback.file";
-      if (pf["file"] && !pf["file"].IsNull()) {
-        const std::filesystem::path p = pf["file"].as<std::string>();
-        f.file =
-            p.is_absolute() ? p.string() : (std::filesystem::path(path).parent_path() / p).string();
-      }
-      key = "price_fallback.command";
-      get(pf, "command", f.command);
-      key = "price_fallback.refresh_s";
-      get(pf, "refresh_s", f.refresh_s);
-      if (!(f.refresh_s >= 1 && f.refresh_s <= 7 * 86400))
-        return Error{fmt::format("{}: {}: 1..604800", path, key)};
-      key = "price_fallback.timeout_s";
-      get(pf, "timeout_s", f.timeout_s);
-      if (!(f.timeout_s >= 1 && f.timeout_s <= 3600))
-        return Error{fmt::format("{}: {}: 1..3600", path, key)};
-      const int sources = (f.usd_per_mwh >= 0) + !f.file.empty() + !f.command.empty();
-      if (sources != 1)
-        return Error{fmt::format(
-            "{}: price_fallback: give exactly one of usd_per_mwh, file or command (got {})", path,
-            sources)};
-    }
-    if (const YAML::Node t = root["teams"]; t) {
-      key = "teams";
-      if (!t.IsMap()) return Error{fmt::format("{}: teams: expected a map of team names", path)};
-      for (const auto& kv : t) {
-        TeamConfig team;
-        team.name = kv.first.as<std::string>();
-        if (team.name == kExternalTeam)
-          return Error{
-              fmt::format("{}: teams.{}: reserved for jobs submitted to the backend directly", path,
-                          team.name)};
-        key = "teams." + team.name + ".token_sha256";
-        team.token_sha256 = kv.second["token_sha256"].as<std::string>();
-        if (!is_hex_digest(team.token_sha256))
-          return Error{fmt::format("{}: {}: expected 64 lower-case hex digits", path, key)};
-        c.teams.push_back(team);
-      }
-    }
-    if (const YAML::Node a = root["admin"]; a) {
-      key = "admin.token_sha256";
-      c.admin_token_sha256 = a["token_sha256"].as<std::string>();
-      if (!is_hex_digest(c.admin_token_sha256))
-        return Error{fmt::format("{}: {}: expected 64 lower-case hex digits", path, key)};
-    }
-    if (const YAML::Node a = root["alerts"]; a) {
-      key = "alerts";
-      if (const YAML::Node lu = a["low_utilization"]; lu) {
-        key = "alerts.low_utilization";
-        get(lu, "below", c.alerts.low_utilization_below);
-        get(lu, "minutes", c.alerts.low_utilization_minutes);
-      }
-      key = "alerts.gpu_memory_above";
-      get(a, "gpu_memory_above", c.alerts.gpu_memory_above);
-      key = "alerts.node_silent_s";
-      get(a, "node_silent_s", c.alerts.node_silent_s);
-      key = "alerts.deadline_risk";
-      get(a, "deadline_risk", c.alerts.deadline_risk);
-      key = "alerts.webhook";
-      get(a, "webhook", c.alerts.webhook);
-    }
-    if (const YAML::Node sl = root["slurm"]; sl) {
-      key = "slurm";
-      if (!sl.IsMap()) return Error{fmt::format("{}: slurm: expected a map", path)};
-      static const char* kSlurmKeys[] = {
-          "rest_url",        "api_version",     "user",          "jwt",
-          "scontrol",        "partition",       "timeout_s",     "shards_per_gpu",
-          "manage_external", "poll_interval_s", "stale_after_s", "max_backoff_s",
-          "gres_log",        "gpu_map",         "priority_core", "priority_important",
-          "priority_general"};
-      for (const auto& kv : sl) {
-        const std::string k = kv.first.as<std::string>();
-        if (std::find(std::begin(kSlurmKeys), std::end(kSlurmKeys), k) == std::end(kSlurmKeys))
-          return Error{fmt::format("{}: slurm: unknown key '{}'", path, k)};
-      }
-      SlurmConfig& s = c.slurm;
-      key = "slurm.rest_url";
-      get(sl, "rest_url", s.rest_url);
-      key = "slurm.api_version";
-      get(sl, "api_version", s.api_version);
-      key = "slurm.user";
-      get(sl, "user", s.user);
-      key = "slurm.jwt";
-      get(sl, "jwt", s.jwt);
-      key = "slurm.scontrol";
-      get(sl, "scontrol", s.scontrol);
-      key = "slurm.partition";
-      get(sl, "partition", s.partition);
-      key = "slurm.timeout_s";
-      get(sl, "timeout_s", s.timeout_s);
-      key = "slurm.shards_per_gpu";
-      get(sl, "shards_per_gpu", s.shards_per_gpu);
-      key = "slurm.manage_external";
-      get(sl, "manage_external", s.manage_external);
-      if (s.manage_external)
-        return Error{fmt::format(
-            "{}: slurm.manage_external: true is not supported: frugal observes and accounts "
-            "for jobs submitted to Slurm directly but never holds, releases or preempts them "
-            "(docs/SLURM.md)",
-            path)};
-      key = "slurm.priority_core";
-      get(sl, "priority_core", s.priority_core);
-      key = "slurm.priority_important";
-      get(sl, "priority_important", s.priority_important);
-      key = "slurm.priority_general";
-      get(sl, "priority_general", s.priority_general);
-      if (!(s.priority_core > s.priority_important && s.priority_important > s.priority_general &&
-            s.priority_general > 0))
-        return Error{fmt::format(
-            "{}: slurm.priority_core/important/general: need core > important > general > 0",
-            path)};
-      key = "slurm.poll_interval_s";
-      get(sl, "poll_interval_s", c.slurm_poll_interval_s);
-      key = "slurm.stale_after_s";
-      get(sl, "stale_after_s", c.slurm_stale_after_s);
-      key = "slurm.max_backoff_s";
-      get(sl, "max_backoff_s", c.slurm_max_backoff_s);
-      key = "slurm.gres_log";
-      get(sl, "gres_log", c.slurm_gres_log);
-      if (const YAML::Node m = sl["gpu_map"]; m) {
-        key = "slurm.gpu_map";
-        if (!m.IsMap())
-          return Error{fmt::format("{}: slurm.gpu_map: expected GRES type: model pairs", path)};
-        s.gpu_map.clear();
-        for (const auto& kv : m)
-          s.gpu_map.push_back({kv.second.as<std::string>(), kv.first.as<std::string>(), ""});
-      }
-      if (!(s.timeout_s > 0) || !(c.slurm_poll_interval_s > 0) ||
-          !(c.slurm_stale_after_s > c.slurm_poll_interval_s) ||
-          !(c.slurm_max_backoff_s >= c.slurm_poll_interval_s))
-        return Error{
-            fmt::format("{}: slurm: need timeout_s > 0, poll_interval_s > 0, "
-                        "stale_after_s > poll_interval_s, max_backoff_s >= poll_interval_s",
-                        path)};
-      if (s.shards_per_gpu < 1 || s.shards_per_gpu > 1000)
-        return Error{fmt::format("{}: slurm.shards_per_gpu: 1..1000", path)};
-    }
-  } catch (const YAML::Exception& e) {
-    return Error{fmt::format("{}: {}: {}", path, key, e.what())};
+
+  // n[name] into `out` when given, under the key prefix + name.
+  template <class T>
+  void read(const YAML::Node& n, const std::string& prefix, const char* name, T& out) {
+    key = prefix + name;
+    get(n, name, out);
   }
+  // A file named in the config: relative paths are relative to the config file's directory.
+  std::string beside(const std::filesystem::path& p) const {
+    return p.is_absolute() ? p.string() : (std::filesystem::path(path).parent_path() / p).string();
+  }
+};
+
+// Error naming the first key of map `n` that is not `known`; `where` prefixes its text.
+Status check_keys(const YAML::Node& n, std::span<const char* const> known, const char* where,
+                  const std::string& path) {
+  for (const auto& kv : n) {
+    const std::string k = kv.first.as<std::string>();
+    if (std::find(known.begin(), known.end(), k) == known.end())
+      return Error{fmt::format("{}: {}unknown key '{}'", path, where, k)};
+  }
+  return Status::Ok();
+}
+
+constexpr const char* kKeys[] = {"listen",
+                                 "db",
+                                 "backend",
+                                 "policy",
+                                 "checkpoint_grace_s",
+                                 "term_grace_s",
+                                 "log_dir",
+                                 "checkpoint_dir",
+                                 "max_request_bytes",
+                                 "http_threads",
+                                 "node",
+                                 "cluster",
+                                 "teams",
+                                 "admin",
+                                 "alerts",
+                                 "telemetry_period_s",
+                                 "price_fallback",
+                                 "slurm"};
+constexpr const char* kPriceFallbackKeys[] = {"usd_per_mwh", "file", "command", "refresh_s",
+                                              "timeout_s"};
+constexpr const char* kSlurmKeys[] = {
+    "rest_url",        "api_version",     "user",          "jwt",
+    "scontrol",        "partition",       "timeout_s",     "shards_per_gpu",
+    "manage_external", "poll_interval_s", "stale_after_s", "max_backoff_s",
+    "gres_log",        "gpu_map",         "priority_core", "priority_important",
+    "priority_general"};
+
+// One section of the file (or the top level's settings), read into the config; each leaves
+// what it does not name alone. Error: the first setting at fault.
+using Section = Status (*)(const YAML::Node& root, Reader& r, ServiceConfig& c);
+
+Status read_top_level(const YAML::Node& root, Reader& r, ServiceConfig& c) {
+  if (Status st = check_keys(root, kKeys, "", r.path); !st.ok()) return st;
+  r.read(root, "", "listen", c.listen);
+  r.read(root, "", "db", c.db);
+  r.read(root, "", "backend", c.backend);
+  r.key = "policy";
+  c.policy = policy_text(root["policy"]);  // a string or a map; default: `frugal`
+  r.read(root, "", "checkpoint_grace_s", c.checkpoint_grace_s);
+  r.read(root, "", "term_grace_s", c.term_grace_s);
+  r.read(root, "", "log_dir", c.log_dir);
+  r.read(root, "", "checkpoint_dir", c.checkpoint_dir);
+  r.read(root, "", "max_request_bytes", c.max_request_bytes);
+  r.read(root, "", "http_threads", c.http_threads);
+  r.read(root, "", "telemetry_period_s", c.telemetry_period_s);
+  return Status::Ok();
+}
+
+Status read_node(const YAML::Node& root, Reader& r, ServiceConfig& c) {
+  const YAML::Node n = root["node"];
+  if (!n) return Status::Ok();
+  r.key = "node";
+  if (!n.IsMap()) return Error{fmt::format("{}: node: expected a map", r.path)};
+  get(n, "name", c.node_name);
+  get(n, "nvml", c.use_nvml);
+  get(n, "gpu_model", c.gpu_model);
+  r.read(n, "node.", "gpus", c.gpus);
+  return Status::Ok();
+}
+
+Status read_cluster(const YAML::Node& root, Reader& r, ServiceConfig& c) {
+  r.key = "cluster";
+  if (root["cluster"] && !root["cluster"].IsNull())
+    c.cluster_file = r.beside(root["cluster"].as<std::string>());
+  return Status::Ok();
+}
+
+Status read_price_fallback(const YAML::Node& root, Reader& r, ServiceConfig& c) {
+  const YAML::Node pf = root["price_fallback"];
+  if (!pf) return Status::Ok();
+  const std::string& path = r.path;
+  r.key = "price_fallback";
+  if (!pf.IsMap())
+    return Error{
+        fmt::format("{}: price_fallback: expected a map (usd_per_mwh, file or command)", path)};
+  if (Status st = check_keys(pf, kPriceFallbackKeys, "price_fallback: ", path); !st.ok()) return st;
+  PriceFallbackConfig& f = c.price_fallback;
+  r.read(pf, "price_fallback.", "usd_per_mwh", f.usd_per_mwh);
+  if (pf["usd_per_mwh"] && !(f.usd_per_mwh >= 0 && f.usd_per_mwh <= kMaxUsdPerMwh))
+    return Error{fmt::format("{}: {}: 0..{}", path, r.key, kMaxUsdPerMwh)};
+  r.key = "price_fallback.file";
+  if (pf["file"] && !pf["file"].IsNull()) f.file = r.beside(pf["file"].as<std::string>());
+  r.read(pf, "price_fallback.", "command", f.command);
+  r.read(pf, "price_fallback.", "refresh_s", f.refresh_s);
+  if (!(f.refresh_s >= 1 && f.refresh_s <= 7 * 86400))
+    return Error{fmt::format("{}: {}: 1..604800", path, r.key)};
+  r.read(pf, "price_fallback.", "timeout_s", f.timeout_s);
+  if (!(f.timeout_s >= 1 && f.timeout_s <= 3600))
+    return Error{fmt::format("{}: {}: 1..3600", path, r.key)};
+  const int sources = (f.usd_per_mwh >= 0) + !f.file.empty() + !f.command.empty();
+  if (sources != 1)
+    return Error{
+        fmt::format("{}: price_fallback: give exactly one of usd_per_mwh, file or command (got {})",
+                    path, sources)};
+  return Status::Ok();
+}
+
+Status read_teams(const YAML::Node& root, Reader& r, ServiceConfig& c) {
+  const YAML::Node t = root["teams"];
+  if (!t) return Status::Ok();
+  r.key = "teams";
+  if (!t.IsMap()) return Error{fmt::format("{}: teams: expected a map of team names", r.path)};
+  for (const auto& kv : t) {
+    TeamConfig team;
+    team.name = kv.first.as<std::string>();
+    if (team.name == kExternalTeam)
+      return Error{fmt::format("{}: teams.{}: reserved for jobs submitted to the backend directly",
+                               r.path, team.name)};
+    r.key = "teams." + team.name + ".token_sha256";
+    team.token_sha256 = kv.second["token_sha256"].as<std::string>();
+    if (!is_hex_digest(team.token_sha256))
+      return Error{fmt::format("{}: {}: expected 64 lower-case hex digits", r.path, r.key)};
+    c.teams.push_back(team);
+  }
+  return Status::Ok();
+}
+
+Status read_admin(const YAML::Node& root, Reader& r, ServiceConfig& c) {
+  const YAML::Node a = root["admin"];
+  if (!a) return Status::Ok();
+  r.key = "admin.token_sha256";
+  c.admin_token_sha256 = a["token_sha256"].as<std::string>();
+  if (!is_hex_digest(c.admin_token_sha256))
+    return Error{fmt::format("{}: {}: expected 64 lower-case hex digits", r.path, r.key)};
+  return Status::Ok();
+}
+
+Status read_alerts(const YAML::Node& root, Reader& r, ServiceConfig& c) {
+  const YAML::Node a = root["alerts"];
+  if (!a) return Status::Ok();
+  r.key = "alerts";
+  if (const YAML::Node lu = a["low_utilization"]; lu) {
+    r.key = "alerts.low_utilization";
+    get(lu, "below", c.alerts.low_utilization_below);
+    get(lu, "minutes", c.alerts.low_utilization_minutes);
+  }
+  r.read(a, "alerts.", "gpu_memory_above", c.alerts.gpu_memory_above);
+  r.read(a, "alerts.", "node_silent_s", c.alerts.node_silent_s);
+  r.read(a, "alerts.", "deadline_risk", c.alerts.deadline_risk);
+  r.read(a, "alerts.", "webhook", c.alerts.webhook);
+  return Status::Ok();
+}
+
+// slurm: how to reach it and the priorities frugal gives its jobs.
+Status read_slurm_access(const YAML::Node& sl, Reader& r, SlurmConfig& s) {
+  r.read(sl, "slurm.", "rest_url", s.rest_url);
+  r.read(sl, "slurm.", "api_version", s.api_version);
+  r.read(sl, "slurm.", "user", s.user);
+  r.read(sl, "slurm.", "jwt", s.jwt);
+  r.read(sl, "slurm.", "scontrol", s.scontrol);
+  r.read(sl, "slurm.", "partition", s.partition);
+  r.read(sl, "slurm.", "timeout_s", s.timeout_s);
+  r.read(sl, "slurm.", "shards_per_gpu", s.shards_per_gpu);
+  r.read(sl, "slurm.", "manage_external", s.manage_external);
+  if (s.manage_external)
+    return Error{fmt::format(
+        "{}: slurm.manage_external: true is not supported: frugal observes and accounts "
+        "for jobs submitted to Slurm directly but never holds, releases or preempts them "
+        "(docs/SLURM.md)",
+        r.path)};
+  r.read(sl, "slurm.", "priority_core", s.priority_core);
+  r.read(sl, "slurm.", "priority_important", s.priority_important);
+  r.read(sl, "slurm.", "priority_general", s.priority_general);
+  if (!(s.priority_core > s.priority_important && s.priority_important > s.priority_general &&
+        s.priority_general > 0))
+    return Error{fmt::format(
+        "{}: slurm.priority_core/important/general: need core > important > general > 0", r.path)};
+  return Status::Ok();
+}
+
+// slurm: polling, the GRES log and the GPU map, then the timing and sharing bounds.
+Status read_slurm_state(const YAML::Node& sl, Reader& r, ServiceConfig& c) {
+  r.read(sl, "slurm.", "poll_interval_s", c.slurm_poll_interval_s);
+  r.read(sl, "slurm.", "stale_after_s", c.slurm_stale_after_s);
+  r.read(sl, "slurm.", "max_backoff_s", c.slurm_max_backoff_s);
+  r.read(sl, "slurm.", "gres_log", c.slurm_gres_log);
+  if (const YAML::Node m = sl["gpu_map"]; m) {
+    r.key = "slurm.gpu_map";
+    if (!m.IsMap())
+      return Error{fmt::format("{}: slurm.gpu_map: expected GRES type: model pairs", r.path)};
+    c.slurm.gpu_map.clear();
+    for (const auto& kv : m)
+      c.slurm.gpu_map.push_back({kv.second.as<std::string>(), kv.first.as<std::string>(), ""});
+  }
+  if (!(c.slurm.timeout_s > 0) || !(c.slurm_poll_interval_s > 0) ||
+      !(c.slurm_stale_after_s > c.slurm_poll_interval_s) ||
+      !(c.slurm_max_backoff_s >= c.slurm_poll_interval_s))
+    return Error{
+        fmt::format("{}: slurm: need timeout_s > 0, poll_interval_s > 0, "
+                    "stale_after_s > poll_interval_s, max_backoff_s >= poll_interval_s",
+                    r.path)};
+  if (c.slurm.shards_per_gpu < 1 || c.slurm.shards_per_gpu > 1000)
+    return Error{fmt::format("{}: slurm.shards_per_gpu: 1..1000", r.path)};
+  return Status::Ok();
+}
+
+Status read_slurm(const YAML::Node& root, Reader& r, ServiceConfig& c) {
+  const YAML::Node sl = root["slurm"];
+  if (!sl) return Status::Ok();
+  r.key = "slurm";
+  if (!sl.IsMap()) return Error{fmt::format("{}: slurm: expected a map", r.path)};
+  if (Status st = check_keys(sl, kSlurmKeys, "slurm: ", r.path); !st.ok()) return st;
+  if (Status st = read_slurm_access(sl, r, c.slurm); !st.ok()) return st;
+  return read_slurm_state(sl, r, c);
+}
+
+// The bounds on settings of several sections, checked once all are read.
+Status check_bounds(const ServiceConfig& c, const std::string& path) {
   if (c.backend != "local" && c.backend != "dry-run" && c.backend != "slurm")
     return Error{fmt::format("{}: backend: '{}' is not local, dry-run or slurm", path, c.backend)};
   if (!(c.checkpoint_grace_s >= 0) || !(c.term_grace_s >= 0))
@@ -264,6 +276,28 @@ Result<ServiceConfig> load_service_config(const std::string& path) {
     return Error{fmt::format("{}: no teams and no admin: nobody could use the API", path)};
   if (!c.alerts.webhook.empty() && c.alerts.webhook.rfind("http://", 0) != 0)
     return Error{fmt::format("{}: alerts.webhook: only http:// URLs are supported", path)};
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<ServiceConfig> load_service_config(const std::string& path) {
+  Result<std::string> text = yamlio::read_text_file(path);
+  if (!text.ok()) return text.error();
+  ServiceConfig c;
+  Reader r{path};
+  try {
+    const YAML::Node root = YAML::Load(text.value());
+    if (!root.IsMap()) return Error{fmt::format("{}: expected a map of settings", path)};
+    static constexpr Section kSections[] = {read_top_level,      read_node,  read_cluster,
+                                            read_price_fallback, read_teams, read_admin,
+                                            read_alerts,         read_slurm};
+    for (const Section section : kSections)
+      if (Status st = section(root, r, c); !st.ok()) return st.error();
+  } catch (const YAML::Exception& e) {
+    return Error{fmt::format("{}: {}: {}", path, r.key, e.what())};
+  }
+  if (Status st = check_bounds(c, path); !st.ok()) return st.error();
   return c;
 }
 
