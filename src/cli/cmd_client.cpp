@@ -185,182 +185,208 @@ int follow_logs(ApiClient client, int64_t id, const std::string& stream, std::op
   }
 }
 
-}  // namespace
+// `frugal submit`'s options: one flag per field of the job request (service/job_request.h),
+// `command` excepted.
+struct Submit {
+  ClientOptions o;
+  std::vector<std::string> words;
+  std::map<std::string, std::string> text;                // field → the flag's text
+  std::map<std::string, std::vector<std::string>> lists;  // kEnv fields
+  std::map<std::string, bool> flags;                      // kBool fields
+  bool fields = false;
+};
 
-void add_client_commands(CLI::App& app, int& exit_code) {
-  {
-    // One flag per field of the job request (service/job_request.h), `command` excepted.
-    struct Submit {
-      ClientOptions o;
-      std::vector<std::string> words;
-      std::map<std::string, std::string> text;                // field → the flag's text
-      std::map<std::string, std::vector<std::string>> lists;  // kEnv fields
-      std::map<std::string, bool> flags;                      // kBool fields
-      bool fields = false;
-    };
-    auto sub = std::make_shared<Submit>();
-    auto* cmd = app.add_subcommand("submit", "Submit a job: frugal submit [options] -- COMMAND...");
-    sub->o.add_to(cmd);
-    using K = RequestField::Kind;
-    for (const RequestField& f : job_request_fields()) {
-      if (std::string(f.flag).empty()) continue;
-      const std::string flag = std::string("--") + f.flag;
-      if (f.kind == K::kBool) {
-        cmd->add_flag(flag, sub->flags[f.name], f.help);
-      } else if (f.kind == K::kEnv) {
-        cmd->add_option(flag, sub->lists[f.name], f.help);
-      } else {
-        cmd->add_option(flag, sub->text[f.name], f.help);
-      }
+// `frugal submit --fields`: the job request's fields with their flags, as JSON.
+void print_request_fields() {
+  nlohmann::json out = nlohmann::json::array();
+  for (const RequestField& f : job_request_fields())
+    out.push_back({{"field", f.name},
+                   {"flag", std::string(f.flag).empty() ? "" : std::string("--") + f.flag},
+                   {"kind", kind_name(f.kind)}});
+  fmt::print("{}\n", out.dump(2));
+}
+
+// A kEnv field's NAME=VALUE texts into j[f.name]; false after printing the first bad one.
+bool add_env(const RequestField& f, const std::vector<std::string>& texts, nlohmann::json& j) {
+  for (const std::string& e : texts) {
+    const size_t eq = e.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      fmt::print(stderr, "error: --{} {}: expected NAME=VALUE\n", f.flag, e);
+      return false;
     }
-    cmd->add_flag("--fields", sub->fields,
-                  "Print the job request's fields with their flags as JSON, and exit");
-    cmd->add_option("command", sub->words, "The command (after --)");
-    cmd->callback([sub, &exit_code] {
-      if (sub->fields) {
-        nlohmann::json out = nlohmann::json::array();
-        for (const RequestField& f : job_request_fields())
-          out.push_back({{"field", f.name},
-                         {"flag", std::string(f.flag).empty() ? "" : std::string("--") + f.flag},
-                         {"kind", kind_name(f.kind)}});
-        fmt::print("{}\n", out.dump(2));
-        return;
-      }
-      if (sub->words.empty()) {
-        fmt::print(stderr, "error: a command is required: frugal submit [options] -- COMMAND...\n");
-        exit_code = 1;
-        return;
-      }
-      nlohmann::json j;
-      std::string command;
-      for (const std::string& w : sub->words) command += (command.empty() ? "" : " ") + w;
-      j["command"] = command;
-      for (const RequestField& f : job_request_fields()) {
-        if (std::string(f.flag).empty()) continue;
-        const std::string flag = std::string("--") + f.flag;
-        if (f.kind == K::kBool) {
-          if (sub->flags[f.name]) j[f.name] = true;
-          continue;
-        }
-        if (f.kind == K::kEnv) {
-          for (const std::string& e : sub->lists[f.name]) {
-            const size_t eq = e.find('=');
-            if (eq == std::string::npos || eq == 0) {
-              fmt::print(stderr, "error: {} {}: expected NAME=VALUE\n", flag, e);
-              exit_code = 1;
-              return;
-            }
-            j[f.name][e.substr(0, eq)] = e.substr(eq + 1);
-          }
-          continue;
-        }
-        const auto it = sub->text.find(f.name);
-        if (it == sub->text.end() || it->second.empty()) continue;
-        auto v = flag_value(f.kind, it->second, unix_now());
-        if (!v.ok()) {
-          fmt::print(stderr, "error: {} {}: {}\n", flag, it->second, v.error().message);
-          exit_code = 1;
-          return;
-        }
-        j[f.name] = v.value();
-      }
-      exit_code = report(sub->o.client().post("/v1/jobs", j));
-    });
+    j[f.name][e.substr(0, eq)] = e.substr(eq + 1);
   }
-  {
-    auto o = std::make_shared<ClientOptions>();
-    auto state = std::make_shared<std::string>();
-    auto* cmd = app.add_subcommand("jobs", "List jobs (yours, or all with the admin token)");
-    o->add_to(cmd);
-    cmd->add_option("--state", *state, "Only jobs in this state");
-    cmd->callback([=, &exit_code] {
-      const auto r = o->client().get("/v1/jobs" + (state->empty() ? "" : "?state=" + *state));
-      if (const int rc = report(r, false); rc != 0) {
-        exit_code = rc;
-        return;
-      }
-      fmt::print("{:>6}  {:<10} {:<8} {:<9} {:>5}  {:<20} {}\n", "id", "state", "team", "tier",
-                 "gpus", "name", "command");
-      for (const auto& j : r.value().body["jobs"]) {
-        const int g = j["gpus"].get<int>(), m = j["gpu_milli"].get<int>();
-        fmt::print("{:>6}  {:<10} {:<8} {:<9} {:>5}  {:<20} {}\n", j["id"].get<int64_t>(),
-                   j["state"].get<std::string>() + (j["held"].get<bool>() ? "*" : ""),
-                   j["team"].get<std::string>(), j["tier"].get<std::string>(),
-                   m < 1000 ? fmt::format("{:.2f}", m / 1000.0) : std::to_string(g),
-                   j["name"].get<std::string>(), j["command"].get<std::string>());
-      }
-    });
+  return true;
+}
+
+// The value of field `f`'s flag (when given) into j[f.name]; false after printing why its
+// text is not valid.
+bool add_field(const RequestField& f, Submit& sub, nlohmann::json& j) {
+  using K = RequestField::Kind;
+  if (f.kind == K::kBool) {
+    if (sub.flags[f.name]) j[f.name] = true;
+    return true;
   }
-  {
-    auto o = std::make_shared<ClientOptions>();
-    auto json = std::make_shared<bool>(false);
-    auto* cmd = app.add_subcommand(
-        "ledger", "Cost and waste of the jobs' GPU time so far, by team (the live service's)");
-    o->add_to(cmd);
-    cmd->add_flag("--json", *json, "Print the service's answer (GET /v1/ledger) as JSON");
-    cmd->callback([=, &exit_code] {
-      const auto r = o->client().get("/v1/ledger");
-      if (const int rc = report(r, *json); rc != 0 || *json) {
-        exit_code = rc;
-        return;
-      }
-      const nlohmann::json& b = r.value().body;
-      fmt::print("{:<16} {:>10} {:>12} {:>10} {:>12} {:>10}\n", "team", "gpu_hours", "compute_usd",
-                 "storage", "waste_usd", "total_usd");
-      for (const auto& [team, a] : b["by_team"].items()) print_account(team, a);
-      if (b.contains("total")) print_account("TOTAL", b["total"]);
-      if (b.contains("waste")) {
-        const nlohmann::json& w = b["waste"];
-        fmt::print(
-            "waste: idle allocated {:.2f}, rework {:.2f}, peak premium {:.2f}, oversized {:.2f}, "
-            "storage tier {:.2f}, duplicate storage {:.2f} USD\n",
-            w.value("idle_allocated_usd", 0.0), w.value("rework_usd", 0.0),
-            w.value("peak_premium_usd", 0.0), w.value("oversized_usd", 0.0),
-            w.value("storage_tier_usd", 0.0), w.value("duplicate_storage_usd", 0.0));
-      }
-      fmt::print("{} job(s) with GPU time", b["jobs"].size());
-      if (b.contains("note")) fmt::print("; {}", b["note"].get<std::string>());
-      fmt::print("\n");
-    });
+  if (f.kind == K::kEnv) return add_env(f, sub.lists[f.name], j);
+  const auto it = sub.text.find(f.name);
+  if (it == sub.text.end() || it->second.empty()) return true;
+  auto v = flag_value(f.kind, it->second, unix_now());
+  if (!v.ok()) {
+    fmt::print(stderr, "error: --{} {}: {}\n", f.flag, it->second, v.error().message);
+    return false;
   }
-  {
-    auto o = std::make_shared<ClientOptions>();
-    auto id = std::make_shared<int64_t>(0);
-    auto tier = std::make_shared<std::string>();
-    auto* cmd = app.add_subcommand(
-        "priority", "Change a job's priority tier: frugal priority ID core|important|general");
-    o->add_to(cmd);
-    cmd->add_option("id", *id, "Job id")->required();
-    cmd->add_option("tier", *tier, "core, important or general")->required();
-    cmd->callback([=, &exit_code] {
-      exit_code =
-          report(o->client().post(fmt::format("/v1/jobs/{}/priority", *id), {{"tier", *tier}}));
-    });
+  j[f.name] = v.value();
+  return true;
+}
+
+// `frugal submit -- COMMAND...`: posts the job; returns the exit code.
+int run_submit(Submit& sub) {
+  if (sub.words.empty()) {
+    fmt::print(stderr, "error: a command is required: frugal submit [options] -- COMMAND...\n");
+    return 1;
   }
-  {
-    auto o = std::make_shared<ClientOptions>();
-    auto id = std::make_shared<int64_t>(0);
-    auto err = std::make_shared<bool>(false);
-    auto follow = std::make_shared<bool>(false);
-    auto tail = std::make_shared<int>(-1);
-    auto poll = std::make_shared<double>(1.0);
-    auto* cmd = app.add_subcommand(
-        "logs", "Print a job's output (GET /v1/jobs/{id}/logs): frugal logs ID [--err]");
-    o->add_to(cmd);
-    cmd->add_option("id", *id, "Job id")->required();
-    cmd->add_flag("--err", *err, "Its standard error instead of its standard output");
-    cmd->add_option("--tail", *tail, "Only the last N lines")->check(CLI::Range(0, 100000));
-    cmd->add_flag("-f,--follow", *follow,
-                  "Keep printing what it writes until it ends (polls the service)");
-    cmd->add_option("--poll", *poll, "Seconds between polls with --follow")
-        ->capture_default_str()
-        ->check(CLI::Range(0.05, 60.0));
-    cmd->callback([=, &exit_code] {
-      exit_code =
-          follow_logs(o->client(), *id, *err ? "err" : "out",
-                      *tail >= 0 ? std::optional<int>(*tail) : std::nullopt, *follow, *poll);
-    });
+  nlohmann::json j;
+  std::string command;
+  for (const std::string& w : sub.words) command += (command.empty() ? "" : " ") + w;
+  j["command"] = command;
+  for (const RequestField& f : job_request_fields())
+    if (!std::string(f.flag).empty() && !add_field(f, sub, j)) return 1;
+  return report(sub.o.client().post("/v1/jobs", j));
+}
+
+void add_submit_command(CLI::App& app, int& exit_code) {
+  auto sub = std::make_shared<Submit>();
+  auto* cmd = app.add_subcommand("submit", "Submit a job: frugal submit [options] -- COMMAND...");
+  sub->o.add_to(cmd);
+  using K = RequestField::Kind;
+  for (const RequestField& f : job_request_fields()) {
+    if (std::string(f.flag).empty()) continue;
+    const std::string flag = std::string("--") + f.flag;
+    if (f.kind == K::kBool) {
+      cmd->add_flag(flag, sub->flags[f.name], f.help);
+    } else if (f.kind == K::kEnv) {
+      cmd->add_option(flag, sub->lists[f.name], f.help);
+    } else {
+      cmd->add_option(flag, sub->text[f.name], f.help);
+    }
   }
+  cmd->add_flag("--fields", sub->fields,
+                "Print the job request's fields with their flags as JSON, and exit");
+  cmd->add_option("command", sub->words, "The command (after --)");
+  cmd->callback([sub, &exit_code] {
+    if (sub->fields) return print_request_fields();
+    exit_code = run_submit(*sub);
+  });
+}
+
+// GET /v1/jobs's answer as a table.
+void print_jobs(const nlohmann::json& body) {
+  fmt::print("{:>6}  {:<10} {:<8} {:<9} {:>5}  {:<20} {}\n", "id", "state", "team", "tier", "gpus",
+             "name", "command");
+  for (const auto& j : body["jobs"]) {
+    const int g = j["gpus"].get<int>(), m = j["gpu_milli"].get<int>();
+    fmt::print("{:>6}  {:<10} {:<8} {:<9} {:>5}  {:<20} {}\n", j["id"].get<int64_t>(),
+               j["state"].get<std::string>() + (j["held"].get<bool>() ? "*" : ""),
+               j["team"].get<std::string>(), j["tier"].get<std::string>(),
+               m < 1000 ? fmt::format("{:.2f}", m / 1000.0) : std::to_string(g),
+               j["name"].get<std::string>(), j["command"].get<std::string>());
+  }
+}
+
+void add_jobs_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<ClientOptions>();
+  auto state = std::make_shared<std::string>();
+  auto* cmd = app.add_subcommand("jobs", "List jobs (yours, or all with the admin token)");
+  o->add_to(cmd);
+  cmd->add_option("--state", *state, "Only jobs in this state");
+  cmd->callback([=, &exit_code] {
+    const auto r = o->client().get("/v1/jobs" + (state->empty() ? "" : "?state=" + *state));
+    if (const int rc = report(r, false); rc != 0) {
+      exit_code = rc;
+      return;
+    }
+    print_jobs(r.value().body);
+  });
+}
+
+// GET /v1/ledger's answer as a table by team, then the waste and the jobs counted.
+void print_ledger(const nlohmann::json& b) {
+  fmt::print("{:<16} {:>10} {:>12} {:>10} {:>12} {:>10}\n", "team", "gpu_hours", "compute_usd",
+             "storage", "waste_usd", "total_usd");
+  for (const auto& [team, a] : b["by_team"].items()) print_account(team, a);
+  if (b.contains("total")) print_account("TOTAL", b["total"]);
+  if (b.contains("waste")) {
+    const nlohmann::json& w = b["waste"];
+    fmt::print(
+        "waste: idle allocated {:.2f}, rework {:.2f}, peak premium {:.2f}, oversized {:.2f}, "
+        "storage tier {:.2f}, duplicate storage {:.2f} USD\n",
+        w.value("idle_allocated_usd", 0.0), w.value("rework_usd", 0.0),
+        w.value("peak_premium_usd", 0.0), w.value("oversized_usd", 0.0),
+        w.value("storage_tier_usd", 0.0), w.value("duplicate_storage_usd", 0.0));
+  }
+  fmt::print("{} job(s) with GPU time", b["jobs"].size());
+  if (b.contains("note")) fmt::print("; {}", b["note"].get<std::string>());
+  fmt::print("\n");
+}
+
+void add_ledger_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<ClientOptions>();
+  auto json = std::make_shared<bool>(false);
+  auto* cmd = app.add_subcommand(
+      "ledger", "Cost and waste of the jobs' GPU time so far, by team (the live service's)");
+  o->add_to(cmd);
+  cmd->add_flag("--json", *json, "Print the service's answer (GET /v1/ledger) as JSON");
+  cmd->callback([=, &exit_code] {
+    const auto r = o->client().get("/v1/ledger");
+    if (const int rc = report(r, *json); rc != 0 || *json) {
+      exit_code = rc;
+      return;
+    }
+    print_ledger(r.value().body);
+  });
+}
+
+void add_priority_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<ClientOptions>();
+  auto id = std::make_shared<int64_t>(0);
+  auto tier = std::make_shared<std::string>();
+  auto* cmd = app.add_subcommand(
+      "priority", "Change a job's priority tier: frugal priority ID core|important|general");
+  o->add_to(cmd);
+  cmd->add_option("id", *id, "Job id")->required();
+  cmd->add_option("tier", *tier, "core, important or general")->required();
+  cmd->callback([=, &exit_code] {
+    exit_code =
+        report(o->client().post(fmt::format("/v1/jobs/{}/priority", *id), {{"tier", *tier}}));
+  });
+}
+
+void add_logs_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<ClientOptions>();
+  auto id = std::make_shared<int64_t>(0);
+  auto err = std::make_shared<bool>(false);
+  auto follow = std::make_shared<bool>(false);
+  auto tail = std::make_shared<int>(-1);
+  auto poll = std::make_shared<double>(1.0);
+  auto* cmd = app.add_subcommand(
+      "logs", "Print a job's output (GET /v1/jobs/{id}/logs): frugal logs ID [--err]");
+  o->add_to(cmd);
+  cmd->add_option("id", *id, "Job id")->required();
+  cmd->add_flag("--err", *err, "Its standard error instead of its standard output");
+  cmd->add_option("--tail", *tail, "Only the last N lines")->check(CLI::Range(0, 100000));
+  cmd->add_flag("-f,--follow", *follow,
+                "Keep printing what it writes until it ends (polls the service)");
+  cmd->add_option("--poll", *poll, "Seconds between polls with --follow")
+      ->capture_default_str()
+      ->check(CLI::Range(0.05, 60.0));
+  cmd->callback([=, &exit_code] {
+    exit_code = follow_logs(o->client(), *id, *err ? "err" : "out",
+                            *tail >= 0 ? std::optional<int>(*tail) : std::nullopt, *follow, *poll);
+  });
+}
+
+// cancel, hold and release: POST /v1/jobs/{id}/VERB.
+void add_action_commands(CLI::App& app, int& exit_code) {
   for (const char* verb : {"cancel", "hold", "release"}) {
     auto o = std::make_shared<ClientOptions>();
     auto id = std::make_shared<int64_t>(0);
@@ -372,6 +398,17 @@ void add_client_commands(CLI::App& app, int& exit_code) {
       exit_code = report(o->client().post(fmt::format("/v1/jobs/{}/{}", *id, v), {}));
     });
   }
+}
+
+}  // namespace
+
+void add_client_commands(CLI::App& app, int& exit_code) {
+  add_submit_command(app, exit_code);
+  add_jobs_command(app, exit_code);
+  add_ledger_command(app, exit_code);
+  add_priority_command(app, exit_code);
+  add_logs_command(app, exit_code);
+  add_action_commands(app, exit_code);
 }
 
 }  // namespace frugal
