@@ -70,8 +70,8 @@ bool known_field(const std::string& k) {
   return std::any_of(f.begin(), f.end(), [&k](const RequestField& x) { return k == x.name; });
 }
 
-JobRequest parse(const json& body, const GpuCatalog& catalog, const RequestLimits& limits) {
-  if (!body.is_object()) bad("body", "must be a JSON object");
+// Every key must be a field, and none a simulation-only one.
+void check_keys(const json& body, const RequestLimits& limits) {
   for (const auto& [k, v] : body.items()) {
     const auto& sim = simulation_only_fields();
     if (std::find(sim.begin(), sim.end(), k) != sim.end())
@@ -80,42 +80,59 @@ JobRequest parse(const json& body, const GpuCatalog& catalog, const RequestLimit
                          limits.backend));
     if (!known_field(k)) bad(k, "unknown field");
   }
-  JobRequest r;
+}
+
+// name, command and workdir.
+void parse_command(const json& body, const RequestLimits& limits, JobRequest& r) {
   r.name = get_string(body, "name", 256);
   if (!body.contains("command")) bad("command", "required");
   r.command = get_string(body, "command", limits.max_command_bytes);
   if (r.command.empty()) bad("command", "must not be empty");
   r.workdir = get_string(body, "workdir", 4096);
   if (!r.workdir.empty() && r.workdir[0] != '/') bad("workdir", "must be an absolute path");
-  if (const auto it = body.find("env"); it != body.end() && !it->is_null()) {
-    if (!it->is_object()) bad("env", "must be an object of strings");
-    if (it->size() > limits.max_env_vars)
-      bad("env", fmt::format("more than {} variables", limits.max_env_vars));
-    for (const auto& [k, v] : it->items()) {
-      if (!env_name_ok(k)) bad("env", fmt::format("invalid variable name '{}'", k));
-      if (!v.is_string()) bad("env", fmt::format("value of {} must be a string", k));
-      const std::string s = v.get<std::string>();
-      if (s.find('\0') != std::string::npos) bad("env", fmt::format("{} contains NUL", k));
-      // The kernel refuses a longer environment string at exec (E2BIG): the job would be
-      // accepted and then fail to start.
-      if (k.size() + 1 + s.size() >= kMaxArgStrlen)
-        bad("env", fmt::format("{}=… is longer than {} bytes (the kernel's limit for one "
-                               "environment string)",
-                               k, kMaxArgStrlen - 1));
-      r.env.emplace_back(k, s);
-    }
-    std::sort(r.env.begin(), r.env.end());
-  }
+}
+
+// One variable of env (its name and value) into r.env.
+void add_env_var(const std::string& k, const json& v, JobRequest& r) {
+  if (!env_name_ok(k)) bad("env", fmt::format("invalid variable name '{}'", k));
+  if (!v.is_string()) bad("env", fmt::format("value of {} must be a string", k));
+  const std::string s = v.get<std::string>();
+  if (s.find('\0') != std::string::npos) bad("env", fmt::format("{} contains NUL", k));
+  // The kernel refuses a longer environment string at exec (E2BIG): the job would be
+  // accepted and then fail to start.
+  if (k.size() + 1 + s.size() >= kMaxArgStrlen)
+    bad("env", fmt::format("{}=… is longer than {} bytes (the kernel's limit for one "
+                           "environment string)",
+                           k, kMaxArgStrlen - 1));
+  r.env.emplace_back(k, s);
+}
+
+void parse_env(const json& body, const RequestLimits& limits, JobRequest& r) {
+  const auto it = body.find("env");
+  if (it == body.end() || it->is_null()) return;
+  if (!it->is_object()) bad("env", "must be an object of strings");
+  if (it->size() > limits.max_env_vars)
+    bad("env", fmt::format("more than {} variables", limits.max_env_vars));
+  for (const auto& [k, v] : it->items()) add_env_var(k, v, r);
+  std::sort(r.env.begin(), r.env.end());
+}
+
+// gpus, gpu_milli and gpu_model (canonical: the catalog's name).
+void parse_gpus(const json& body, const GpuCatalog& catalog, const RequestLimits& limits,
+                JobRequest& r) {
   r.gpus = get_int(body, "gpus", 0, limits.max_gpus, 1);
   r.gpu_milli = get_int(body, "gpu_milli", 1, 1000, 1000);
   if (r.gpu_milli < 1000 && r.gpus != 1) bad("gpu_milli", "a GPU fraction needs gpus = 1");
   r.gpu_model = get_string(body, "gpu_model", 128);
-  if (!r.gpu_model.empty()) {
-    const auto m = catalog.find(r.gpu_model);
-    if (!m) bad("gpu_model", fmt::format("unknown GPU model '{}'", r.gpu_model));
-    r.gpu_model = catalog.at(*m).name;
-    if (r.gpus == 0) bad("gpu_model", "a CPU-only job (gpus 0) cannot ask for a GPU model");
-  }
+  if (r.gpu_model.empty()) return;
+  const auto m = catalog.find(r.gpu_model);
+  if (!m) bad("gpu_model", fmt::format("unknown GPU model '{}'", r.gpu_model));
+  r.gpu_model = catalog.at(*m).name;
+  if (r.gpus == 0) bad("gpu_model", "a CPU-only job (gpus 0) cannot ask for a GPU model");
+}
+
+// class, tier, deadline and deferrable.
+void parse_priority(const json& body, JobRequest& r) {
   // Given as "", class and tier are out of range like any unknown name (not the default).
   if (const std::string c = get_string(body, "class", 32); !c.empty() || has_value(body, "class")) {
     const auto jc = parse_job_class(c);
@@ -132,6 +149,10 @@ JobRequest parse(const json& body, const GpuCatalog& catalog, const RequestLimit
     if (!it->is_boolean()) bad("deferrable", "must be true or false");
     r.deferrable = it->get<bool>();
   }
+}
+
+// min_gpus and max_gpus, after gpus and gpu_milli.
+void parse_elastic(const json& body, const RequestLimits& limits, JobRequest& r) {
   r.min_gpus = get_int(body, "min_gpus", 0, limits.max_gpus, 0);
   r.max_gpus = get_int(body, "max_gpus", 0, limits.max_gpus, 0);
   if (r.min_gpus > 0 && r.min_gpus > r.gpus) bad("min_gpus", "must not exceed gpus");
@@ -142,23 +163,40 @@ JobRequest parse(const json& body, const GpuCatalog& catalog, const RequestLimit
     bad("max_gpus", "an elastic job needs whole GPUs (gpus >= 1, gpu_milli 1000)");
   if (r.min_gpus > 0 && r.min_gpus < r.gpus && r.max_gpus <= r.gpus)
     bad("min_gpus", "below gpus only for an elastic job (max_gpus above gpus)");
-  if (const auto it = body.find("checkpoint_signal"); it != body.end() && !it->is_null()) {
-    if (it->is_number_integer()) {
-      // Read at full width: get<int>() of 2^32 + 10 wrapped to 10 (SIGUSR1).
-      const bool in_range = it->is_number_unsigned()
-                                ? it->get<uint64_t>() <= 64
-                                : it->get<int64_t>() >= 0 && it->get<int64_t>() <= 64;
-      if (!in_range) bad("checkpoint_signal", "must be a signal number 0..64");
-      r.checkpoint_signal = static_cast<int>(it->get<int64_t>());
-    } else if (it->is_string()) {
-      r.checkpoint_signal = parse_signal(it->get<std::string>());
-      if (r.checkpoint_signal == 0) bad("checkpoint_signal", "unknown signal name");
-    } else {
-      bad("checkpoint_signal", "must be a signal name or number");
-    }
-    if (r.checkpoint_signal == SIGKILL || r.checkpoint_signal == SIGSTOP)
-      bad("checkpoint_signal", "SIGKILL and SIGSTOP cannot be caught");
+}
+
+// checkpoint_signal: a number or a name.
+void parse_checkpoint_signal(const json& body, JobRequest& r) {
+  const auto it = body.find("checkpoint_signal");
+  if (it == body.end() || it->is_null()) return;
+  if (it->is_number_integer()) {
+    // Read at full width: get<int>() of 2^32 + 10 wrapped to 10 (SIGUSR1).
+    const bool in_range = it->is_number_unsigned()
+                              ? it->get<uint64_t>() <= 64
+                              : it->get<int64_t>() >= 0 && it->get<int64_t>() <= 64;
+    if (!in_range) bad("checkpoint_signal", "must be a signal number 0..64");
+    r.checkpoint_signal = static_cast<int>(it->get<int64_t>());
+  } else if (it->is_string()) {
+    r.checkpoint_signal = parse_signal(it->get<std::string>());
+    if (r.checkpoint_signal == 0) bad("checkpoint_signal", "unknown signal name");
+  } else {
+    bad("checkpoint_signal", "must be a signal name or number");
   }
+  if (r.checkpoint_signal == SIGKILL || r.checkpoint_signal == SIGSTOP)
+    bad("checkpoint_signal", "SIGKILL and SIGSTOP cannot be caught");
+}
+
+// The request; throws Bad naming the first field at fault, in the order of the fields.
+JobRequest parse(const json& body, const GpuCatalog& catalog, const RequestLimits& limits) {
+  if (!body.is_object()) bad("body", "must be a JSON object");
+  check_keys(body, limits);
+  JobRequest r;
+  parse_command(body, limits, r);
+  parse_env(body, limits, r);
+  parse_gpus(body, catalog, limits, r);
+  parse_priority(body, r);
+  parse_elastic(body, limits, r);
+  parse_checkpoint_signal(body, r);
   r.grace_s = get_number(body, "grace_s", 0, limits.max_grace_s, -1);
   r.estimate_s = get_number(body, "estimate_s", 1, 365.0 * 86400, 0);  // 0: predicted
   return r;
