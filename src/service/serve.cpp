@@ -88,162 +88,136 @@ std::function<void(const std::string&)> make_logger() {
   };
 }
 
-}  // namespace
+using Log = std::function<void(const std::string&)>;
 
-int run_serve(const ServeOptions& o) {
-  // Block the stop signals (and SIGPIPE) before any thread starts: every thread inherits the
-  // mask and the signalfd below is the only place they are read.
+// Blocks the stop signals (and SIGPIPE) in the calling thread, so in every thread it starts.
+void block_stop_signals() {
   sigset_t mask;
   sigemptyset(&mask);
   sigaddset(&mask, SIGINT);
   sigaddset(&mask, SIGTERM);
   sigaddset(&mask, SIGPIPE);
   pthread_sigmask(SIG_BLOCK, &mask, nullptr);
-  const auto log = make_logger();
+}
 
+// The config file's settings with the command line's overrides.
+Result<ServiceConfig> effective_config(const ServeOptions& o) {
   Result<ServiceConfig> cfg = load_service_config(o.config);
-  if (!cfg.ok()) {
-    log(cfg.error().message);
-    return 1;
-  }
+  if (!cfg.ok()) return cfg.error();
   ServiceConfig config = std::move(cfg).value();
   if (!o.listen.empty()) config.listen = o.listen;
   if (!o.db.empty()) config.db = o.db;
   if (!o.backend.empty()) config.backend = o.backend;
-  if (config.backend != "local" && config.backend != "dry-run" && config.backend != "slurm") {
-    log(fmt::format("--backend: '{}' is not local, dry-run or slurm", config.backend));
-    return 1;
-  }
-  const auto listen = parse_listen(config.listen);
-  if (!listen.ok()) {
-    log(listen.error().message);
-    return 1;
-  }
-  Result<GpuCatalog> catalog = load_builtin_catalog();
-  if (!catalog.ok()) {
-    log(catalog.error().message);
-    return 1;
-  }
-  // Relative log and checkpoint directories live beside the database.
+  if (config.backend != "local" && config.backend != "dry-run" && config.backend != "slurm")
+    return Error{fmt::format("--backend: '{}' is not local, dry-run or slurm", config.backend)};
+  return config;
+}
+
+// Relative log and checkpoint directories live beside the database; creates the log
+// directory. Returns the database's directory.
+std::filesystem::path place_directories(ServiceConfig& config) {
   std::error_code ec;
   const std::filesystem::path db_dir = std::filesystem::absolute(config.db, ec).parent_path();
   for (std::string* dir : {&config.log_dir, &config.checkpoint_dir})
     if (!std::filesystem::path(*dir).is_absolute()) *dir = (db_dir / *dir).string();
   std::filesystem::create_directories(config.log_dir, ec);
+  return db_dir;
+}
 
-  // The cluster: the backend's inventory (local: this host, never replaced by a file; slurm:
-  // its nodes), placed and priced by a `cluster:` file when given; dry-run: the file's nodes.
-  ClusterSpec cluster;
-  std::unique_ptr<Driver> driver;
-  if (!config.cluster_file.empty()) {
-    Result<ClusterSpec> c = load_cluster_file(config.cluster_file, catalog.value());
-    if (!c.ok()) {
-      log(c.error().message);
-      return 1;
-    }
-    cluster = std::move(c).value();
+// dry-run: the cluster file's nodes.
+std::unique_ptr<Driver> make_dry_run_driver(const ClusterSpec& cluster, const GpuCatalog& catalog) {
+  std::vector<NodeInventory> nodes;
+  for (const NodeSpec& n : cluster.nodes) {
+    NodeInventory ni{n.name, {}};
+    for (int g = 0; g < n.gpus; ++g)
+      ni.gpus.push_back(GpuInfo{g, n.model == kNoGpuModel ? "" : catalog.at(n.model).name, "", 0});
+    nodes.push_back(std::move(ni));
   }
-  if (config.backend == "dry-run") {
-    std::vector<NodeInventory> nodes;
-    for (const NodeSpec& n : cluster.nodes) {
-      NodeInventory ni{n.name, {}};
-      for (int g = 0; g < n.gpus; ++g)
-        ni.gpus.push_back(
-            GpuInfo{g, n.model == kNoGpuModel ? "" : catalog.value().at(n.model).name, "", 0});
-      nodes.push_back(std::move(ni));
-    }
-    driver = std::make_unique<DryRunDriver>(std::move(nodes));
-  } else if (config.backend == "slurm") {
-    SlurmDriverOptions so;
-    so.slurm = config.slurm;
-    so.poll_interval_s = config.slurm_poll_interval_s;
-    so.stale_after_s = config.slurm_stale_after_s;
-    so.max_backoff_s = config.slurm_max_backoff_s;
-    so.gres_log = config.slurm_gres_log;
-    if (!so.gres_log.empty() && !std::filesystem::path(so.gres_log).is_absolute())
-      so.gres_log = (db_dir / so.gres_log).string();
-    so.log = log;
-    // Slurm job comments name this service by its database: "frugal-<FNV-1a of the path>".
-    uint32_t h = 2166136261u;
-    for (unsigned char ch : std::filesystem::absolute(config.db, ec).string())
-      h = (h ^ ch) * 16777619u;
-    so.instance = fmt::format("frugal-{:08x}", h);
-    driver = std::make_unique<SlurmDriver>(so);
-  } else {
-    LocalDriverOptions lo;
-    lo.node_name = config.node_name;
-    lo.use_nvml = config.use_nvml;
-    lo.log_dir = config.log_dir;
-    for (int g = 0; g < config.gpus; ++g)
-      lo.configured_gpus.push_back(GpuInfo{g, config.gpu_model, "", 0});
-    driver = std::make_unique<LocalDriver>(lo);
-  }
-  Result<Inventory> inv = driver->inventory();
-  if (!inv.ok()) {
-    log("backend: " + inv.error().message);
-    return 1;
-  }
-  log(fmt::format("backend {}: inventory from {}: {}", driver->name(), inv.value().source,
-                  inv.value().note));
-  if (config.cluster_file.empty() || config.backend != "dry-run") {
-    Result<ClusterSpec> c = cluster_from_inventory(inv.value(), config, catalog.value());
-    if (!c.ok()) {
-      log(c.error().message);
-      return 1;
-    }
-    if (!config.cluster_file.empty() && config.backend == "local") {
-      // This host's GPUs, placed and priced by the file (service/local_cluster.h).
-      c = place_local_host(std::move(c).value(), cluster, config.cluster_file, catalog.value());
-      if (!c.ok()) {
-        log(c.error().message);
-        return 1;
-      }
-      log(fmt::format("cluster: region '{}' and pool '{}' from {}", c.value().regions[0].name,
-                      c.value().pools[0].name, config.cluster_file));
-    } else if (!config.cluster_file.empty()) {
-      // Slurm backend: the nodes come from Slurm, the cluster file gives the place (its
-      // first region: time zone, electricity prices, carbon, PUE, time-of-use) and the
-      // storage tiers, so cost-aware policies (timeshift) price the live cluster.
-      c.value().regions = {cluster.regions.at(0)};
-      c.value().storage_tiers = cluster.storage_tiers;
-      log(fmt::format("cluster: region '{}' from {}", cluster.regions[0].name,
-                      config.cluster_file));
-    }
-    cluster = std::move(c).value();
-  }
-  int64_t gpus = 0;
-  for (const NodeSpec& n : cluster.nodes) gpus += n.gpus;
-  log(fmt::format("cluster: {} node(s), {} GPU(s)", cluster.nodes.size(), gpus));
+  return std::make_unique<DryRunDriver>(std::move(nodes));
+}
 
-  Result<std::unique_ptr<Store>> store = Store::open(config.db);
-  if (!store.ok()) {
-    log("database: " + store.error().message);
-    return 1;
+std::unique_ptr<Driver> make_slurm_driver(const ServiceConfig& config,
+                                          const std::filesystem::path& db_dir, const Log& log) {
+  SlurmDriverOptions so;
+  so.slurm = config.slurm;
+  so.poll_interval_s = config.slurm_poll_interval_s;
+  so.stale_after_s = config.slurm_stale_after_s;
+  so.max_backoff_s = config.slurm_max_backoff_s;
+  so.gres_log = config.slurm_gres_log;
+  if (!so.gres_log.empty() && !std::filesystem::path(so.gres_log).is_absolute())
+    so.gres_log = (db_dir / so.gres_log).string();
+  so.log = log;
+  // Slurm job comments name this service by its database: "frugal-<FNV-1a of the path>".
+  std::error_code ec;
+  uint32_t h = 2166136261u;
+  for (unsigned char ch : std::filesystem::absolute(config.db, ec).string())
+    h = (h ^ ch) * 16777619u;
+  so.instance = fmt::format("frugal-{:08x}", h);
+  return std::make_unique<SlurmDriver>(so);
+}
+
+// local: this host's GPUs (NVML's, else the configured ones).
+std::unique_ptr<Driver> make_local_driver(const ServiceConfig& config) {
+  LocalDriverOptions lo;
+  lo.node_name = config.node_name;
+  lo.use_nvml = config.use_nvml;
+  lo.log_dir = config.log_dir;
+  for (int g = 0; g < config.gpus; ++g)
+    lo.configured_gpus.push_back(GpuInfo{g, config.gpu_model, "", 0});
+  return std::make_unique<LocalDriver>(lo);
+}
+
+std::unique_ptr<Driver> make_driver(const ServiceConfig& config, const ClusterSpec& cluster,
+                                    const GpuCatalog& catalog, const std::filesystem::path& db_dir,
+                                    const Log& log) {
+  if (config.backend == "dry-run") return make_dry_run_driver(cluster, catalog);
+  if (config.backend == "slurm") return make_slurm_driver(config, db_dir, log);
+  return make_local_driver(config);
+}
+
+// The engine's cluster from the backend's inventory (local: this host; slurm: its nodes),
+// placed and priced by the cluster file (`file`) when one is given.
+Result<ClusterSpec> inventory_cluster(const Inventory& inv, const ServiceConfig& config,
+                                      const ClusterSpec& file, const GpuCatalog& catalog,
+                                      const Log& log) {
+  Result<ClusterSpec> c = cluster_from_inventory(inv, config, catalog);
+  if (!c.ok() || config.cluster_file.empty()) return c;
+  if (config.backend == "local") {
+    // This host's GPUs, placed and priced by the file (service/local_cluster.h).
+    c = place_local_host(std::move(c).value(), file, config.cluster_file, catalog);
+    if (!c.ok()) return c;
+    log(fmt::format("cluster: region '{}' and pool '{}' from {}", c.value().regions[0].name,
+                    c.value().pools[0].name, config.cluster_file));
+    return c;
   }
-  log(fmt::format("database {} (schema version {})", config.db, store.value()->schema_version()));
+  // Slurm backend: the nodes come from Slurm, the cluster file gives the place (its
+  // first region: time zone, electricity prices, carbon, PUE, time-of-use) and the
+  // storage tiers, so cost-aware policies (timeshift) price the live cluster.
+  c.value().regions = {file.regions.at(0)};
+  c.value().storage_tiers = file.storage_tiers;
+  log(fmt::format("cluster: region '{}' from {}", file.regions[0].name, config.cluster_file));
+  return c;
+}
 
-  std::map<std::string, std::string> hashes;
-  for (const TeamConfig& t : config.teams) hashes[t.token_sha256] = t.name;
-  const Authenticator auth(hashes, config.admin_token_sha256);
-
-  Scheduler::Parts parts{
-      config, catalog.value(), cluster, std::move(driver), std::move(store).value(), log, {}};
-  for (const NodeInventory& n : inv.value().nodes)
+// Each GPU's memory as the inventory reports it: node name → MiB by GPU index.
+std::map<std::string, std::vector<int64_t>> gpu_memory(const Inventory& inv) {
+  std::map<std::string, std::vector<int64_t>> out;
+  for (const NodeInventory& n : inv.nodes)
     for (const GpuInfo& g : n.gpus) {
-      auto& mem = parts.gpu_memory_mib[n.name];
+      auto& mem = out[n.name];
       if (g.index >= 0 && static_cast<size_t>(g.index) >= mem.size()) mem.resize(g.index + 1, 0);
       if (g.index >= 0) mem[static_cast<size_t>(g.index)] = g.memory_mib;
     }
-  Result<std::unique_ptr<Scheduler>> sched = Scheduler::create(std::move(parts));
-  if (!sched.ok()) {
-    log(sched.error().message);
-    return 1;
-  }
-  Scheduler& scheduler = *sched.value();
-  if (Status st = scheduler.recover(); !st.ok()) {
-    log("recovery: " + st.error().message);
-    return 1;
-  }
+  return out;
+}
+
+Authenticator make_authenticator(const ServiceConfig& config) {
+  std::map<std::string, std::string> hashes;
+  for (const TeamConfig& t : config.teams) hashes[t.token_sha256] = t.name;
+  return Authenticator(hashes, config.admin_token_sha256);
+}
+
+RequestLimits request_limits(const ServiceConfig& config, const ClusterSpec& cluster) {
   RequestLimits limits;
   limits.max_grace_s = config.checkpoint_grace_s;
   limits.backend = config.backend;
@@ -251,17 +225,12 @@ int run_serve(const ServeOptions& o) {
   // there are is the scheduler's check, with its own message.
   limits.max_gpus =
       static_cast<int>(std::clamp<size_t>(64 * cluster.nodes.size(), 64, size_t{1} << 20));
-  HttpApi api(scheduler, auth, catalog.value(), limits,
-              HttpOptions{config.max_request_bytes, config.http_threads});
-  if (Status st = api.bind(listen.value().first, listen.value().second); !st.ok()) {
-    log(st.error().message);
-    return 1;
-  }
-  scheduler.start();
-  log(fmt::format("listening on http://{}:{} (policy {})", listen.value().first, api.port(),
-                  config.policy));
+  return limits;
+}
 
-  // Stop signals arrive on a signalfd, read by this thread.
+// Serves until SIGINT or SIGTERM (read from a signalfd by a thread of its own) or until the
+// server fails; returns the exit code.
+int serve_until_signal(HttpApi& api, const Log& log) {
   sigset_t stop_set;
   sigemptyset(&stop_set);
   sigaddset(&stop_set, SIGINT);
@@ -281,8 +250,99 @@ int run_serve(const ServeOptions& o) {
   }
   waiter.join();
   close(sfd);
-  scheduler.stop();
   return ok ? 0 : 1;
+}
+
+}  // namespace
+
+int run_serve(const ServeOptions& o) {
+  // Block the stop signals (and SIGPIPE) before any thread starts: every thread inherits the
+  // mask and the signalfd below is the only place they are read.
+  block_stop_signals();
+  const auto log = make_logger();
+
+  Result<ServiceConfig> cfg = effective_config(o);
+  if (!cfg.ok()) {
+    log(cfg.error().message);
+    return 1;
+  }
+  ServiceConfig config = std::move(cfg).value();
+  const auto listen = parse_listen(config.listen);
+  if (!listen.ok()) {
+    log(listen.error().message);
+    return 1;
+  }
+  Result<GpuCatalog> catalog = load_builtin_catalog();
+  if (!catalog.ok()) {
+    log(catalog.error().message);
+    return 1;
+  }
+  const std::filesystem::path db_dir = place_directories(config);
+
+  // The cluster: the backend's inventory (local: this host, never replaced by a file; slurm:
+  // its nodes), placed and priced by a `cluster:` file when given; dry-run: the file's nodes.
+  ClusterSpec cluster;
+  if (!config.cluster_file.empty()) {
+    Result<ClusterSpec> c = load_cluster_file(config.cluster_file, catalog.value());
+    if (!c.ok()) {
+      log(c.error().message);
+      return 1;
+    }
+    cluster = std::move(c).value();
+  }
+  std::unique_ptr<Driver> driver = make_driver(config, cluster, catalog.value(), db_dir, log);
+  Result<Inventory> inv = driver->inventory();
+  if (!inv.ok()) {
+    log("backend: " + inv.error().message);
+    return 1;
+  }
+  log(fmt::format("backend {}: inventory from {}: {}", driver->name(), inv.value().source,
+                  inv.value().note));
+  if (config.cluster_file.empty() || config.backend != "dry-run") {
+    Result<ClusterSpec> c = inventory_cluster(inv.value(), config, cluster, catalog.value(), log);
+    if (!c.ok()) {
+      log(c.error().message);
+      return 1;
+    }
+    cluster = std::move(c).value();
+  }
+  int64_t gpus = 0;
+  for (const NodeSpec& n : cluster.nodes) gpus += n.gpus;
+  log(fmt::format("cluster: {} node(s), {} GPU(s)", cluster.nodes.size(), gpus));
+
+  Result<std::unique_ptr<Store>> store = Store::open(config.db);
+  if (!store.ok()) {
+    log("database: " + store.error().message);
+    return 1;
+  }
+  log(fmt::format("database {} (schema version {})", config.db, store.value()->schema_version()));
+
+  const Authenticator auth = make_authenticator(config);
+  Scheduler::Parts parts{
+      config, catalog.value(), cluster, std::move(driver), std::move(store).value(), log, {}};
+  parts.gpu_memory_mib = gpu_memory(inv.value());
+  Result<std::unique_ptr<Scheduler>> sched = Scheduler::create(std::move(parts));
+  if (!sched.ok()) {
+    log(sched.error().message);
+    return 1;
+  }
+  Scheduler& scheduler = *sched.value();
+  if (Status st = scheduler.recover(); !st.ok()) {
+    log("recovery: " + st.error().message);
+    return 1;
+  }
+  HttpApi api(scheduler, auth, catalog.value(), request_limits(config, cluster),
+              HttpOptions{config.max_request_bytes, config.http_threads});
+  if (Status st = api.bind(listen.value().first, listen.value().second); !st.ok()) {
+    log(st.error().message);
+    return 1;
+  }
+  scheduler.start();
+  log(fmt::format("listening on http://{}:{} (policy {})", listen.value().first, api.port(),
+                  config.policy));
+  const int rc = serve_until_signal(api, log);
+  scheduler.stop();
+  return rc;
 }
 
 }  // namespace frugal
