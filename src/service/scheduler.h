@@ -180,6 +180,24 @@ class Scheduler {
   StopPlan kill_plan(const Live& l) const;
   // After a restart: a job's stopped run still alive is stopped again and waited for.
   void resume_stop(Live& l);
+  // recover()'s parts (scheduler_api.cpp). What became of one stored job.
+  enum class Recovered {
+    kKept,      // ended or held: in jobs_ only
+    kQueued,    // waiting: back in the engine's queue
+    kAdopted,   // running: adopted in the engine with its run
+    kObserved,  // external and running, its GPUs taken in the engine: recorded only
+    kEnded,     // external, its run gone: ended
+    kRequeued,  // its run lost: requeued
+  };
+  // The runtime predictor learns from the stored completed jobs, in completion order.
+  void learn_completed(const std::vector<JobRecord>& stored);
+  Recovered recover_job(JobRecord rec, double now);
+  Recovered recover_running(Live& l, double now);
+  // Whether the backend still has the job's run; sets its handle when the driver found it.
+  bool find_run(JobRecord& r);
+  // The found run adopted at `placement` in the engine; nullopt when it no longer fits
+  // there (the run is then being stopped).
+  std::optional<Recovered> adopt_run(Live& l, const Placement& placement, double now);
   std::string placement_json(const Placement& p) const;
   std::optional<Placement> parse_placement(const std::string& json) const;
   nlohmann::json job_json(const Live& l, double now) const;

@@ -309,95 +309,121 @@ void Scheduler::resume_stop(Live& l) {
   mark(l);
 }
 
+void Scheduler::learn_completed(const std::vector<JobRecord>& stored) {
+  std::vector<const JobRecord*> done;
+  for (const JobRecord& rec : stored)
+    if (rec.state == JobStatus::kCompleted) done.push_back(&rec);
+  std::stable_sort(done.begin(), done.end(), [](const JobRecord* a, const JobRecord* b) {
+    return a->finished_at < b->finished_at;
+  });
+  for (const JobRecord* rec : done)
+    learn_runtime(*rec, *make_spec(*rec, catalog_, static_cast<double>(cluster_.epoch_unix_s)));
+}
+
+bool Scheduler::find_run(JobRecord& r) {
+  const int64_t id = r.id;
+  Result<bool> a = driver_->adopt(std::to_string(id), r.handle);
+  bool found = a.ok() && a.value();
+  if (!a.ok()) log_(fmt::format("job {}: {}", id, a.error().message));
+  if (found && r.handle.empty()) {
+    r.handle = driver_->adopted_handle(std::to_string(id));
+    // The process the driver found for this job is its stopped run, not a new one (the
+    // new run was waiting for it to exit and never launched).
+    if (!r.stopping_handle.empty() && r.handle == r.stopping_handle) r.handle.clear();
+    found = !r.handle.empty();
+  }
+  return found;
+}
+
+std::optional<Scheduler::Recovered> Scheduler::adopt_run(Live& live, const Placement& placement,
+                                                         double now) {
+  JobRecord& r = live.rec;
+  const int64_t id = r.id;
+  const JobIdx idx = next_idx_++;
+  by_idx_.push_back(id);
+  live.idx = idx;
+  Status st = engine_.adopt(idx, live.spec.get(), placement, engine_time(r.segment_start),
+                            engine_time(now));
+  if (st.ok()) {
+    live.placement = placement;
+    // A cancel under way when the service stopped goes on (TERM, then KILL).
+    if (r.cancel_requested) (void)driver_->stop(r.handle, kill_plan(live));
+    mark(live);
+    return Recovered::kAdopted;
+  }
+  if (r.team == kExternalTeam) {  // not ours to stop: recorded, not counted
+    log_(fmt::format("job {} ({}): its GPUs are taken in the engine ({})", id, r.team,
+                     st.error().message));
+    live.idx = Live::kNone;
+    live.placement = placement;
+    return Recovered::kObserved;
+  }
+  log_(fmt::format("job {}: its placement no longer fits ({}); stopping it", id,
+                   st.error().message));
+  (void)driver_->stop(r.handle, stop_plan(live, false));
+  return std::nullopt;
+}
+
+Scheduler::Recovered Scheduler::recover_running(Live& live, double now) {
+  JobRecord& r = live.rec;
+  const bool found = find_run(r);
+  const auto placement = found ? parse_placement(r.placement) : std::nullopt;
+  if (found && placement)
+    if (const auto adopted = adopt_run(live, *placement, now)) return *adopted;
+  if (r.team == kExternalTeam) {
+    // Ended while the service was down; it is not frugal's to run again.
+    close_segment(live, now);
+    r.handle.clear();
+    r.placement.clear();
+    r.finished_at = now;
+    transition(live, JobEvent::kExitFail,
+               "ended in the backend while the service was down (exit status unknown)", now);
+    return Recovered::kEnded;
+  }
+  // Gone while the service was down (or never started): its run ends now, it restarts.
+  close_segment(live, now);
+  r.handle.clear();
+  r.placement.clear();
+  ++r.restart_count;
+  transition(live, JobEvent::kRunLost, "its run was lost while the service was down; requeued",
+             now);
+  return Recovered::kRequeued;
+}
+
+Scheduler::Recovered Scheduler::recover_job(JobRecord rec, double now) {
+  next_id_ = std::max(next_id_, rec.id + 1);
+  for (double t : {rec.submitted_at, rec.started_at})
+    if (t > 0) earliest_ = std::min(earliest_, t);
+  Live l;
+  l.rec = std::move(rec);
+  l.spec = make_job_spec(l.rec);
+  const int64_t id = l.rec.id;
+  Live& live = jobs_.emplace(id, std::move(l)).first->second;
+  const JobRecord& r = live.rec;
+  if (!r.stopping_handle.empty()) resume_stop(live);
+  if (is_final(r.state) || r.held) return Recovered::kKept;
+  const Recovered what =
+      r.state == JobStatus::kRunning ? recover_running(live, now) : Recovered::kQueued;
+  if (what == Recovered::kQueued || what == Recovered::kRequeued) {
+    enter_engine(live, now);
+    mark(live);
+  }
+  return what;
+}
+
 Status Scheduler::recover() {
   Result<std::vector<JobRecord>> stored = store_->load_jobs();
   if (!stored.ok()) return stored.error();
   const double now = wall_now();
   size_t adopted = 0, requeued = 0, queued = 0;
   // The runtime predictor learns from every job completed before, in completion order.
-  {
-    std::vector<const JobRecord*> done;
-    for (const JobRecord& rec : stored.value())
-      if (rec.state == JobStatus::kCompleted) done.push_back(&rec);
-    std::stable_sort(done.begin(), done.end(), [](const JobRecord* a, const JobRecord* b) {
-      return a->finished_at < b->finished_at;
-    });
-    for (const JobRecord* rec : done)
-      learn_runtime(*rec, *make_spec(*rec, catalog_, static_cast<double>(cluster_.epoch_unix_s)));
-  }
+  learn_completed(stored.value());
   if (Status st = store_->begin(); !st.ok()) return st;
   for (JobRecord& rec : stored.value()) {
-    next_id_ = std::max(next_id_, rec.id + 1);
-    for (double t : {rec.submitted_at, rec.started_at})
-      if (t > 0) earliest_ = std::min(earliest_, t);
-    Live l;
-    l.rec = std::move(rec);
-    l.spec = make_job_spec(l.rec);
-    const int64_t id = l.rec.id;
-    Live& live = jobs_.emplace(id, std::move(l)).first->second;
-    JobRecord& r = live.rec;
-    if (!r.stopping_handle.empty()) resume_stop(live);
-    if (is_final(r.state) || r.held) continue;
-    if (r.state == JobStatus::kRunning) {
-      Result<bool> a = driver_->adopt(std::to_string(id), r.handle);
-      bool found = a.ok() && a.value();
-      if (!a.ok()) log_(fmt::format("job {}: {}", id, a.error().message));
-      if (found && r.handle.empty()) {
-        r.handle = driver_->adopted_handle(std::to_string(id));
-        // The process the driver found for this job is its stopped run, not a new one (the
-        // new run was waiting for it to exit and never launched).
-        if (!r.stopping_handle.empty() && r.handle == r.stopping_handle) r.handle.clear();
-        found = !r.handle.empty();
-      }
-      const auto placement = found ? parse_placement(r.placement) : std::nullopt;
-      if (found && placement) {
-        const JobIdx idx = next_idx_++;
-        by_idx_.push_back(id);
-        live.idx = idx;
-        Status st = engine_.adopt(idx, live.spec.get(), *placement, engine_time(r.segment_start),
-                                  engine_time(now));
-        if (st.ok()) {
-          live.placement = *placement;
-          ++adopted;
-          // A cancel under way when the service stopped goes on (TERM, then KILL).
-          if (r.cancel_requested) (void)driver_->stop(r.handle, kill_plan(live));
-          mark(live);
-          continue;
-        }
-        if (r.team == kExternalTeam) {  // not ours to stop: recorded, not counted
-          log_(fmt::format("job {} ({}): its GPUs are taken in the engine ({})", id, r.team,
-                           st.error().message));
-          live.idx = Live::kNone;
-          live.placement = *placement;
-          continue;
-        }
-        log_(fmt::format("job {}: its placement no longer fits ({}); stopping it", id,
-                         st.error().message));
-        (void)driver_->stop(r.handle, stop_plan(live, false));
-      }
-      if (r.team == kExternalTeam) {
-        // Ended while the service was down; it is not frugal's to run again.
-        close_segment(live, now);
-        r.handle.clear();
-        r.placement.clear();
-        r.finished_at = now;
-        transition(live, JobEvent::kExitFail,
-                   "ended in the backend while the service was down (exit status unknown)", now);
-        continue;
-      }
-      // Gone while the service was down (or never started): its run ends now, it restarts.
-      close_segment(live, now);
-      r.handle.clear();
-      r.placement.clear();
-      ++r.restart_count;
-      transition(live, JobEvent::kRunLost, "its run was lost while the service was down; requeued",
-                 now);
-      ++requeued;
-    } else {
-      ++queued;
-    }
-    enter_engine(live, now);
-    mark(live);
+    const Recovered what = recover_job(std::move(rec), now);
+    if (what == Recovered::kAdopted) ++adopted;
+    if (what == Recovered::kRequeued) ++requeued;
+    if (what == Recovered::kQueued) ++queued;
   }
   if (Status st = flush(); !st.ok()) {
     store_->rollback();
