@@ -72,32 +72,25 @@ void InputOptions::add_to(CLI::App& cmd) {
       ->check(CLI::NonNegativeNumber);
 }
 
-Result<Inputs> load_inputs(const InputOptions& o) {
-  Inputs in;
-  auto cat = o.catalog.empty() ? load_builtin_catalog() : load_catalog_file(o.catalog);
-  if (!cat.ok()) return cat.error();
-  in.catalog = std::move(cat).value();
+namespace {
 
-  TraceOptions to;
-  to.format = o.trace_format;
-  to.skip_bad_rows = o.skip_bad_rows;
-  to.catalog = &in.catalog;
-  auto tr = read_trace(o.trace, to);
-  if (!tr.ok()) return tr.error();
-  in.trace = std::move(tr).value();
+// The seeded rules of src/sim/class_assignment.h the options ask for, in their order.
+void assign_attributes(std::vector<JobSpec>& jobs, const InputOptions& o) {
   if (o.assign_classes_seed >= 0)
-    assign_classes(in.trace.jobs, static_cast<uint64_t>(o.assign_classes_seed));
-  if (o.assign_tiers_seed >= 0)
-    assign_tiers(in.trace.jobs, static_cast<uint64_t>(o.assign_tiers_seed));
+    assign_classes(jobs, static_cast<uint64_t>(o.assign_classes_seed));
+  if (o.assign_tiers_seed >= 0) assign_tiers(jobs, static_cast<uint64_t>(o.assign_tiers_seed));
   if (o.deferrable_share > 0)
-    assign_deferrable(in.trace.jobs, o.deferrable_share, o.deadline_slack_h * 3600,
-                      o.deferrable_seed, o.deferrable_max_h * 3600);
-  if (o.elastic_share > 0) assign_elastic(in.trace.jobs, o.elastic_share, o.elastic_seed);
+    assign_deferrable(jobs, o.deferrable_share, o.deadline_slack_h * 3600, o.deferrable_seed,
+                      o.deferrable_max_h * 3600);
+  if (o.elastic_share > 0) assign_elastic(jobs, o.elastic_share, o.elastic_seed);
   if (o.movable_share > 0)
-    assign_movable(in.trace.jobs, o.movable_share, o.movable_seed, o.movable_dataset_gb,
+    assign_movable(jobs, o.movable_share, o.movable_seed, o.movable_dataset_gb,
                    o.movable_checkpoint_gb);
+}
 
-  std::string reference = o.reference_model;
+// The cluster: --gpus, --cluster or the trace's own nodes. A --gpus cluster's model is the
+// default reference model (set in `reference` when it is still empty).
+Status load_cluster(const InputOptions& o, Inputs& in, std::string& reference) {
   if (o.gpus > 0) {
     const auto m = in.catalog.find(o.gpu_model);
     if (!m) return Error{fmt::format("--gpu-model: unknown GPU model '{}'", o.gpu_model)};
@@ -116,9 +109,25 @@ Result<Inputs> load_inputs(const InputOptions& o) {
   } else {
     return Error{"no cluster: give --cluster FILE or --gpus N"};
   }
-  // Regions and storage tiers named by jobs must exist in the cluster (the default tiers
-  // when it names none). A row that fails is an error naming its line, or skipped and
-  // counted under --skip-bad-rows like any other bad row.
+  return Status::Ok();
+}
+
+// Why job `j` names a region or storage tier the cluster does not have ("" when it does not).
+std::string misplaced(const JobSpec& j, const ClusterSpec& cluster,
+                      const std::vector<StorageTier>& tiers) {
+  if (!j.data_region.empty() && cluster.region_index(j.data_region) < 0)
+    return fmt::format("field 'data_region': '{}' is not a region of the cluster", j.data_region);
+  if (j.dataset_gb + j.checkpoint_gb > 0 &&
+      std::none_of(tiers.begin(), tiers.end(),
+                   [&](const StorageTier& t) { return t.name == j.storage_tier; }))
+    return fmt::format("field 'storage_tier': '{}' is not a tier of the cluster", j.storage_tier);
+  return "";
+}
+
+// Regions and storage tiers named by jobs must exist in the cluster (the default tiers
+// when it names none). A row that fails is an error naming its line, or skipped and
+// counted under --skip-bad-rows like any other bad row.
+Status check_job_places(const InputOptions& o, Inputs& in) {
   const auto tiers =
       in.cluster.storage_tiers.empty() ? default_storage_tiers() : in.cluster.storage_tiers;
   // Kept rows are compacted in place (no copy of the trace when every row is fine).
@@ -127,13 +136,7 @@ Result<Inputs> load_inputs(const InputOptions& o) {
   for (size_t i = 0; i < in.trace.jobs.size(); ++i) {
     const JobSpec& j = in.trace.jobs[i];
     const size_t line = have_lines ? in.trace.lines[i] : 0;
-    std::string why;
-    if (!j.data_region.empty() && in.cluster.region_index(j.data_region) < 0)
-      why = fmt::format("field 'data_region': '{}' is not a region of the cluster", j.data_region);
-    else if (j.dataset_gb + j.checkpoint_gb > 0 &&
-             std::none_of(tiers.begin(), tiers.end(),
-                          [&](const StorageTier& t) { return t.name == j.storage_tier; }))
-      why = fmt::format("field 'storage_tier': '{}' is not a tier of the cluster", j.storage_tier);
+    const std::string why = misplaced(j, in.cluster, tiers);
     if (why.empty()) {
       if (kept != i) {
         in.trace.jobs[kept] = std::move(in.trace.jobs[i]);
@@ -150,6 +153,29 @@ Result<Inputs> load_inputs(const InputOptions& o) {
   }
   in.trace.jobs.resize(kept);
   if (have_lines) in.trace.lines.resize(kept);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<Inputs> load_inputs(const InputOptions& o) {
+  Inputs in;
+  auto cat = o.catalog.empty() ? load_builtin_catalog() : load_catalog_file(o.catalog);
+  if (!cat.ok()) return cat.error();
+  in.catalog = std::move(cat).value();
+
+  TraceOptions to;
+  to.format = o.trace_format;
+  to.skip_bad_rows = o.skip_bad_rows;
+  to.catalog = &in.catalog;
+  auto tr = read_trace(o.trace, to);
+  if (!tr.ok()) return tr.error();
+  in.trace = std::move(tr).value();
+  assign_attributes(in.trace.jobs, o);
+
+  std::string reference = o.reference_model;
+  if (Status st = load_cluster(o, in, reference); !st.ok()) return st.error();
+  if (Status st = check_job_places(o, in); !st.ok()) return st.error();
   // A trace that ships its own nodes (openb) measured durations on those nodes: no scaling.
   if (reference.empty()) reference = in.trace.cluster && o.cluster.empty() ? "none" : "A100-80GB";
   if (reference == "none") {
