@@ -287,8 +287,13 @@ void SlurmDriver::deferred(const LaunchSpec& spec, double until_unix) {
   cv_.notify_all();
 }
 
-Status SlurmDriver::launch(Run& r) {
-  const LaunchSpec& s = r.spec;
+namespace {
+
+// The Slurm request for the placement `s`: its nodes in slot order, and the GRES item and
+// node feature of the GPUs it takes on its first node. Looks up (and records, as
+// operator[] does) the first node's GRES type in `node_type`.
+Request request_for(const LaunchSpec& s, std::map<std::string, std::string>& node_type,
+                    const SlurmConfig& slurm) {
   Request q;
   int gpus = 0;
   int milli = 1000;
@@ -300,65 +305,98 @@ Status SlurmDriver::launch(Run& r) {
       milli = a.milli;
     }
   }
-  if (!q.nodes.empty() && gpus > 0) {
-    const std::string type = node_type_[q.nodes[0]];
-    const GresMapping* m = o_.slurm.by_gres_type(type);
-    q.feature = m != nullptr && !m->feature.empty() ? m->feature : type;
-    if (milli < 1000) {
-      const int shards = std::max(1, (milli * o_.slurm.shards_per_gpu + 999) / 1000);
-      q.gres = fmt::format("shard:{}:{}", type, shards);
-    } else {
-      q.gres = fmt::format("gpu:{}:{}", type, gpus);
-    }
+  if (q.nodes.empty() || gpus <= 0) return q;
+  const std::string type = node_type[q.nodes[0]];
+  const GresMapping* m = slurm.by_gres_type(type);
+  q.feature = m != nullptr && !m->feature.empty() ? m->feature : type;
+  if (milli < 1000) {
+    const int shards = std::max(1, (milli * slurm.shards_per_gpu + 999) / 1000);
+    q.gres = fmt::format("shard:{}:{}", type, shards);
+  } else {
+    q.gres = fmt::format("gpu:{}:{}", type, gpus);
   }
-  std::string nodelist;
-  for (const auto& n : q.nodes) nodelist += (nodelist.empty() ? "" : ",") + n;
+  return q;
+}
 
-  // A requeued (held) Slurm job of this frugal job with the same GRES is placed again;
-  // one with another GRES type cannot be (Slurm keeps the type), so it is replaced.
-  int64_t reuse = 0;
+std::string join_nodes(const std::vector<std::string>& nodes) {
+  std::string nodelist;
+  for (const auto& n : nodes) nodelist += (nodelist.empty() ? "" : ",") + n;
+  return nodelist;
+}
+
+}  // namespace
+
+const SlurmJob* SlurmDriver::find_job(int64_t slurm_id) const {
+  const SlurmJob* j = nullptr;
+  for (const SlurmJob& x : jobs_)
+    if (x.id == slurm_id) j = &x;  // the last one, should Slurm list an id twice
+  return j;
+}
+
+Status SlurmDriver::pick_pending(const std::string& job_id, const std::string& gres, bool one_node,
+                                 int64_t* reuse) {
+  const std::string want = gres.empty() ? "" : "gres:" + gres;
   for (const SlurmJob& j : jobs_) {
-    if (j.comment != comment_of(r.job_id) || !j.pending()) continue;
-    const std::string want = q.gres.empty() ? "" : "gres:" + q.gres;
-    if ((j.tres_per_node == want || j.tres_per_node.empty()) && q.nodes.size() == 1) {
-      reuse = j.id;  // same GRES, or none yet (a deferred job): it can take this one
+    if (j.comment != comment_of(job_id) || !j.pending()) continue;
+    if ((j.tres_per_node == want || j.tres_per_node.empty()) && one_node) {
+      *reuse = j.id;  // same GRES, or none yet (a deferred job): it can take this one
     } else if (Status c = client_.cancel(j.id); !c.ok()) {
       return c;
     }
   }
+  return Status::Ok();
+}
+
+Status SlurmDriver::place_reused(Run& r, int64_t reuse, SlurmUpdate u, const std::string& gres,
+                                 int* reuse_restarts) {
+  for (const SlurmJob& j : jobs_) {
+    if (j.id != reuse) continue;
+    if (j.tres_per_node.empty()) u.gres = gres;
+    *reuse_restarts = j.restarts;
+  }
+  if (Status st = client_.update(reuse, u); !st.ok()) return st;
+  r.slurm_id = reuse;
+  // An earlier run of this job on the same Slurm job is over: it must not act on (signal,
+  // requeue) the new run. Its one kExited is reported now if it was not yet.
+  for (auto& [h, old] : runs_)
+    if (&old != &r && old.slurm_id == reuse && !old.ended) {
+      old.ended = true;
+      emit({DriverEvent::Kind::kExited, old.job_id, old.handle, "", -1, SIGTERM,
+            fmt::format("Slurm job {} requeued; it runs again as {}", reuse, r.handle)});
+    }
+  return Status::Ok();
+}
+
+Status SlurmDriver::submit_placed(Run& r, const SlurmUpdate& u) {
+  auto id = submit_held(r.spec, 0);
+  if (!id.ok()) return id.error();
+  r.slurm_id = id.value();
+  if (Status st = client_.update(r.slurm_id, u); !st.ok()) {
+    (void)client_.cancel(r.slurm_id);
+    r.slurm_id = 0;
+    return st;
+  }
+  return Status::Ok();
+}
+
+Status SlurmDriver::launch(Run& r) {
+  const LaunchSpec& s = r.spec;
+  const Request q = request_for(s, node_type_, o_.slurm);
+  const std::string nodelist = join_nodes(q.nodes);
+
+  // A requeued (held) Slurm job of this frugal job with the same GRES is placed again;
+  // one with another GRES type cannot be (Slurm keeps the type), so it is replaced.
+  int64_t reuse = 0;
+  if (Status c = pick_pending(r.job_id, q.gres, q.nodes.size() == 1, &reuse); !c.ok()) return c;
   int reuse_restarts = 0;
+  SlurmUpdate u;
+  u.nodelist = nodelist;
+  u.features = q.feature;
   if (reuse > 0) {
-    SlurmUpdate u;
-    u.nodelist = nodelist;
-    u.features = q.feature;
-    for (const SlurmJob& j : jobs_) {
-      if (j.id != reuse) continue;
-      if (j.tres_per_node.empty()) u.gres = q.gres;
-      reuse_restarts = j.restarts;
-    }
-    if (Status st = client_.update(reuse, u); !st.ok()) return st;
-    r.slurm_id = reuse;
-    // An earlier run of this job on the same Slurm job is over: it must not act on (signal,
-    // requeue) the new run. Its one kExited is reported now if it was not yet.
-    for (auto& [h, old] : runs_)
-      if (&old != &r && old.slurm_id == reuse && !old.ended) {
-        old.ended = true;
-        emit({DriverEvent::Kind::kExited, old.job_id, old.handle, "", -1, SIGTERM,
-              fmt::format("Slurm job {} requeued; it runs again as {}", reuse, r.handle)});
-      }
+    if (Status st = place_reused(r, reuse, u, q.gres, &reuse_restarts); !st.ok()) return st;
   } else {
-    auto id = submit_held(s, 0);
-    if (!id.ok()) return id.error();
-    r.slurm_id = id.value();
-    SlurmUpdate u;
-    u.nodelist = nodelist;
-    u.features = q.feature;
     u.gres = q.gres;
-    if (Status st = client_.update(r.slurm_id, u); !st.ok()) {
-      (void)client_.cancel(r.slurm_id);
-      r.slurm_id = 0;
-      return st;
-    }
+    if (Status st = submit_placed(r, u); !st.ok()) return st;
   }
   if (reuse > 0 && reuse_restarts == 0) {
     // A deferred job that never ran: clear the begin time frugal gave it. A requeued job
@@ -380,8 +418,7 @@ Status SlurmDriver::launch(Run& r) {
   return Status::Ok();
 }
 
-void SlurmDriver::act(double now) {
-  const bool fresh = now - last_ok_ <= o_.stale_after_s;
+void SlurmDriver::act_discards() {
   std::vector<std::string> keep;
   for (const std::string& id : discards_) {
     bool ok = true;
@@ -394,87 +431,107 @@ void SlurmDriver::act(double now) {
     if (!ok) keep.push_back(id);
   }
   discards_ = std::move(keep);
-  std::vector<std::pair<LaunchSpec, double>> later;
-  for (auto& [spec, until] : deferrals_) {
-    int64_t existing = 0;
-    for (const SlurmJob& j : jobs_)
-      if (j.comment == comment_of(spec.job_id) && j.pending()) existing = j.id;
-    const int64_t begin = static_cast<int64_t>(until);
-    Status st;
-    if (existing > 0) {
-      SlurmUpdate u;
-      u.begin_unix = begin;
-      st = client_.update(existing, u);
-    } else {
-      auto id = submit_held(spec, begin);
-      if (id.ok())
-        existing = id.value();
-      else
-        st = id.error();
-    }
-    if (st.ok())
-      say(fmt::format("job {} deferred: Slurm job {} held with begin time {}", spec.job_id,
-                      existing, begin));
+}
+
+Status SlurmDriver::defer(const LaunchSpec& spec, int64_t begin) {
+  int64_t existing = 0;
+  for (const SlurmJob& j : jobs_)
+    if (j.comment == comment_of(spec.job_id) && j.pending()) existing = j.id;
+  Status st;
+  if (existing > 0) {
+    SlurmUpdate u;
+    u.begin_unix = begin;
+    st = client_.update(existing, u);
+  } else {
+    auto id = submit_held(spec, begin);
+    if (id.ok())
+      existing = id.value();
     else
-      later.emplace_back(std::move(spec), until);
+      st = id.error();
   }
+  if (st.ok())
+    say(fmt::format("job {} deferred: Slurm job {} held with begin time {}", spec.job_id, existing,
+                    begin));
+  return st;
+}
+
+void SlurmDriver::act_deferrals() {
+  std::vector<std::pair<LaunchSpec, double>> later;
+  for (auto& [spec, until] : deferrals_)
+    if (!defer(spec, static_cast<int64_t>(until)).ok()) later.emplace_back(std::move(spec), until);
   deferrals_ = std::move(later);
+}
+
+void SlurmDriver::act_launch(Run& r) {
+  Status st = launch(r);
+  if (st.ok()) {
+    r.launched = true;
+    r.failures = 0;
+    r.launch_gen = gen_;
+  } else if (++r.failures >= 3) {
+    r.ended = true;
+    emit({DriverEvent::Kind::kLost, r.job_id, r.handle, "", -1, 0,
+          "Slurm refused the job: " + st.error().message});
+  } else {
+    say(fmt::format("job {}: {} (will retry)", r.job_id, st.error().message));
+  }
+}
+
+void SlurmDriver::act_signal(Run& r, const SlurmJob& j, double now) {
+  const bool due = !r.signalled && r.signal_at >= 0 && now >= r.signal_at && j.running();
+  if (!due) return;
+  const Status st = client_.signal(r.slurm_id, signal_name(r.plan.checkpoint_signal));
+  if (!st.ok()) return;
+  r.signalled = true;
+  say(fmt::format("job {}: SIG{} sent to Slurm job {}", r.job_id,
+                  signal_name(r.plan.checkpoint_signal), r.slurm_id));
+}
+
+void SlurmDriver::act_end(Run& r, const SlurmJob& j) {
+  Status st;
+  if (j.pending()) {
+    st = r.plan.requeue ? client_.hold(r.slurm_id) : client_.cancel(r.slurm_id);
+    if (st.ok()) {
+      r.ended = true;
+      emit({DriverEvent::Kind::kExited, r.job_id, r.handle, "", -1, SIGTERM,
+            fmt::format("Slurm job {} stopped before it ran", r.slurm_id)});
+    }
+  } else if (j.running()) {
+    st = r.plan.requeue ? client_.requeue(r.slurm_id, /*hold=*/true) : client_.cancel(r.slurm_id);
+  }
+  if (!st.ok()) return;
+  r.end_requested = true;
+  if (j.running())
+    say(fmt::format("job {}: Slurm job {} {}", r.job_id, r.slurm_id,
+                    r.plan.requeue ? "requeued (held)" : "cancelled"));
+}
+
+void SlurmDriver::act_stop(Run& r, double now) {
+  if (!r.launched) {  // stopped before Slurm ever had it
+    if (r.slurm_id > 0) (void)client_.cancel(r.slurm_id);
+    r.ended = true;
+    emit({DriverEvent::Kind::kExited, r.job_id, r.handle, "", -1, SIGTERM,
+          "stopped before it was placed in Slurm"});
+    return;
+  }
+  const SlurmJob* j = find_job(r.slurm_id);
+  if (j == nullptr) return;  // diff() reports it
+  act_signal(r, *j, now);
+  if (now < r.end_at || r.end_requested) return;
+  act_end(r, *j);
+}
+
+void SlurmDriver::act(double now) {
+  const bool fresh = now - last_ok_ <= o_.stale_after_s;
+  act_discards();
+  act_deferrals();
   for (auto& [handle, r] : runs_) {
     if (r.ended) continue;
     if (!r.launched && !r.stopping) {
-      if (!fresh) continue;  // no start on stale state
-      Status st = launch(r);
-      if (st.ok()) {
-        r.launched = true;
-        r.failures = 0;
-        r.launch_gen = gen_;
-      } else if (++r.failures >= 3) {
-        r.ended = true;
-        emit({DriverEvent::Kind::kLost, r.job_id, r.handle, "", -1, 0,
-              "Slurm refused the job: " + st.error().message});
-      } else {
-        say(fmt::format("job {}: {} (will retry)", r.job_id, st.error().message));
-      }
+      if (fresh) act_launch(r);  // no start on stale state
       continue;
     }
-    if (!r.stopping) continue;
-    if (!r.launched) {  // stopped before Slurm ever had it
-      if (r.slurm_id > 0) (void)client_.cancel(r.slurm_id);
-      r.ended = true;
-      emit({DriverEvent::Kind::kExited, r.job_id, r.handle, "", -1, SIGTERM,
-            "stopped before it was placed in Slurm"});
-      continue;
-    }
-    const SlurmJob* j = nullptr;
-    for (const SlurmJob& x : jobs_)
-      if (x.id == r.slurm_id) j = &x;
-    if (j == nullptr) continue;  // diff() reports it
-    if (!r.signalled && r.signal_at >= 0 && now >= r.signal_at && j->running()) {
-      const Status st = client_.signal(r.slurm_id, signal_name(r.plan.checkpoint_signal));
-      if (st.ok()) {
-        r.signalled = true;
-        say(fmt::format("job {}: SIG{} sent to Slurm job {}", r.job_id,
-                        signal_name(r.plan.checkpoint_signal), r.slurm_id));
-      }
-    }
-    if (now < r.end_at || r.end_requested) continue;
-    Status st;
-    if (j->pending()) {
-      st = r.plan.requeue ? client_.hold(r.slurm_id) : client_.cancel(r.slurm_id);
-      if (st.ok()) {
-        r.ended = true;
-        emit({DriverEvent::Kind::kExited, r.job_id, r.handle, "", -1, SIGTERM,
-              fmt::format("Slurm job {} stopped before it ran", r.slurm_id)});
-      }
-    } else if (j->running()) {
-      st = r.plan.requeue ? client_.requeue(r.slurm_id, /*hold=*/true) : client_.cancel(r.slurm_id);
-    }
-    if (st.ok()) {
-      r.end_requested = true;
-      if (j->running())
-        say(fmt::format("job {}: Slurm job {} {}", r.job_id, r.slurm_id,
-                        r.plan.requeue ? "requeued (held)" : "cancelled"));
-    }
+    if (r.stopping) act_stop(r, now);
   }
 }
 
@@ -514,9 +571,7 @@ void SlurmDriver::observe_foreign() {
   }
 }
 
-void SlurmDriver::diff() {
-  ++gen_;
-  observe_foreign();
+void SlurmDriver::diff_nodes() {
   for (const SlurmNode& n : nodes_) {
     auto it = node_usable_.find(n.name);
     if (it == node_usable_.end()) continue;  // not in the partition
@@ -527,68 +582,84 @@ void SlurmDriver::diff() {
           fmt::format("Slurm node {} {}{}", n.name, n.state,
                       n.reason.empty() ? "" : " (" + n.reason + ")")});
   }
+}
+
+bool SlurmDriver::ran_on_down_node(const Run& r) const {
+  bool node_lost = false;
+  for (const auto& n : r.nodes) {
+    auto it = node_usable_.find(n);
+    node_lost = node_lost || (it != node_usable_.end() && !it->second);
+  }
+  return node_lost;
+}
+
+void SlurmDriver::diff_running(Run& r, const SlurmJob& j) {
+  r.seen_running = true;
+  if (!j.nodes.empty()) r.nodes = j.nodes;
+  if (!o_.gres_log.empty() && logged_.insert({j.id, j.start_time}).second)
+    std::ofstream(o_.gres_log, std::ios::app) << gres_log_line(j) << "\n";
+}
+
+void SlurmDriver::diff_pending(Run& r, const SlurmJob& j) {
+  if (!r.seen_running) {
+    // Released to run now but still waiting on a begin time frugal gave it (a deferral):
+    // send "now" again. Not for a requeued job: Slurm's cred_expire + 1 s delay protects
+    // its restart (place()).
+    if (!r.stopping && j.restarts == 0 && j.reason == "BeginTime" &&
+        j.eligible_time > j.submit_time) {
+      SlurmUpdate now;
+      now.begin_now = true;
+      (void)client_.update(j.id, now);
+    }
+    return;  // waiting to start
+  }
+  // Slurm requeued it itself. On a node that went down the engine preempts and
+  // requeues the job (node-down event, then stop()): leave the report to that stop.
+  if (!r.stopping && !r.foreign && ran_on_down_node(r)) return;
+  r.ended = true;  // requeued: by frugal's stop, or by Slurm (node failure)
+  emit({DriverEvent::Kind::kExited, r.job_id, r.handle, "", -1, SIGTERM,
+        fmt::format("Slurm job {} requeued ({})", r.slurm_id, j.reason)});
+}
+
+void SlurmDriver::diff_finished(Run& r, const SlurmJob& j) {
+  r.ended = true;
+  const int code = j.exit_code > 255 ? j.exit_code >> 8 : j.exit_code;
+  DriverEvent e{DriverEvent::Kind::kExited,
+                r.job_id,
+                r.handle,
+                "",
+                -1,
+                0,
+                fmt::format("Slurm job {} {}", r.slurm_id, j.state)};
+  if (j.state == "COMPLETED" || j.state == "FAILED")
+    e.exit_code = code;
+  else
+    e.term_signal = SIGTERM;
+  emit(std::move(e));
+}
+
+void SlurmDriver::diff_run(Run& r) {
+  const SlurmJob* j = find_job(r.slurm_id);
+  if (j == nullptr) {
+    r.ended = true;
+    emit({DriverEvent::Kind::kLost, r.job_id, r.handle, "", -1, 0,
+          fmt::format("Slurm no longer knows job {}", r.slurm_id)});
+  } else if (j->running()) {
+    diff_running(r, *j);
+  } else if (j->pending()) {
+    diff_pending(r, *j);
+  } else if (finished_state(j->state)) {
+    diff_finished(r, *j);
+  }
+}
+
+void SlurmDriver::diff() {
+  ++gen_;
+  observe_foreign();
+  diff_nodes();
   for (auto& [handle, r] : runs_) {
     if (r.ended || !r.launched || r.launch_gen >= gen_ - 1) continue;
-    const SlurmJob* j = nullptr;
-    for (const SlurmJob& x : jobs_)
-      if (x.id == r.slurm_id) j = &x;
-    if (j == nullptr) {
-      r.ended = true;
-      emit({DriverEvent::Kind::kLost, r.job_id, r.handle, "", -1, 0,
-            fmt::format("Slurm no longer knows job {}", r.slurm_id)});
-      continue;
-    }
-    if (j->running()) {
-      r.seen_running = true;
-      if (!j->nodes.empty()) r.nodes = j->nodes;
-      if (!o_.gres_log.empty() && logged_.insert({j->id, j->start_time}).second)
-        std::ofstream(o_.gres_log, std::ios::app) << gres_log_line(*j) << "\n";
-      continue;
-    }
-    if (j->pending()) {
-      if (!r.seen_running) {
-        // Released to run now but still waiting on a begin time frugal gave it (a deferral):
-        // send "now" again. Not for a requeued job: Slurm's cred_expire + 1 s delay protects
-        // its restart (place()).
-        if (!r.stopping && j->restarts == 0 && j->reason == "BeginTime" &&
-            j->eligible_time > j->submit_time) {
-          SlurmUpdate now;
-          now.begin_now = true;
-          (void)client_.update(j->id, now);
-        }
-        continue;  // waiting to start
-      }
-      if (!r.stopping && !r.foreign) {
-        // Slurm requeued it itself. On a node that went down the engine preempts and
-        // requeues the job (node-down event, then stop()): leave the report to that stop.
-        bool node_lost = false;
-        for (const auto& n : r.nodes) {
-          auto it = node_usable_.find(n);
-          node_lost = node_lost || (it != node_usable_.end() && !it->second);
-        }
-        if (node_lost) continue;
-      }
-      r.ended = true;  // requeued: by frugal's stop, or by Slurm (node failure)
-      emit({DriverEvent::Kind::kExited, r.job_id, r.handle, "", -1, SIGTERM,
-            fmt::format("Slurm job {} requeued ({})", r.slurm_id, j->reason)});
-      continue;
-    }
-    if (finished_state(j->state)) {
-      r.ended = true;
-      const int code = j->exit_code > 255 ? j->exit_code >> 8 : j->exit_code;
-      DriverEvent e{DriverEvent::Kind::kExited,
-                    r.job_id,
-                    r.handle,
-                    "",
-                    -1,
-                    0,
-                    fmt::format("Slurm job {} {}", r.slurm_id, j->state)};
-      if (j->state == "COMPLETED" || j->state == "FAILED")
-        e.exit_code = code;
-      else
-        e.term_signal = SIGTERM;
-      emit(std::move(e));
-    }
+    diff_run(r);
   }
 }
 

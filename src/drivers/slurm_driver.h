@@ -101,6 +101,32 @@ class SlurmDriver final : public Driver {
   void diff();             // snapshot changes → events
   void observe_foreign();  // new runs of foreign jobs on the partition's nodes → kForeign
   Status launch(Run& r);   // submit or reuse, place, release
+
+  // act()'s steps, in its order: cancel discarded jobs' pending Slurm jobs (a failed one
+  // stays queued), submit or re-date deferrals (likewise), then per run its due start or stop.
+  void act_discards();
+  void act_deferrals();
+  Status defer(const LaunchSpec& spec, int64_t begin);  // held until `begin`, new or existing
+  void act_launch(Run& r);  // launch(); gives up (kLost) after the third failure in a row
+  void act_stop(Run& r, double now);
+  void act_signal(Run& r, const SlurmJob& j, double now);  // the checkpoint signal when due
+  void act_end(Run& r, const SlurmJob& j);                 // requeue-held or cancel
+  // launch()'s steps: cancel the job's pending Slurm jobs that cannot take `gres`, setting
+  // `*reuse` to one that can; place that one (`*reuse_restarts`: its restarts) and end any
+  // earlier run on it; or submit a new one held and place it (cancelled again on failure).
+  Status pick_pending(const std::string& job_id, const std::string& gres, bool one_node,
+                      int64_t* reuse);
+  Status place_reused(Run& r, int64_t reuse, SlurmUpdate u, const std::string& gres,
+                      int* reuse_restarts);
+  Status submit_placed(Run& r, const SlurmUpdate& u);
+  // diff()'s steps: node usability changes, then per launched run what its Slurm job did.
+  void diff_nodes();
+  void diff_run(Run& r);
+  void diff_running(Run& r, const SlurmJob& j);
+  void diff_pending(Run& r, const SlurmJob& j);
+  void diff_finished(Run& r, const SlurmJob& j);
+  bool ran_on_down_node(const Run& r) const;         // a node it was seen on is now down
+  const SlurmJob* find_job(int64_t slurm_id) const;  // in the snapshot; nullptr when absent
   // Submits `s` held (begin time `begin_unix` when > 0) with its batch script; its Slurm id.
   Result<int64_t> submit_held(const LaunchSpec& s, int64_t begin_unix);
   void emit(DriverEvent e);
