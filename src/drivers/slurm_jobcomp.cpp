@@ -78,6 +78,138 @@ std::vector<std::pair<size_t, std::string_view>> numbered_lines(std::string_view
   return lines;
 }
 
+// What a jobcomp field is read with: the line's place ("file:line") for messages and the
+// controller's offset from UTC.
+struct FieldContext {
+  const std::string& where;
+  int64_t utc_offset_s;
+};
+
+Error cannot_read(const FieldContext& c, std::string_view key, std::string_view value) {
+  return Error{fmt::format("{}: {}: cannot read '{}'", c.where, key, value)};
+}
+
+template <auto M>
+Status read_text(JobcompRecord& r, std::string_view, std::string_view v, const FieldContext&) {
+  r.*M = std::string(v);
+  return Status::Ok();
+}
+
+// A time field (parse_time's format), moved from the controller's local time to UTC.
+template <auto M>
+Status read_time(JobcompRecord& r, std::string_view k, std::string_view v, const FieldContext& c) {
+  int64_t t = 0;
+  if (!parse_time(v, t)) return cannot_read(c, k, v);
+  if (t != 0) t -= c.utc_offset_s;
+  r.*M = t;
+  return Status::Ok();
+}
+
+// "cpu=1,mem=62.50G,node=1,billing=1,gres/gpu=2,gres/gpu:a100=2"
+Status read_tres(JobcompRecord& r, std::string_view k, std::string_view v, const FieldContext& c) {
+  for (std::string_view item = v; !item.empty();) {
+    const size_t comma = item.find(',');
+    const std::string_view one = item.substr(0, comma);
+    item = comma == std::string_view::npos ? std::string_view() : item.substr(comma + 1);
+    if (one.substr(0, 8) != "gres/gpu") continue;
+    const size_t eq = one.find('=');
+    int64_t n = 0;
+    if (eq == std::string_view::npos || !to_int(one.substr(eq + 1), n) || n < 0)
+      return cannot_read(c, k, v);
+    if (one[8] == ':')
+      r.gpu_type_from_tres = std::string(one.substr(9, eq - 9));
+    else
+      r.gpus_from_tres = static_cast<int>(n);
+    if (r.gpus_from_tres < 0) r.gpus_from_tres = static_cast<int>(n);
+  }
+  return Status::Ok();
+}
+
+// One jobcomp key and what its value sets; keys not in the table are skipped.
+struct JobcompField {
+  std::string_view key;
+  Status (*read)(JobcompRecord& r, std::string_view k, std::string_view v, const FieldContext& c);
+};
+
+constexpr JobcompField kJobcompFields[] = {
+    {"JobId",
+     [](JobcompRecord& r, std::string_view k, std::string_view v, const FieldContext& c) {
+       if (!to_int(v, r.job_id) || r.job_id <= 0) return Status(cannot_read(c, k, v));
+       return Status::Ok();
+     }},
+    {"Name", read_text<&JobcompRecord::name>},
+    {"UserId",
+     [](JobcompRecord& r, std::string_view, std::string_view v, const FieldContext&) {
+       r.user = std::string(v.substr(0, v.find('(')));
+       return Status::Ok();
+     }},
+    {"Account", read_text<&JobcompRecord::account>},
+    {"JobState", read_text<&JobcompRecord::state>},
+    {"Partition", read_text<&JobcompRecord::partition>},
+    {"NodeList",
+     [](JobcompRecord& r, std::string_view, std::string_view v, const FieldContext& c) {
+       auto n = expand_hostlist(v);
+       if (!n.ok())
+         return Status(Error{fmt::format("{}: NodeList: {}", c.where, n.error().message)});
+       r.nodes = std::move(n).value();
+       return Status::Ok();
+     }},
+    {"StartTime", read_time<&JobcompRecord::start_unix>},
+    {"EndTime", read_time<&JobcompRecord::end_unix>},
+    {"SubmitTime", read_time<&JobcompRecord::submit_unix>},
+    {"Tres", read_tres},
+    {"ExitCode",
+     [](JobcompRecord& r, std::string_view k, std::string_view v, const FieldContext& c) {
+       int64_t e = 0;
+       if (!to_int(v.substr(0, v.find(':')), e)) return Status(cannot_read(c, k, v));
+       r.exit_code = static_cast<int>(e);
+       return Status::Ok();
+     }},
+};
+
+Status read_jobcomp_field(JobcompRecord& r, std::string_view k, std::string_view v,
+                          const FieldContext& c) {
+  for (const JobcompField& f : kJobcompFields)
+    if (f.key == k) return f.read(r, k, v, c);
+  return Status::Ok();
+}
+
+// One line of frugal's GRES log as read so far.
+struct GresLogLine {
+  int64_t id = 0, start = 0;
+  std::vector<std::string> nodes;
+  std::vector<GresItem> items;
+};
+
+// "gpu:h100:2(IDX:0-1);shard:a100:3(IDX:0)": per node, its gpu or shard item (an empty
+// item where it has neither).
+Status read_gres_items(std::string_view v, const std::string& where, std::vector<GresItem>& items) {
+  for (std::string_view rest = v; !rest.empty();) {
+    const size_t semi = rest.find(';');
+    auto g = parse_gres(rest.substr(0, semi));
+    if (!g.ok()) return Error{where + ": Gres: " + g.error().message};
+    GresItem item;
+    for (auto& x : g.value())
+      if (x.name == "gpu" || x.name == "shard") item = x;
+    items.push_back(item);
+    rest = semi == std::string_view::npos ? std::string_view() : rest.substr(semi + 1);
+  }
+  return Status::Ok();
+}
+
+Status read_gres_log_field(GresLogLine& l, std::string_view k, std::string_view v,
+                           const std::string& where) {
+  if (k == "JobId" && !to_int(v, l.id)) return Error{where + ": bad JobId"};
+  if (k == "Start" && !to_int(v, l.start)) return Error{where + ": bad Start"};
+  if (k == "Nodes") {
+    auto n = expand_hostlist(v);
+    if (!n.ok()) return Error{where + ": Nodes: " + n.error().message};
+    l.nodes = std::move(n).value();
+  }
+  if (k == "Gres") return read_gres_items(v, where, l.items);
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<std::vector<JobcompRecord>> parse_jobcomp(std::string_view text, const std::string& origin,
@@ -87,57 +219,12 @@ Result<std::vector<JobcompRecord>> parse_jobcomp(std::string_view text, const st
     while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.remove_suffix(1);
     if (line.empty()) continue;
     const std::string where = fmt::format("{}:{}", origin, line_no);
+    const FieldContext c{where, utc_offset_s};
     JobcompRecord r;
-    bool have_id = false;
-    for (const auto& [k, v] : pairs(line)) {
-      auto bad = [&, key = k, value = v] {
-        return Error{fmt::format("{}: {}: cannot read '{}'", where, key, value)};
-      };
-      if (k == "JobId") {
-        if (!to_int(v, r.job_id) || r.job_id <= 0) return bad();
-        have_id = true;
-      } else if (k == "Name") {
-        r.name = std::string(v);
-      } else if (k == "UserId") {
-        r.user = std::string(v.substr(0, v.find('(')));
-      } else if (k == "Account") {
-        r.account = std::string(v);
-      } else if (k == "JobState") {
-        r.state = std::string(v);
-      } else if (k == "Partition") {
-        r.partition = std::string(v);
-      } else if (k == "NodeList") {
-        auto n = expand_hostlist(v);
-        if (!n.ok()) return Error{fmt::format("{}: NodeList: {}", where, n.error().message)};
-        r.nodes = std::move(n).value();
-      } else if (k == "StartTime" || k == "EndTime" || k == "SubmitTime") {
-        int64_t t = 0;
-        if (!parse_time(v, t)) return bad();
-        if (t != 0) t -= utc_offset_s;
-        (k == "StartTime" ? r.start_unix : k == "EndTime" ? r.end_unix : r.submit_unix) = t;
-      } else if (k == "Tres") {
-        // "cpu=1,mem=62.50G,node=1,billing=1,gres/gpu=2,gres/gpu:a100=2"
-        for (std::string_view item = v; !item.empty();) {
-          const size_t c = item.find(',');
-          const std::string_view one = item.substr(0, c);
-          item = c == std::string_view::npos ? std::string_view() : item.substr(c + 1);
-          if (one.substr(0, 8) != "gres/gpu") continue;
-          const size_t eq = one.find('=');
-          int64_t n = 0;
-          if (eq == std::string_view::npos || !to_int(one.substr(eq + 1), n) || n < 0) return bad();
-          if (one[8] == ':')
-            r.gpu_type_from_tres = std::string(one.substr(9, eq - 9));
-          else
-            r.gpus_from_tres = static_cast<int>(n);
-          if (r.gpus_from_tres < 0) r.gpus_from_tres = static_cast<int>(n);
-        }
-      } else if (k == "ExitCode") {
-        int64_t e = 0;
-        if (!to_int(v.substr(0, v.find(':')), e)) return bad();
-        r.exit_code = static_cast<int>(e);
-      }
-    }
-    if (!have_id) return Error{fmt::format("{}: no JobId", where)};
+    for (const auto& [k, v] : pairs(line))
+      if (Status st = read_jobcomp_field(r, k, v, c); !st.ok()) return st.error();
+    // A JobId either sets job_id > 0 or fails the line above.
+    if (r.job_id <= 0) return Error{fmt::format("{}: no JobId", where)};
     out.push_back(std::move(r));
   }
   return out;
@@ -148,35 +235,14 @@ Result<GresLog> parse_gres_log(std::string_view text, const std::string& origin)
   for (const auto& [line_no, line] : numbered_lines(text)) {
     if (line.empty() || line[0] == '#') continue;
     const std::string where = fmt::format("{}:{}", origin, line_no);
-    int64_t id = 0, start = 0;
-    std::vector<std::string> nodes;
-    std::vector<GresItem> items;
-    for (const auto& [k, v] : pairs(line)) {
-      if (k == "JobId" && !to_int(v, id)) return Error{where + ": bad JobId"};
-      if (k == "Start" && !to_int(v, start)) return Error{where + ": bad Start"};
-      if (k == "Nodes") {
-        auto n = expand_hostlist(v);
-        if (!n.ok()) return Error{where + ": Nodes: " + n.error().message};
-        nodes = std::move(n).value();
-      }
-      if (k == "Gres") {
-        for (std::string_view rest = v; !rest.empty();) {
-          const size_t semi = rest.find(';');
-          auto g = parse_gres(rest.substr(0, semi));
-          if (!g.ok()) return Error{where + ": Gres: " + g.error().message};
-          GresItem item;
-          for (auto& x : g.value())
-            if (x.name == "gpu" || x.name == "shard") item = x;
-          items.push_back(item);
-          rest = semi == std::string_view::npos ? std::string_view() : rest.substr(semi + 1);
-        }
-      }
-    }
-    if (id <= 0) return Error{where + ": no JobId"};
-    if (items.size() != nodes.size())
+    GresLogLine l;
+    for (const auto& [k, v] : pairs(line))
+      if (Status st = read_gres_log_field(l, k, v, where); !st.ok()) return st.error();
+    if (l.id <= 0) return Error{where + ": no JobId"};
+    if (l.items.size() != l.nodes.size())
       return Error{
-          fmt::format("{}: {} nodes but {} Gres entries", where, nodes.size(), items.size())};
-    log[{id, start}] = std::move(items);
+          fmt::format("{}: {} nodes but {} Gres entries", where, l.nodes.size(), l.items.size())};
+    log[{l.id, l.start}] = std::move(l.items);
   }
   return log;
 }
