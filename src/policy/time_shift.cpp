@@ -83,6 +83,73 @@ Result<TimeShiftOptions> parse_time_shift_options(const std::string& text) {
 
 namespace {
 
+// A centre the job may run in: its GPUs (the weight of its share of the job) and the job's
+// expected run time there.
+struct Cand {
+  uint32_t centre;
+  double weight;
+  double runtime;
+};
+
+bool on_demand(const ClusterState& st, const Cand& c) {
+  return st.spec().pools[st.centre_pool(c.centre)].capacity == Capacity::kOnDemand;
+}
+
+bool model_allowed(const JobSpec& job, GpuModelId m) {
+  return job.allowed_models.empty() ||
+         std::find(job.allowed_models.begin(), job.allowed_models.end(), m) !=
+             job.allowed_models.end();
+}
+
+// Deadline safety: the run time where the job is priced to run (the slowest priced
+// centre), but never longer than on the reference model, or on the fastest candidate
+// when none is as fast (a job on a slower model may still miss; deadline_misses tells).
+double safe_runtime(const std::vector<Cand>& priced, Seconds est) {
+  double fastest = 0, slowest_priced = 0;
+  for (const Cand& c : priced) {
+    fastest = std::max(fastest, est / c.runtime);
+    slowest_priced = std::max(slowest_priced, c.runtime);
+  }
+  return std::min(slowest_priced, est / std::min(1.0, fastest));
+}
+
+// The job priced on its priced centres, each weighted by its GPUs.
+struct PricedJob {
+  const JobSpec& job;
+  const std::vector<Cand>& priced;
+  const TimeShiftOptions& opt;
+  const Pricing& pricing;
+  double gpus;     // the job's GPUs (fractions included)
+  double weights;  // the priced centres' total weight
+  Seconds now;
+
+  // Mean cost over the priced centres of a start at t: {total (energy alone with
+  // energy_only), energy}.
+  std::pair<double, double> cost(Seconds t) const {
+    double sum = 0, energy = 0;
+    for (const Cand& c : priced) {
+      const SpanCost sc = pricing.span(c.centre, gpus, job.utilization, t, t + c.runtime);
+      sum += c.weight * (opt.energy_only ? sc.energy_usd : sc.total_usd());
+      energy += c.weight * sc.energy_usd;
+    }
+    return std::make_pair(sum / weights, energy / weights);
+  }
+  // Cost c of a start at t with the deferral priced in (wait_usd_gpu_h per GPU-hour of
+  // waiting).
+  double penalised(Seconds t, double c) const {
+    return c + opt.wait_usd_gpu_h * gpus * (t - now) / 3600.0;
+  }
+  // The GPUs of centre c's share of the job.
+  double share(const Cand& c) const { return gpus * c.weight / weights; }
+};
+
+// The cheapest start found so far: its cost, that cost with waiting priced in, and when.
+struct BestStart {
+  double cost;
+  double pen;
+  Seconds at;
+};
+
 class TimeShiftAdmit final : public Admit {
  public:
   explicit TimeShiftAdmit(TimeShiftOptions o) : opt_(o), capacity_(make_capacity_admit()) {}
@@ -98,144 +165,41 @@ class TimeShiftAdmit final : public Admit {
     const double gpus = static_cast<double>(job.total_milli()) / kMilliPerGpu;
     const Seconds est = job.runtime_estimate();
     if (!(est > 0)) return base;
-    // Candidate centres.
-    struct Cand {
-      uint32_t centre;
-      double weight;
-      double runtime;
-    };
-    std::vector<Cand> cands;
-    for (uint32_t c = 0; c < st.centre_count(); ++c) {
-      const GpuModelId m = st.centre_model(c);
-      if (m == kNoGpuModel || centre_gpus_[c] < job.gpus) continue;
-      if (!job.allowed_models.empty() &&
-          std::find(job.allowed_models.begin(), job.allowed_models.end(), m) ==
-              job.allowed_models.end())
-        continue;
-      const double s = v.speed(job, m);
-      if (!(s > 0)) continue;
-      cands.push_back({c, static_cast<double>(centre_gpus_[c]), est / s});
-    }
+    const std::vector<Cand> cands = candidates(v, job, est);
     if (cands.empty()) return base;
-    // A job is priced where it most likely runs: on owned or reserved centres if it may
-    // (on-demand capacity is the overflow). With `overflow`, when the profile cannot place it
-    // now the provisioned capacity is full and it would run on the overflow: on-demand
-    // centres (the autoscaler adds them when the rest is full). Else every candidate.
     const bool fits_now = !opt_.overflow || v.try_place(st, job).has_value();
-    const auto on_demand = [&](const Cand& c) {
-      return st.spec().pools[st.centre_pool(c.centre)].capacity == Capacity::kOnDemand;
-    };
-    std::vector<Cand> priced;
-    for (const Cand& c : cands)
-      if (on_demand(c) != fits_now) priced.push_back(c);
-    if (priced.empty()) priced = cands;
-    // With overflow_model, a job priced on on-demand centres only is priced on those of the
-    // model the autoscaler would add for it (CycleView::overflow_model), not the GPU-weighted
-    // mix of every on-demand model.
-    if (opt_.overflow_model) {
-      const GpuModelId om = v.overflow_model(job);
-      if (om != kNoGpuModel && std::all_of(priced.begin(), priced.end(), on_demand)) {
-        std::vector<Cand> same;
-        for (const Cand& c : priced)
-          if (st.centre_model(c.centre) == om) same.push_back(c);
-        if (!same.empty()) priced = std::move(same);
-      }
-    }
-    // Deadline safety: the run time where the job is priced to run (the slowest priced
-    // centre), but never longer than on the reference model, or on the fastest candidate
-    // when none is as fast (a job on a slower model may still miss; deadline_misses tells).
-    double fastest = 0, slowest_priced = 0;
-    for (const Cand& c : priced) {
-      fastest = std::max(fastest, est / c.runtime);
-      slowest_priced = std::max(slowest_priced, c.runtime);
-    }
-    const double runtime_safe = std::min(slowest_priced, est / std::min(1.0, fastest));
+    const std::vector<Cand> priced = priced_centres(v, job, cands, fits_now);
+    const double runtime_safe = safe_runtime(priced, est);
     Seconds latest = now + opt_.max_delay_s;
     if (job.deadline != kNever)
       latest = std::min(latest, job.deadline - runtime_safe -
                                     std::max(opt_.margin_s, opt_.margin_frac * runtime_safe));
     if (!(latest > now)) return base;
-    // The priced centres' total weight: a centre's share of the job is its weight over it.
     double weights = 0;
     for (const Cand& c : priced) weights += c.weight;
-    // Mean cost over the candidate centres of a start at t: {total (energy alone with
-    // energy_only), energy}.
-    const auto cost = [&](Seconds t) {
-      double sum = 0, energy = 0;
-      for (const Cand& c : priced) {
-        const SpanCost sc = pricing_->span(c.centre, gpus, job.utilization, t, t + c.runtime);
-        sum += c.weight * (opt_.energy_only ? sc.energy_usd : sc.total_usd());
-        energy += c.weight * sc.energy_usd;
-      }
-      return std::make_pair(sum / weights, energy / weights);
-    };
-    const auto [now_cost, now_energy] = cost(now);
-    // Cost of h with the deferral priced in (wait_usd_gpu_h per GPU-hour of waiting).
-    const auto penalised = [&](Seconds t, double c) {
-      return c + opt_.wait_usd_gpu_h * gpus * (t - now) / 3600.0;
-    };
+    const PricedJob p{job, priced, opt_, *pricing_, gpus, weights, now};
+    const auto [now_cost, now_energy] = p.cost(now);
     // On-demand centres: room left at t by the GPUs promised to jobs deferred earlier.
     claims_.expire(now);
-    const auto has_room = [&](Seconds t) {
-      for (const Cand& c : priced)
-        if (on_demand(c) &&
-            claims_.peak(c.centre, t, t + c.runtime, job.id) + gpus * c.weight / weights >
-                static_cast<double>(centre_gpus_[c.centre]))
-          return false;
-      return true;
-    };
-    double best_cost = now_cost, best_pen = now_cost;
-    Seconds best = now;
-    // Whole UTC hours after now (trace time t is Unix time epoch + t).
-    const double epoch = static_cast<double>(st.spec().epoch_unix_s);
-    for (double h = std::floor((epoch + now) / 3600.0 + 1) * 3600.0 - epoch; h <= latest;
-         h += 3600.0) {
-      if (!has_room(h)) continue;
-      const double c = cost(h).first;
-      if (penalised(h, c) < best_pen) {
-        best_cost = c;
-        best_pen = penalised(h, c);
-        best = h;
-      }
-    }
+    BestStart best{now_cost, now_cost, now};
+    best_hour(st, p, latest, best);
     // Reserved valley: capacity paid for anyway, so only its energy counts.
     std::optional<Valley> valley;
-    if (opt_.valley && !fits_now) {
-      const auto runtime_on = [&](GpuModelId m) {
-        if (!job.allowed_models.empty() &&
-            std::find(job.allowed_models.begin(), job.allowed_models.end(), m) ==
-                job.allowed_models.end())
-          return 0.0;
-        const double s = v.speed(job, m);
-        return s > 0 ? est / s : 0.0;
-      };
-      if (const auto found = valleys_.find(v, job, latest, runtime_on); found && found->at > now) {
-        const uint32_t c = st.centre_of(found->node);
-        const double e = pricing_
-                             ->span(c, gpus, job.utilization, found->at,
-                                    found->at + runtime_on(st.model(found->node)))
-                             .energy_usd;
-        if (penalised(found->at, e) < best_pen) {
-          best_cost = e;
-          best_pen = penalised(found->at, e);
-          best = found->at;
-          valley = found;
-        }
-      }
-    }
+    if (opt_.valley && !fits_now) valley = best_valley(v, p, est, latest, best);
     claims_.release(job.id);
-    if (best == now || !(now_cost - best_pen > opt_.min_saving * std::abs(now_energy))) return base;
+    if (best.at == now || !(now_cost - best.pen > opt_.min_saving * std::abs(now_energy)))
+      return base;
     if (valley)
       valleys_.claim(valley->node, valley->at,
                      valley->at + est / v.speed(job, st.model(valley->node)), job.gpus);
     else
       for (const Cand& c : priced)
-        if (on_demand(c))
-          claims_.claim(job.id, c.centre, best, best + c.runtime, gpus * c.weight / weights);
+        if (on_demand(st, c))
+          claims_.claim(job.id, c.centre, best.at, best.at + c.runtime, p.share(c));
     return AdmitVerdict{
-        AdmitVerdict::Kind::kDefer, best,
-        fmt::format("time-shift: start at {:.0f} s costs ${:.2f} instead of ${:.2f}", best,
-                    best_cost, now_cost)};
+        AdmitVerdict::Kind::kDefer, best.at,
+        fmt::format("time-shift: start at {:.0f} s costs ${:.2f} instead of ${:.2f}", best.at,
+                    best.cost, now_cost)};
   }
 
  private:
@@ -246,6 +210,93 @@ class TimeShiftAdmit final : public Admit {
     centre_gpus_.assign(st.centre_count(), 0);
     for (NodeId n = 0; n < st.spec().nodes.size(); ++n)
       centre_gpus_[st.centre_of(n)] += st.spec().nodes[n].gpus;
+  }
+
+  // The centres with a GPU model the job may use and can run on, and enough GPUs.
+  std::vector<Cand> candidates(const CycleView& v, const JobSpec& job, Seconds est) const {
+    const ClusterState& st = v.cluster();
+    std::vector<Cand> cands;
+    for (uint32_t c = 0; c < st.centre_count(); ++c) {
+      const GpuModelId m = st.centre_model(c);
+      if (m == kNoGpuModel || centre_gpus_[c] < job.gpus) continue;
+      if (!model_allowed(job, m)) continue;
+      const double s = v.speed(job, m);
+      if (!(s > 0)) continue;
+      cands.push_back({c, static_cast<double>(centre_gpus_[c]), est / s});
+    }
+    return cands;
+  }
+
+  // A job is priced where it most likely runs: on owned or reserved centres if it may
+  // (on-demand capacity is the overflow). With `overflow`, when the profile cannot place it
+  // now the provisioned capacity is full and it would run on the overflow: on-demand
+  // centres (the autoscaler adds them when the rest is full). Else every candidate.
+  std::vector<Cand> priced_centres(const CycleView& v, const JobSpec& job,
+                                   const std::vector<Cand>& cands, bool fits_now) const {
+    const ClusterState& st = v.cluster();
+    std::vector<Cand> priced;
+    for (const Cand& c : cands)
+      if (on_demand(st, c) != fits_now) priced.push_back(c);
+    if (priced.empty()) priced = cands;
+    // With overflow_model, a job priced on on-demand centres only is priced on those of the
+    // model the autoscaler would add for it (CycleView::overflow_model), not the GPU-weighted
+    // mix of every on-demand model.
+    if (!opt_.overflow_model) return priced;
+    const GpuModelId om = v.overflow_model(job);
+    if (om == kNoGpuModel ||
+        !std::all_of(priced.begin(), priced.end(), [&](const Cand& c) { return on_demand(st, c); }))
+      return priced;
+    std::vector<Cand> same;
+    for (const Cand& c : priced)
+      if (st.centre_model(c.centre) == om) same.push_back(c);
+    if (!same.empty()) priced = std::move(same);
+    return priced;
+  }
+
+  // Whether the on-demand priced centres have room at t for the job besides the GPUs
+  // promised to jobs deferred earlier.
+  bool has_room(const ClusterState& st, const PricedJob& p, Seconds t) const {
+    for (const Cand& c : p.priced)
+      if (on_demand(st, c) && claims_.peak(c.centre, t, t + c.runtime, p.job.id) + p.share(c) >
+                                  static_cast<double>(centre_gpus_[c.centre]))
+        return false;
+    return true;
+  }
+
+  // The cheapest start at a whole UTC hour after now, up to `latest`, where there is room
+  // (trace time t is Unix time epoch + t): into `best` when it beats it.
+  void best_hour(const ClusterState& st, const PricedJob& p, Seconds latest,
+                 BestStart& best) const {
+    const double epoch = static_cast<double>(st.spec().epoch_unix_s);
+    for (double h = std::floor((epoch + p.now) / 3600.0 + 1) * 3600.0 - epoch; h <= latest;
+         h += 3600.0) {
+      if (!has_room(st, p, h)) continue;
+      const double c = p.cost(h).first;
+      if (p.penalised(h, c) < best.pen) best = {c, p.penalised(h, c), h};
+    }
+  }
+
+  // The reserved valley to start in, priced by its energy alone, when it beats `best`
+  // (then updated to it); nullopt when none does.
+  std::optional<Valley> best_valley(const CycleView& v, const PricedJob& p, Seconds est,
+                                    Seconds latest, BestStart& best) const {
+    const ClusterState& st = v.cluster();
+    const JobSpec& job = p.job;
+    const auto runtime_on = [&](GpuModelId m) {
+      if (!model_allowed(job, m)) return 0.0;
+      const double s = v.speed(job, m);
+      return s > 0 ? est / s : 0.0;
+    };
+    const auto found = valleys_.find(v, job, latest, runtime_on);
+    if (!found || !(found->at > p.now)) return std::nullopt;
+    const uint32_t c = st.centre_of(found->node);
+    const double e = pricing_
+                         ->span(c, p.gpus, job.utilization, found->at,
+                                found->at + runtime_on(st.model(found->node)))
+                         .energy_usd;
+    if (!(p.penalised(found->at, e) < best.pen)) return std::nullopt;
+    best = {e, p.penalised(found->at, e), found->at};
+    return found;
   }
 
   TimeShiftOptions opt_;
