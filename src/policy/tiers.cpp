@@ -57,12 +57,52 @@ class TierPreempt final : public Preempt {
                               const std::set<QueueKey>& running) override {
     std::vector<JobIdx> out;
     if (pending.empty() || running.empty()) return out;
-    // Quick exits: nobody queued outranks the lowest-ranked running job.
+    if (!queue_outranks_running(v, pending, running)) return out;
+    std::optional<ClusterState> future;
+    const std::vector<Victim> cand = candidates(v, running, future);
+    if (cand.empty()) return out;
+    if (!future) future.emplace(v.cluster());
+    std::vector<char> taken(cand.size(), 0);
+
+    size_t examined = 0, plans = 0;
+    for (const QueueKey& k : pending) {
+      if (++examined > o_.max_examined || plans >= o_.max_plans) break;
+      const JobRuntime& p = v.job(k.job);
+      const JobSpec& s = *p.spec;
+      if (auto pl = v.try_place(*future, s)) {  // starts now or once drains end
+        (void)future->allocate(*pl, s);
+        continue;
+      }
+      // The autoscaler will add a node for it within its provisioning delay: preempting
+      // would gain the job at most that delay and cost the victim its place (tiers.h).
+      if (v.can_add_capacity(s)) continue;
+      // No plan for this job: it stays blocked, and a job behind it may start only by
+      // backfilling around it, so GPUs freed for that job would go to work that ends
+      // sooner and be fought for again next cycle (tiers.h). Stop here.
+      const std::optional<Plan> plan = plan_for(v, *future, p, cand, taken);
+      if (!plan) break;
+      for (size_t i : plan->victims) {
+        const JobRuntime& r = v.job(cand[i].job);
+        future->release(r.placement, *r.spec);
+        taken[i] = 1;
+        out.push_back(cand[i].job);
+      }
+      if (auto pl = v.try_place(*future, s)) (void)future->allocate(*pl, s);
+      ++plans;
+    }
+    return out;
+  }
+
+ private:
+  // Quick exits: whether someone queued (among the first max_examined) outranks the
+  // lowest-ranked running job, with general work never outranking anything.
+  bool queue_outranks_running(const CycleView& v, const std::set<QueueKey>& pending,
+                              const std::set<QueueKey>& running) const {
     int highest_pending = kTierCount;
     size_t seen = 0;
     for (auto it = pending.begin(); it != pending.end() && seen < o_.max_examined; ++it, ++seen)
       highest_pending = std::min(highest_pending, static_cast<int>(effective_tier(v.job(it->job))));
-    if (highest_pending >= kTierCount - 1) return out;  // only general work waits
+    if (highest_pending >= kTierCount - 1) return false;  // only general work waits
     // From the back: with a tier-first order (tier, tier-shortest) the lowest-ranked running
     // job comes first, so this usually stops at once.
     int lowest_running = 0;
@@ -70,11 +110,15 @@ class TierPreempt final : public Preempt {
       lowest_running = std::max(lowest_running, static_cast<int>(effective_tier(v.job(it->job))));
       if (lowest_running == kTierCount - 1) break;  // general work runs: no lower rank exists
     }
-    if (highest_pending >= lowest_running) return out;
+    return highest_pending < lowest_running;
+  }
 
+  // The running jobs worth preempting, in running order. Jobs already signalled free their
+  // GPUs soon: they are released in `future` (the cluster, copied on the first one).
+  std::vector<Victim> candidates(const CycleView& v, const std::set<QueueKey>& running,
+                                 std::optional<ClusterState>& future) const {
     const Seconds now = v.now();
     std::vector<Victim> cand;
-    std::optional<ClusterState> future;
     for (const QueueKey& k : running) {
       const JobRuntime& r = v.job(k.job);
       if (r.signalled()) {
@@ -93,47 +137,24 @@ class TierPreempt final : public Preempt {
       const Seconds since = interval > 0 ? std::fmod(now - r.run_start, interval) : 0.0;
       cand.push_back({k.job, since * r.gpus(), r.gpus(), r.seq});
     }
-    if (cand.empty()) return out;
-    if (!future) future.emplace(v.cluster());
-    std::vector<char> taken(cand.size(), 0);
-
-    size_t examined = 0, plans = 0;
-    for (const QueueKey& k : pending) {
-      if (++examined > o_.max_examined || plans >= o_.max_plans) break;
-      const JobRuntime& p = v.job(k.job);
-      const JobSpec& s = *p.spec;
-      if (auto pl = v.try_place(*future, s)) {  // starts now or once drains end
-        (void)future->allocate(*pl, s);
-        continue;
-      }
-      // The autoscaler will add a node for it within its provisioning delay: preempting
-      // would gain the job at most that delay and cost the victim its place (tiers.h).
-      if (v.can_add_capacity(s)) continue;
-      const int tier = static_cast<int>(effective_tier(p));
-      std::vector<size_t> lower;
-      for (size_t i = 0; i < cand.size(); ++i)
-        if (!taken[i] && static_cast<int>(effective_tier(v.job(cand[i].job))) > tier)
-          lower.push_back(i);
-      // No plan for this job: it stays blocked, and a job behind it may start only by
-      // backfilling around it, so GPUs freed for that job would go to work that ends
-      // sooner and be fought for again next cycle (tiers.h). Stop here.
-      std::optional<Plan> plan;
-      if (!lower.empty()) plan = per_node_plan(v, *future, s, cand, lower);
-      if (!plan && !lower.empty()) plan = greedy_plan(v, *future, s, cand, lower);
-      if (!plan) break;
-      for (size_t i : plan->victims) {
-        const JobRuntime& r = v.job(cand[i].job);
-        future->release(r.placement, *r.spec);
-        taken[i] = 1;
-        out.push_back(cand[i].job);
-      }
-      if (auto pl = v.try_place(*future, s)) (void)future->allocate(*pl, s);
-      ++plans;
-    }
-    return out;
+    return cand;
   }
 
- private:
+  // The victims to preempt for pending job `p` among the candidates not yet taken and of a
+  // lower tier: a one-node plan if there is one, else a greedy one; nullopt when none.
+  std::optional<Plan> plan_for(const CycleView& v, ClusterState& future, const JobRuntime& p,
+                               const std::vector<Victim>& cand,
+                               const std::vector<char>& taken) const {
+    const int tier = static_cast<int>(effective_tier(p));
+    std::vector<size_t> lower;
+    for (size_t i = 0; i < cand.size(); ++i)
+      if (!taken[i] && static_cast<int>(effective_tier(v.job(cand[i].job))) > tier)
+        lower.push_back(i);
+    if (lower.empty()) return std::nullopt;
+    std::optional<Plan> plan = per_node_plan(v, future, *p.spec, cand, lower);
+    if (!plan) plan = greedy_plan(v, future, *p.spec, cand, std::move(lower));
+    return plan;
+  }
   static void release(const CycleView& v, ClusterState& st, const std::vector<Victim>& cand,
                       const std::vector<size_t>& set) {
     for (size_t i : set) {
@@ -156,21 +177,13 @@ class TierPreempt final : public Preempt {
     return ok;
   }
 
-  // Single-node jobs: the cheapest set of one node's victims that lets the job be placed.
-  std::optional<Plan> per_node_plan(const CycleView& v, ClusterState& st, const JobSpec& s,
-                                    const std::vector<Victim>& cand,
-                                    const std::vector<size_t>& lower) const {
-    int biggest = 0;
-    for (GpuModelId m : st.models()) biggest = std::max(biggest, st.max_gpus_per_node(m));
-    if (s.gpus > biggest) return std::nullopt;
-    std::map<NodeId, std::vector<size_t>> by_node;  // ordered: deterministic
-    for (size_t i : lower)
-      for (NodeId n : v.job(cand[i].job).placement.nodes()) by_node[n].push_back(i);
-    std::optional<Plan> best;
-    const bool whole = s.gpus > 0 && !s.fractional();
-    // Viable nodes (up, an allowed model, enough GPUs if every victim there went), ranked by
-    // the greedy estimate (cheapest victims first until enough GPUs); the exact subset
-    // search runs on the best kMaxNodes only, which bounds the work per plan.
+  // Viable nodes (up, an allowed model, enough GPUs if every victim there went), ranked by
+  // the greedy estimate (cheapest victims first until enough GPUs); the exact subset
+  // search runs on the best kMaxNodes only, which bounds the work per plan. Sorts each
+  // viable node's victims in `by_node` cheapest first.
+  static std::vector<std::pair<double, NodeId>> rank_nodes(
+      const ClusterState& st, const JobSpec& s, const std::vector<Victim>& cand,
+      std::map<NodeId, std::vector<size_t>>& by_node, bool whole) {
     constexpr size_t kMaxNodes = 16;
     std::vector<std::pair<double, NodeId>> ranked;
     for (auto& [n, g] : by_node) {
@@ -193,44 +206,75 @@ class TierPreempt final : public Preempt {
     }
     std::sort(ranked.begin(), ranked.end());
     if (ranked.size() > kMaxNodes) ranked.resize(kMaxNodes);
-    for (const auto& [estimate, n] : ranked) {
-      const std::vector<size_t>& g = by_node[n];
-      std::vector<Plan> options;
-      auto consider = [&](std::vector<size_t> set) {
-        Plan p;
-        double freed = 0;
-        for (size_t i : set) {
-          p.cost += cand[i].cost;
-          p.gpus += cand[i].gpus;
-          freed += cand[i].gpus;
-        }
-        if (whole && st.free_whole(n) + static_cast<int>(std::floor(freed + 1e-9)) < s.gpus) return;
-        p.victims = std::move(set);
-        p.node = n;
-        options.push_back(std::move(p));
-      };
-      if (g.size() <= 10) {
-        for (uint32_t mask = 1; mask < (1u << g.size()); ++mask) {
-          std::vector<size_t> set;
-          for (size_t b = 0; b < g.size(); ++b)
-            if (mask & (1u << b)) set.push_back(g[b]);
-          consider(std::move(set));
-        }
-      } else {
-        for (size_t len = 1; len <= g.size(); ++len)
-          consider(std::vector<size_t>(g.begin(), g.begin() + static_cast<long>(len)));
+    return ranked;
+  }
+
+  // The plans on node n from its victims g (cheapest first), best first: every subset of
+  // up to 10 victims, else every prefix; for a whole-GPU job only those that free enough.
+  static std::vector<Plan> node_options(const ClusterState& st, const JobSpec& s,
+                                        const std::vector<Victim>& cand,
+                                        const std::vector<size_t>& g, NodeId n, bool whole) {
+    std::vector<Plan> options;
+    auto consider = [&](std::vector<size_t> set) {
+      Plan p;
+      double freed = 0;
+      for (size_t i : set) {
+        p.cost += cand[i].cost;
+        p.gpus += cand[i].gpus;
+        freed += cand[i].gpus;
       }
-      std::sort(options.begin(), options.end(),
-                [](const Plan& a, const Plan& b) { return a.better_than(b); });
-      int tries = 0;
-      for (Plan& p : options) {
-        if (best && !p.better_than(*best)) break;
-        if (++tries > 8) break;
-        if (fits_without(v, st, s, cand, p.victims)) {
-          best = std::move(p);
-          break;
-        }
+      if (whole && st.free_whole(n) + static_cast<int>(std::floor(freed + 1e-9)) < s.gpus) return;
+      p.victims = std::move(set);
+      p.node = n;
+      options.push_back(std::move(p));
+    };
+    if (g.size() <= 10) {
+      for (uint32_t mask = 1; mask < (1u << g.size()); ++mask) {
+        std::vector<size_t> set;
+        for (size_t b = 0; b < g.size(); ++b)
+          if (mask & (1u << b)) set.push_back(g[b]);
+        consider(std::move(set));
       }
+    } else {
+      for (size_t len = 1; len <= g.size(); ++len)
+        consider(std::vector<size_t>(g.begin(), g.begin() + static_cast<long>(len)));
+    }
+    std::sort(options.begin(), options.end(),
+              [](const Plan& a, const Plan& b) { return a.better_than(b); });
+    return options;
+  }
+
+  // Into `best`: the first of the (best-first) `options` better than it that lets the job
+  // be placed, trying at most 8.
+  static void first_fit(const CycleView& v, ClusterState& st, const JobSpec& s,
+                        const std::vector<Victim>& cand, std::vector<Plan>& options,
+                        std::optional<Plan>& best) {
+    int tries = 0;
+    for (Plan& p : options) {
+      if (best && !p.better_than(*best)) break;
+      if (++tries > 8) break;
+      if (fits_without(v, st, s, cand, p.victims)) {
+        best = std::move(p);
+        break;
+      }
+    }
+  }
+
+  // Single-node jobs: the cheapest set of one node's victims that lets the job be placed.
+  std::optional<Plan> per_node_plan(const CycleView& v, ClusterState& st, const JobSpec& s,
+                                    const std::vector<Victim>& cand,
+                                    const std::vector<size_t>& lower) const {
+    int biggest = 0;
+    for (GpuModelId m : st.models()) biggest = std::max(biggest, st.max_gpus_per_node(m));
+    if (s.gpus > biggest) return std::nullopt;
+    std::map<NodeId, std::vector<size_t>> by_node;  // ordered: deterministic
+    for (size_t i : lower)
+      for (NodeId n : v.job(cand[i].job).placement.nodes()) by_node[n].push_back(i);
+    std::optional<Plan> best;
+    const bool whole = s.gpus > 0 && !s.fractional();
+    for (const auto& [estimate, n] : rank_nodes(st, s, cand, by_node, whole)) {
+      std::vector<Plan> options = node_options(st, s, cand, by_node[n], n, whole);
+      first_fit(v, st, s, cand, options, best);
     }
     return best;
   }
