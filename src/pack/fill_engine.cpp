@@ -31,6 +31,62 @@ struct CacheEntry {
   uint32_t version = 0;  // node version the score was computed at; 0 = never
 };
 
+// Each pod's class: pods equal in (cpu, num_gpu, milli, model mask) share one, numbered in
+// order of first appearance. `classes`: how many there are.
+std::vector<int> pod_classes(const std::vector<Pod>& sequence, size_t& classes) {
+  std::unordered_map<ClassKey, int, ClassKeyHash> class_of;
+  std::vector<int> pod_class(sequence.size());
+  for (size_t i = 0; i < sequence.size(); ++i) {
+    const Pod& p = sequence[i];
+    auto [it, added] = class_of.try_emplace(ClassKey{p.cpu, p.num_gpu, p.milli, p.model_mask},
+                                            static_cast<int>(class_of.size()));
+    pod_class[i] = it->second;
+  }
+  classes = class_of.size();
+  return pod_class;
+}
+
+// The random policy's node among n by score_of(r) (kInfeasible: not feasible): the k-th
+// feasible one in rank order, k drawn from `rng`; n when none is feasible.
+template <class Score>
+size_t choose_random(size_t n, const Score& score_of, PolicyRng& rng) {
+  size_t feasible = 0;
+  for (size_t r = 0; r < n; ++r) feasible += score_of(r) != kInfeasible;
+  if (feasible == 0) return n;
+  auto k = static_cast<size_t>(
+      feasible == 1 && rng.is_go() ? 0 : rng.below(static_cast<int64_t>(feasible)));
+  for (size_t r = 0; r < n; ++r)
+    if (score_of(r) != kInfeasible && k-- == 0) return r;
+  return n;
+}
+
+// The best-scoring feasible node among n, the lowest rank on ties; n when none is feasible.
+template <class Score>
+size_t choose_best(size_t n, const Score& score_of) {
+  size_t chosen = n;
+  int64_t best = kInfeasible;
+  for (size_t r = 0; r < n; ++r) {
+    const int64_t s = score_of(r);
+    if (s > best) {
+      best = s;
+      chosen = r;
+    }
+  }
+  return chosen;
+}
+
+// Pod p's resources taken on node s, on the GPUs of c; the node's version moves on.
+void take_pod(NodeState& s, const Pod& p, const GpuChoice& c) {
+  s.cpu_left -= p.cpu;
+  s.mem_left -= p.mem;
+  s.pods += 1;
+  for (int k = 0; k < c.n; ++k)
+    s.free[static_cast<size_t>(c.ids[static_cast<size_t>(k)])] -= p.milli;
+  const int tag = affinity_tag(p);
+  if (tag >= 0) s.affinity[static_cast<size_t>(tag)] += 1;
+  s.version += 1;
+}
+
 }  // namespace
 
 FillEvents run_fill(const std::vector<NodeSpec>& nodes, const std::vector<int>& rank,
@@ -57,15 +113,9 @@ FillEvents run_fill(const std::vector<NodeSpec>& nodes, const std::vector<int>& 
     ev.total_gpus += st[r].num_gpu;
   }
 
-  std::unordered_map<ClassKey, int, ClassKeyHash> class_of;
-  std::vector<int> pod_class(sequence.size());
-  for (size_t i = 0; i < sequence.size(); ++i) {
-    const Pod& p = sequence[i];
-    auto [it, added] = class_of.try_emplace(ClassKey{p.cpu, p.num_gpu, p.milli, p.model_mask},
-                                            static_cast<int>(class_of.size()));
-    pod_class[i] = it->second;
-  }
-  std::vector<CacheEntry> cache(class_of.size() * n);
+  size_t classes = 0;
+  const std::vector<int> pod_class = pod_classes(sequence, classes);
+  std::vector<CacheEntry> cache(classes * n);
 
   ev.arrived_milli.reserve(sequence.size());
   ev.used_milli.reserve(sequence.size());
@@ -96,29 +146,8 @@ FillEvents run_fill(const std::vector<NodeSpec>& nodes, const std::vector<int>& 
       }
       return e.score;
     };
-    size_t chosen = n;
-    if (policy == Policy::kRandom) {
-      size_t feasible = 0;
-      for (size_t r = 0; r < n; ++r) feasible += score_of(r) != kInfeasible;
-      if (feasible > 0) {
-        auto k = static_cast<size_t>(
-            feasible == 1 && rng.is_go() ? 0 : rng.below(static_cast<int64_t>(feasible)));
-        for (size_t r = 0; r < n; ++r)
-          if (score_of(r) != kInfeasible && k-- == 0) {
-            chosen = r;
-            break;
-          }
-      }
-    } else {
-      int64_t best = kInfeasible;
-      for (size_t r = 0; r < n; ++r) {
-        const int64_t s = score_of(r);
-        if (s > best) {
-          best = s;
-          chosen = r;
-        }
-      }
-    }
+    const size_t chosen =
+        policy == Policy::kRandom ? choose_random(n, score_of, rng) : choose_best(n, score_of);
     if (chosen == n) {
       ++ev.failed;
     } else {
@@ -126,14 +155,7 @@ FillEvents run_fill(const std::vector<NodeSpec>& nodes, const std::vector<int>& 
       const GpuChoice c = select_gpus(policy, s, p, memo, rng, gpu_rules);
       idle -= s.gpu_left();
       frag -= metric_frag[chosen];
-      s.cpu_left -= p.cpu;
-      s.mem_left -= p.mem;
-      s.pods += 1;
-      for (int k = 0; k < c.n; ++k)
-        s.free[static_cast<size_t>(c.ids[static_cast<size_t>(k)])] -= p.milli;
-      const int tag = affinity_tag(p);
-      if (tag >= 0) s.affinity[static_cast<size_t>(tag)] += 1;
-      s.version += 1;
+      take_pod(s, p, c);
       s.frag = memo(s);
       metric_frag[chosen] = split ? metric(s) : s.frag;
       idle += s.gpu_left();
