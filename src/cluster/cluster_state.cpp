@@ -228,59 +228,64 @@ void ClusterState::set_up(NodeId n, bool is_up) {
   }
 }
 
-std::string ClusterState::check_invariants() const {
-  int64_t alloc = 0, free_total = 0;
-  std::vector<int64_t> by_slot(models_.size(), 0);
+std::string ClusterState::check_node_gpus(NodeId n, int64_t& alloc, int& whole, int& shared) const {
+  const NodeSpec& ns = spec_->nodes[n];
+  for (uint32_t g = offset_[n]; g < offset_[n + 1]; ++g) {
+    const Milli f = gpu_free_milli_[g];
+    if (f < 0 || f > kMilliPerGpu)
+      return fmt::format("node {} GPU {} free milli {} out of range", ns.name, g - offset_[n], f);
+    if (gpu_free_mem_[g] < 0 || gpu_free_mem_[g] > gpu_mem_[n])
+      return fmt::format("node {} GPU {} free memory out of range", ns.name, g - offset_[n]);
+    alloc += kMilliPerGpu - f;
+    whole += f == kMilliPerGpu;
+    shared += f > 0 && f < kMilliPerGpu;
+  }
+  return {};
+}
+
+std::string ClusterState::check_node(NodeId n, int64_t& alloc, int64_t& free_total,
+                                     std::vector<int64_t>& by_slot) const {
+  const NodeSpec& ns = spec_->nodes[n];
+  int whole = 0, shared = 0;
+  if (std::string e = check_node_gpus(n, alloc, whole, shared); !e.empty()) return e;
+  if (whole != nodes_[n].free_whole) return fmt::format("node {} free_whole mismatch", ns.name);
+  if (shared != nodes_[n].shared) return fmt::format("node {} shared count mismatch", ns.name);
+  if ((ns.cpu_milli > 0 && (nodes_[n].cpu_free < 0 || nodes_[n].cpu_free > ns.cpu_milli)) ||
+      (ns.memory_mib > 0 && (nodes_[n].mem_free < 0 || nodes_[n].mem_free > ns.memory_mib)))
+    return fmt::format("node {} host resources out of range", ns.name);
+  if (ns.model == kNoGpuModel || ns.gpus == 0) return {};
+  const int s = slot_of(ns.model);
+  const bool in_bucket = free_buckets_[s][whole].count(n) > 0;
+  const bool in_shared = shared_[s].count(n) > 0;
+  if (!nodes_[n].up)
+    return in_bucket || in_shared ? fmt::format("down node {} is indexed", ns.name) : "";
+  if (!in_bucket) return fmt::format("node {} missing from its free bucket", ns.name);
+  if (in_shared != (shared > 0)) return fmt::format("node {} shared index wrong", ns.name);
+  by_slot[s] += whole;
+  free_total += whole;
+  return {};
+}
+
+std::string ClusterState::check_centres() const {
+  std::vector<int64_t> by_centre(centre_pool_.size(), 0), up(centre_pool_.size(), 0);
+  std::vector<std::vector<int64_t>> counts(centre_pool_.size());
+  for (size_t c = 0; c < counts.size(); ++c) counts[c].assign(centre_nodes_free_[c].size(), 0);
   for (NodeId n = 0; n < nodes_.size(); ++n) {
-    const NodeSpec& ns = spec_->nodes[n];
-    int whole = 0, shared = 0;
-    for (uint32_t g = offset_[n]; g < offset_[n + 1]; ++g) {
-      const Milli f = gpu_free_milli_[g];
-      if (f < 0 || f > kMilliPerGpu)
-        return fmt::format("node {} GPU {} free milli {} out of range", ns.name, g - offset_[n], f);
-      if (gpu_free_mem_[g] < 0 || gpu_free_mem_[g] > gpu_mem_[n])
-        return fmt::format("node {} GPU {} free memory out of range", ns.name, g - offset_[n]);
-      alloc += kMilliPerGpu - f;
-      whole += f == kMilliPerGpu;
-      shared += f > 0 && f < kMilliPerGpu;
-    }
-    if (whole != nodes_[n].free_whole) return fmt::format("node {} free_whole mismatch", ns.name);
-    if (shared != nodes_[n].shared) return fmt::format("node {} shared count mismatch", ns.name);
-    if ((ns.cpu_milli > 0 && (nodes_[n].cpu_free < 0 || nodes_[n].cpu_free > ns.cpu_milli)) ||
-        (ns.memory_mib > 0 && (nodes_[n].mem_free < 0 || nodes_[n].mem_free > ns.memory_mib)))
-      return fmt::format("node {} host resources out of range", ns.name);
-    if (ns.model == kNoGpuModel || ns.gpus == 0) continue;
-    const int s = slot_of(ns.model);
-    const bool in_bucket = free_buckets_[s][whole].count(n) > 0;
-    const bool in_shared = shared_[s].count(n) > 0;
+    const uint32_t c = node_centre_[n];
+    for (uint32_t g = offset_[n]; g < offset_[n + 1]; ++g)
+      by_centre[c] += kMilliPerGpu - gpu_free_milli_[g];
     if (nodes_[n].up) {
-      if (!in_bucket) return fmt::format("node {} missing from its free bucket", ns.name);
-      if (in_shared != (shared > 0)) return fmt::format("node {} shared index wrong", ns.name);
-      by_slot[s] += whole;
-      free_total += whole;
-    } else if (in_bucket || in_shared) {
-      return fmt::format("down node {} is indexed", ns.name);
+      up[c] += spec_->nodes[n].gpus;
+      ++counts[c][nodes_[n].free_whole];
     }
   }
-  if (alloc != allocated_milli_) return "allocated milli mismatch";
-  {
-    std::vector<int64_t> by_centre(centre_pool_.size(), 0), up(centre_pool_.size(), 0);
-    std::vector<std::vector<int64_t>> counts(centre_pool_.size());
-    for (size_t c = 0; c < counts.size(); ++c) counts[c].assign(centre_nodes_free_[c].size(), 0);
-    for (NodeId n = 0; n < nodes_.size(); ++n) {
-      const uint32_t c = node_centre_[n];
-      for (uint32_t g = offset_[n]; g < offset_[n + 1]; ++g)
-        by_centre[c] += kMilliPerGpu - gpu_free_milli_[g];
-      if (nodes_[n].up) {
-        up[c] += spec_->nodes[n].gpus;
-        ++counts[c][nodes_[n].free_whole];
-      }
-    }
-    if (by_centre != centre_alloc_) return "allocated milli by centre mismatch";
-    if (up != centre_up_gpus_) return "up GPUs by centre mismatch";
-    if (counts != centre_nodes_free_) return "free-count histogram by centre mismatch";
-  }
-  if (free_total != free_whole_total_) return "free whole total mismatch";
+  if (by_centre != centre_alloc_) return "allocated milli by centre mismatch";
+  if (up != centre_up_gpus_) return "up GPUs by centre mismatch";
+  if (counts != centre_nodes_free_) return "free-count histogram by centre mismatch";
+  return {};
+}
+
+std::string ClusterState::check_slots(const std::vector<int64_t>& by_slot) const {
   for (size_t s = 0; s < models_.size(); ++s) {
     if (by_slot[s] != free_whole_by_slot_[s]) return "free whole by model mismatch";
     size_t indexed = 0;
@@ -291,6 +296,17 @@ std::string ClusterState::check_invariants() const {
     if (indexed != expect) return "bucket index has stale entries";
   }
   return {};
+}
+
+std::string ClusterState::check_invariants() const {
+  int64_t alloc = 0, free_total = 0;
+  std::vector<int64_t> by_slot(models_.size(), 0);
+  for (NodeId n = 0; n < nodes_.size(); ++n)
+    if (std::string e = check_node(n, alloc, free_total, by_slot); !e.empty()) return e;
+  if (alloc != allocated_milli_) return "allocated milli mismatch";
+  if (std::string e = check_centres(); !e.empty()) return e;
+  if (free_total != free_whole_total_) return "free whole total mismatch";
+  return check_slots(by_slot);
 }
 
 void ClusterState::set_region_series(uint32_t r, const HourlySeries& electricity,

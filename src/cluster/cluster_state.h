@@ -103,6 +103,15 @@ class ClusterState {
   void unindex(NodeId n);
   void index(NodeId n);
   int64_t gpu_mem_need(const JobSpec& job, NodeId n, Milli milli) const;
+  // check_invariants()'s parts, each returning the first inconsistency or "". One node:
+  // its GPUs (adding their allocated milli to `alloc`, counting its whole free and shared
+  // GPUs), counters and indexes, adding an up node's whole free GPUs to `free_total` and
+  // `by_slot`.
+  std::string check_node_gpus(NodeId n, int64_t& alloc, int& whole, int& shared) const;
+  std::string check_node(NodeId n, int64_t& alloc, int64_t& free_total,
+                         std::vector<int64_t>& by_slot) const;
+  std::string check_centres() const;  // per-centre counters against a recount
+  std::string check_slots(const std::vector<int64_t>& by_slot) const;  // per-model indexes
 
   // Immutable after construction; copies of the state (tentative plans) share it.
   std::shared_ptr<ClusterSpec> spec_;
