@@ -5,145 +5,157 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <array>
+#include <iterator>
+#include <type_traits>
 
 #include "io/trace_parsers.h"
 
 namespace frugal {
 namespace {
 
-constexpr std::array<std::string_view, 27> kNativeColumns = {"id",
-                                                             "team",
-                                                             "name",
-                                                             "class",
-                                                             "tier",
-                                                             "submit",
-                                                             "gpus",
-                                                             "gpu_milli",
-                                                             "gpu_memory_mib",
-                                                             "cpu_milli",
-                                                             "memory_mib",
-                                                             "allowed_models",
-                                                             "preferred_model",
-                                                             "duration",
-                                                             "estimate",
-                                                             "min_gpus",
-                                                             "max_gpus",
-                                                             "deadline",
-                                                             "deferrable",
-                                                             "checkpoint_interval",
-                                                             "utilization",
-                                                             "dataset",
-                                                             "dataset_gb",
-                                                             "checkpoint_gb",
-                                                             "storage_tier",
-                                                             "movable",
-                                                             "data_region"};
+Result<int64_t> int_field(std::string_view v, std::string_view key, const Where& w, int64_t hi) {
+  return parse_int(v, key, w, 0, hi);
+}
+
+constexpr int64_t kBig = int64_t{1} << 40;
+
+// The setters of the native columns: each reads `value` (of column `key`, at `w`) into job.
+using NativeSetter = Status (*)(JobSpec& job, std::string_view key, std::string_view value,
+                                const Where& w, const GpuCatalog& catalog);
+
+template <auto M>
+Status text(JobSpec& job, std::string_view, std::string_view value, const Where&,
+            const GpuCatalog&) {
+  job.*M = value;
+  return Status::Ok();
+}
+
+// Stores a parsed value in job.*M, or passes its error on.
+template <auto M, class T>
+Status store(JobSpec& job, Result<T> r) {
+  if (!r.ok()) return r.error();
+  job.*M = static_cast<std::remove_reference_t<decltype(job.*M)>>(r.value());
+  return Status::Ok();
+}
+
+template <auto M>
+Status seconds(JobSpec& job, std::string_view key, std::string_view value, const Where& w,
+               const GpuCatalog&) {
+  return store<M>(job, parse_seconds(value, key, w));
+}
+
+template <auto M, int64_t Hi>
+Status integer(JobSpec& job, std::string_view key, std::string_view value, const Where& w,
+               const GpuCatalog&) {
+  return store<M>(job, int_field(value, key, w, Hi));
+}
+
+template <auto M, int64_t Hi>
+Status real(JobSpec& job, std::string_view key, std::string_view value, const Where& w,
+            const GpuCatalog&) {
+  return store<M>(job, parse_real(value, key, w, 0.0, static_cast<double>(Hi)));
+}
+
+template <auto M>
+Status flag(JobSpec& job, std::string_view key, std::string_view value, const Where& w,
+            const GpuCatalog&) {
+  return store<M>(job, parse_bool(value, key, w));
+}
+
+Status job_class(JobSpec& job, std::string_view key, std::string_view value, const Where& w,
+                 const GpuCatalog&) {
+  auto c = parse_job_class(value);
+  if (!c)
+    return field_error(
+        w, key,
+        fmt::format("unknown job class '{}' (valid: {})", value, fmt::join(kJobClassNames, ", ")));
+  job.job_class = *c;
+  return Status::Ok();
+}
+
+Status tier(JobSpec& job, std::string_view key, std::string_view value, const Where& w,
+            const GpuCatalog&) {
+  auto t = parse_tier(value);
+  if (!t)
+    return field_error(
+        w, key, fmt::format("unknown tier '{}' (valid: {})", value, fmt::join(kTierNames, ", ")));
+  job.tier = *t;
+  return Status::Ok();
+}
+
+Status allowed_models(JobSpec& job, std::string_view key, std::string_view value, const Where& w,
+                      const GpuCatalog& catalog) {
+  return parse_model_list(value, key, w, catalog, job.allowed_models);
+}
+
+Status preferred_model(JobSpec& job, std::string_view key, std::string_view value, const Where& w,
+                       const GpuCatalog& catalog) {
+  auto id = catalog.find(value);
+  if (!id)
+    return field_error(w, key,
+                       fmt::format("unknown GPU model '{}' (not in the GPU catalog)", value));
+  job.preferred_model = *id;
+  return Status::Ok();
+}
+
+// The native columns, each with its setter. The utilization is a fraction (at most 1),
+// dataset_gb and checkpoint_gb at most 1e9.
+struct NativeField {
+  std::string_view key;
+  NativeSetter set;
+};
+constexpr NativeField kNativeFields[] = {
+    {"id", text<&JobSpec::id>},
+    {"team", text<&JobSpec::team>},
+    {"name", text<&JobSpec::name>},
+    {"class", job_class},
+    {"tier", tier},
+    {"submit", seconds<&JobSpec::submit>},
+    {"gpus", integer<&JobSpec::gpus, kMaxCount>},
+    {"gpu_milli", integer<&JobSpec::gpu_milli, kMilliPerGpu>},
+    {"gpu_memory_mib", integer<&JobSpec::gpu_memory_mib, kBig>},
+    {"cpu_milli", integer<&JobSpec::cpu_milli, kBig>},
+    {"memory_mib", integer<&JobSpec::memory_mib, kBig>},
+    {"allowed_models", allowed_models},
+    {"preferred_model", preferred_model},
+    {"duration", seconds<&JobSpec::duration>},
+    {"estimate", seconds<&JobSpec::estimate>},
+    {"min_gpus", integer<&JobSpec::min_gpus, kMaxCount>},
+    {"max_gpus", integer<&JobSpec::max_gpus, kMaxCount>},
+    {"deadline", seconds<&JobSpec::deadline>},
+    {"deferrable", flag<&JobSpec::deferrable>},
+    {"checkpoint_interval", seconds<&JobSpec::checkpoint_interval>},
+    {"utilization", real<&JobSpec::utilization, 1>},
+    {"dataset", text<&JobSpec::dataset>},
+    {"dataset_gb", real<&JobSpec::dataset_gb, 1'000'000'000>},
+    {"checkpoint_gb", real<&JobSpec::checkpoint_gb, 1'000'000'000>},
+    {"storage_tier", text<&JobSpec::storage_tier>},
+    {"movable", flag<&JobSpec::movable>},
+    {"data_region", text<&JobSpec::data_region>}};
+
+constexpr auto kNativeColumns = [] {
+  std::array<std::string_view, std::size(kNativeFields)> keys{};
+  for (size_t i = 0; i < keys.size(); ++i) keys[i] = kNativeFields[i].key;
+  return keys;
+}();
 
 bool required(std::string_view key) {
   return key == "id" || key == "submit" || key == "duration";
-}
-
-Result<int64_t> int_field(std::string_view v, std::string_view key, const Where& w, int64_t hi) {
-  return parse_int(v, key, w, 0, hi);
 }
 
 }  // namespace
 
 Status set_native_field(JobSpec& job, std::string_view key, std::string_view value, const Where& w,
                         const GpuCatalog& catalog) {
-  if (value.empty() && !required(key)) {
-    bool known = false;
-    for (auto k : kNativeColumns) known = known || k == key;
-    if (known) return Status::Ok();  // keep the default
-  }
-  constexpr int64_t kBig = int64_t{1} << 40;
-  auto seconds = [&](Seconds& out) -> Status {
-    auto r = parse_seconds(value, key, w);
-    if (!r.ok()) return r.error();
-    out = r.value();
-    return Status::Ok();
-  };
-  auto integer = [&](auto& out, int64_t hi) -> Status {
-    auto r = int_field(value, key, w, hi);
-    if (!r.ok()) return r.error();
-    out = static_cast<std::remove_reference_t<decltype(out)>>(r.value());
-    return Status::Ok();
-  };
-  if (key == "id") {
-    job.id = value;
-  } else if (key == "team") {
-    job.team = value;
-  } else if (key == "name") {
-    job.name = value;
-  } else if (key == "class") {
-    auto c = parse_job_class(value);
-    if (!c)
-      return field_error(w, key,
-                         fmt::format("unknown job class '{}' (valid: {})", value,
-                                     fmt::join(kJobClassNames, ", ")));
-    job.job_class = *c;
-  } else if (key == "tier") {
-    auto t = parse_tier(value);
-    if (!t)
-      return field_error(
-          w, key, fmt::format("unknown tier '{}' (valid: {})", value, fmt::join(kTierNames, ", ")));
-    job.tier = *t;
-  } else if (key == "submit") {
-    return seconds(job.submit);
-  } else if (key == "duration") {
-    return seconds(job.duration);
-  } else if (key == "estimate") {
-    return seconds(job.estimate);
-  } else if (key == "deadline") {
-    return seconds(job.deadline);
-  } else if (key == "checkpoint_interval") {
-    return seconds(job.checkpoint_interval);
-  } else if (key == "gpus") {
-    return integer(job.gpus, kMaxCount);
-  } else if (key == "min_gpus") {
-    return integer(job.min_gpus, kMaxCount);
-  } else if (key == "max_gpus") {
-    return integer(job.max_gpus, kMaxCount);
-  } else if (key == "gpu_milli") {
-    return integer(job.gpu_milli, kMilliPerGpu);
-  } else if (key == "gpu_memory_mib") {
-    return integer(job.gpu_memory_mib, kBig);
-  } else if (key == "cpu_milli") {
-    return integer(job.cpu_milli, kBig);
-  } else if (key == "memory_mib") {
-    return integer(job.memory_mib, kBig);
-  } else if (key == "allowed_models") {
-    return parse_model_list(value, key, w, catalog, job.allowed_models);
-  } else if (key == "preferred_model") {
-    auto id = catalog.find(value);
-    if (!id)
-      return field_error(w, key,
-                         fmt::format("unknown GPU model '{}' (not in the GPU catalog)", value));
-    job.preferred_model = *id;
-  } else if (key == "utilization") {
-    auto r = parse_real(value, key, w, 0.0, 1.0);
-    if (!r.ok()) return r.error();
-    job.utilization = r.value();
-  } else if (key == "dataset") {
-    job.dataset = value;
-  } else if (key == "dataset_gb" || key == "checkpoint_gb") {
-    auto r = parse_real(value, key, w, 0.0, 1e9);
-    if (!r.ok()) return r.error();
-    (key == "dataset_gb" ? job.dataset_gb : job.checkpoint_gb) = r.value();
-  } else if (key == "storage_tier") {
-    job.storage_tier = value;
-  } else if (key == "deferrable" || key == "movable") {
-    auto b = parse_bool(value, key, w);
-    if (!b.ok()) return b.error();
-    (key == "deferrable" ? job.deferrable : job.movable) = b.value();
-  } else if (key == "data_region") {
-    job.data_region = value;
-  } else {
+  const auto* f = std::find_if(std::begin(kNativeFields), std::end(kNativeFields),
+                               [&](const NativeField& x) { return x.key == key; });
+  if (f == std::end(kNativeFields))
     return field_error(w, key,
                        fmt::format("unknown field (valid: {})", fmt::join(kNativeColumns, ",")));
-  }
-  return Status::Ok();
+  if (value.empty() && !required(key)) return Status::Ok();  // keep the default
+  return f->set(job, key, value, w, catalog);
 }
 
 Status check_native_job(const JobSpec& job, const Where& w) {
