@@ -58,6 +58,25 @@ class Overlay {
   std::map<NodeId, std::pair<int64_t, int64_t>> host_;
 };
 
+// The best-fit card for a fraction so far: the least free milli that still holds it, then
+// the lowest (node, card).
+struct CardPick {
+  bool found = false;
+  Milli free = 0;
+  NodeId node = 0;
+  int gpu = 0;
+
+  void offer(const Overlay& ov, const JobSpec& job, NodeId n, int g) {
+    const Milli f = ov.free_milli(n, g);
+    if (f < job.gpu_milli || f >= kMilliPerGpu || ov.free_mem(n, g) < job.gpu_memory_mib) return;
+    if (!found || f < free || (f == free && std::make_pair(n, g) < std::make_pair(node, gpu))) {
+      found = true;
+      free = f;
+      node = n;
+      gpu = g;
+    }
+  }
+};
 // The cheapest set of jobs to move off one node.
 struct NodePlan {
   double cost = 0;
@@ -139,6 +158,63 @@ class ConsolidatePlugin final : public Consolidate {
     return std::nullopt;
   }
 
+  // Who holds node n's cards: per card, the bit set of the jobs in `on` on it and whether
+  // one of them may not move; per job, what moving it costs (0 if it may not move).
+  struct Occupancy {
+    std::vector<uint64_t> occ;
+    std::vector<char> pinned;
+    std::vector<double> cost;
+  };
+  static Occupancy occupancy(const CycleView& v, const JobSpec& s, NodeId n,
+                             const std::vector<JobIdx>& on, int g_count) {
+    Occupancy o{std::vector<uint64_t>(g_count, 0), std::vector<char>(g_count, 0),
+                std::vector<double>(on.size(), 0)};
+    for (size_t i = 0; i < on.size(); ++i) {
+      const JobRuntime& r = v.job(on[i]);
+      const bool mov = movable(r, s, n);
+      if (mov) o.cost[i] = move_cost(v, r);
+      for (const Slot& x : r.placement.slots) {
+        if (x.node != n || x.gpu < 0 || x.gpu >= g_count) continue;
+        o.occ[x.gpu] |= uint64_t{1} << i;
+        if (!mov) o.pinned[x.gpu] = 1;
+      }
+    }
+    return o;
+  }
+
+  // Whether moving the jobs `jobs` at cost c beats the best so far (`found`: there is one):
+  // cheaper, then fewer jobs, then the smaller bit set.
+  static bool better_set(bool found, double c, uint64_t jobs, double best_cost,
+                         uint64_t best_jobs) {
+    if (!found || c < best_cost) return true;
+    if (c != best_cost) return false;
+    return std::popcount(jobs) < std::popcount(best_jobs) ||
+           (std::popcount(jobs) == std::popcount(best_jobs) && jobs < best_jobs);
+  }
+
+  // The least-cost jobs to move so that `need` of `cards` are freed, over every choice of
+  // `need` cards (a minimal plan always frees some `need` of them): their bit set into
+  // `best_jobs` and cost into `best_cost`; false when there is no choice.
+  static bool cheapest_jobs(const std::vector<int>& cards, int need, const Occupancy& o,
+                            double& best_cost, uint64_t& best_jobs) {
+    bool found = false;
+    for (uint32_t sub = 0; sub < (1u << cards.size()); ++sub) {
+      if (std::popcount(sub) != need) continue;
+      uint64_t jobs = 0;
+      for (size_t b = 0; b < cards.size(); ++b)
+        if (sub >> b & 1u) jobs |= o.occ[cards[b]];
+      double c = 0;
+      for (size_t i = 0; i < o.cost.size(); ++i)
+        if (jobs >> i & 1u) c += o.cost[i];
+      if (better_set(found, c, jobs, best_cost, best_jobs)) {
+        found = true;
+        best_cost = c;
+        best_jobs = jobs;
+      }
+    }
+    return found;
+  }
+
   // The least-cost set of movable jobs on n whose departure leaves s.gpus whole cards.
   std::optional<NodePlan> node_plan(const CycleView& v, const JobSpec& s, NodeId n) const {
     const ClusterState& st = v.cluster();
@@ -147,47 +223,15 @@ class ConsolidatePlugin final : public Consolidate {
     const std::vector<JobIdx>& on = v.jobs_on(n);
     if (on.size() > 64) return std::nullopt;
     const int g_count = st.gpus(n);
-    std::vector<uint64_t> occ(g_count, 0);
-    std::vector<char> pinned(g_count, 0);
-    std::vector<double> cost(on.size(), 0);
-    for (size_t i = 0; i < on.size(); ++i) {
-      const JobRuntime& r = v.job(on[i]);
-      const bool mov = movable(r, s, n);
-      if (mov) cost[i] = move_cost(v, r);
-      for (const Slot& x : r.placement.slots) {
-        if (x.node != n || x.gpu < 0 || x.gpu >= g_count) continue;
-        occ[x.gpu] |= uint64_t{1} << i;
-        if (!mov) pinned[x.gpu] = 1;
-      }
-    }
+    const Occupancy o = occupancy(v, s, n, on, g_count);
     std::vector<int> cards;  // busy cards whose every occupant may move
     for (int g = 0; g < g_count; ++g)
-      if (st.free_milli(n, g) < kMilliPerGpu && !pinned[g] && occ[g] != 0) cards.push_back(g);
+      if (st.free_milli(n, g) < kMilliPerGpu && !o.pinned[g] && o.occ[g] != 0) cards.push_back(g);
     if (static_cast<int>(cards.size()) < need || static_cast<int>(cards.size()) > o_.max_cards)
       return std::nullopt;
-    // Every choice of `need` cards; a minimal plan always frees some `need` of them.
-    bool found = false;
     double best_cost = 0;
     uint64_t best_jobs = 0;
-    for (uint32_t sub = 0; sub < (1u << cards.size()); ++sub) {
-      if (std::popcount(sub) != need) continue;
-      uint64_t jobs = 0;
-      for (size_t b = 0; b < cards.size(); ++b)
-        if (sub >> b & 1u) jobs |= occ[cards[b]];
-      double c = 0;
-      for (size_t i = 0; i < on.size(); ++i)
-        if (jobs >> i & 1u) c += cost[i];
-      const bool better = !found || c < best_cost ||
-                          (c == best_cost &&
-                           (std::popcount(jobs) < std::popcount(best_jobs) ||
-                            (std::popcount(jobs) == std::popcount(best_jobs) && jobs < best_jobs)));
-      if (better) {
-        found = true;
-        best_cost = c;
-        best_jobs = jobs;
-      }
-    }
-    if (!found) return std::nullopt;
+    if (!cheapest_jobs(cards, need, o, best_cost, best_jobs)) return std::nullopt;
     NodePlan np;
     np.cost = best_cost;
     np.node = n;
@@ -267,55 +311,54 @@ class ConsolidatePlugin final : public Consolidate {
   // room that fits, else a free card on the node with the fewest free cards.
   std::optional<Placement> place_fraction(const ClusterState& st, const Overlay& ov,
                                           const JobSpec& job, GpuModelId m, NodeId away) const {
-    const Milli need = job.gpu_milli;
-    bool found = false;
-    Milli best_free = 0;
-    NodeId best_node = 0;
-    int best_gpu = 0;
-    auto offer = [&](NodeId n, int g) {
-      const Milli f = ov.free_milli(n, g);
-      if (f < need || f >= kMilliPerGpu || ov.free_mem(n, g) < job.gpu_memory_mib) return;
-      if (!found || f < best_free ||
-          (f == best_free && std::make_pair(n, g) < std::make_pair(best_node, best_gpu))) {
-        found = true;
-        best_free = f;
-        best_node = n;
-        best_gpu = g;
-      }
-    };
+    const CardPick shared = shared_card(st, ov, job, m, away);
+    std::optional<std::pair<NodeId, int>> card;
+    if (shared.found)
+      card = std::make_pair(shared.node, shared.gpu);
+    else
+      card = free_card(st, ov, job, m, away);
+    if (!card) return std::nullopt;
+    Placement p;
+    p.model = m;
+    p.slots.push_back(Slot{card->first, static_cast<int16_t>(card->second), job.gpu_milli});
+    return p;
+  }
+
+  // The best-fit partly used card for `job` off node `away`: on the shared index's nodes
+  // (at most max_scan_nodes), then on cards this plan made partly used outside it.
+  CardPick shared_card(const ClusterState& st, const Overlay& ov, const JobSpec& job, GpuModelId m,
+                       NodeId away) const {
+    CardPick pick;
     size_t scanned = 0;
     for (NodeId n : st.shared_nodes(m)) {
       if (n == away) continue;
       if (scanned++ >= o_.max_scan_nodes) break;
       if (!ov.host_fits(n, job)) continue;
-      for (int g = 0; g < st.gpus(n); ++g) offer(n, g);
+      for (int g = 0; g < st.gpus(n); ++g) pick.offer(ov, job, n, g);
     }
     // Cards this plan made partly used on nodes outside the shared index.
     for (const auto& [card, taken] : ov.cards()) {
       const NodeId n = card.first;
       if (n == away || st.model(n) != m || !st.up(n) || !ov.host_fits(n, job)) continue;
-      offer(n, card.second);
+      pick.offer(ov, job, n, card.second);
     }
-    if (!found) {
-      for (int k = 1; k <= st.max_gpus_per_node(m) && !found; ++k) {
-        for (NodeId n : st.nodes_with_free(m, k)) {
-          if (n == away || !ov.host_fits(n, job)) continue;
-          for (int g = 0; g < st.gpus(n) && !found; ++g) {
-            if (ov.free_milli(n, g) != kMilliPerGpu || ov.free_mem(n, g) < job.gpu_memory_mib)
-              continue;
-            found = true;
-            best_node = n;
-            best_gpu = g;
-          }
-          if (found) break;
-        }
+    return pick;
+  }
+
+  // The first free card (with the memory `job` needs) off node `away`, on the nodes with
+  // the fewest free cards first.
+  static std::optional<std::pair<NodeId, int>> free_card(const ClusterState& st, const Overlay& ov,
+                                                         const JobSpec& job, GpuModelId m,
+                                                         NodeId away) {
+    for (int k = 1; k <= st.max_gpus_per_node(m); ++k) {
+      for (NodeId n : st.nodes_with_free(m, k)) {
+        if (n == away || !ov.host_fits(n, job)) continue;
+        for (int g = 0; g < st.gpus(n); ++g)
+          if (ov.free_milli(n, g) == kMilliPerGpu && ov.free_mem(n, g) >= job.gpu_memory_mib)
+            return std::make_pair(n, g);
       }
     }
-    if (!found) return std::nullopt;
-    Placement p;
-    p.model = m;
-    p.slots.push_back(Slot{best_node, static_cast<int16_t>(best_gpu), need});
-    return p;
+    return std::nullopt;
   }
 
   // Best fit for a whole-GPU job off node `away`: the node with the fewest free cards that
