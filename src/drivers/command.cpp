@@ -20,39 +20,25 @@ std::string joined(const std::vector<std::string>& argv) {
   return s;
 }
 
-}  // namespace
+// In the forked child: stdout and stderr to the pipes' write ends, stdin from /dev/null,
+// then exec `args` (argv as C strings); on failure "exec <argv[0]>: <why>" to stderr, exit 127.
+[[noreturn]] void exec_child(const std::vector<std::string>& argv, std::vector<char*>& args,
+                             int out_fd, int err_fd) {
+  dup2(out_fd, 1);
+  dup2(err_fd, 2);
+  const int devnull = open("/dev/null", O_RDONLY);
+  if (devnull >= 0) dup2(devnull, 0);
+  execvp(args[0], args.data());
+  const std::string msg = fmt::format("exec {}: {}\n", argv[0], std::strerror(errno));
+  if (write(2, msg.data(), msg.size()) < 0) _exit(127);
+  _exit(127);
+}
 
-Result<CommandOutput> run_command(const std::vector<std::string>& argv, double timeout_s) {
-  if (argv.empty()) return Error{"run_command: empty command"};
-  int out_pipe[2], err_pipe[2];
-  if (pipe2(out_pipe, O_CLOEXEC) != 0)
-    return Error{fmt::format("{}: pipe: {}", argv[0], std::strerror(errno))};
-  if (pipe2(err_pipe, O_CLOEXEC) != 0) {
-    close(out_pipe[0]);
-    close(out_pipe[1]);
-    return Error{fmt::format("{}: pipe: {}", argv[0], std::strerror(errno))};
-  }
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) return Error{fmt::format("{}: fork: {}", argv[0], std::strerror(errno))};
-  if (pid == 0) {
-    dup2(out_pipe[1], 1);
-    dup2(err_pipe[1], 2);
-    const int devnull = open("/dev/null", O_RDONLY);
-    if (devnull >= 0) dup2(devnull, 0);
-    execvp(args[0], args.data());
-    const std::string msg = fmt::format("exec {}: {}\n", argv[0], std::strerror(errno));
-    if (write(2, msg.data(), msg.size()) < 0) _exit(127);
-    _exit(127);
-  }
-  close(out_pipe[1]);
-  close(err_pipe[1]);
-  CommandOutput res;
+// Reads `fds` (stdout, stderr) into res.out and res.err until both are closed, a poll
+// fails, or `timeout_s` has passed; closes them. True when the time ran out.
+bool collect_output(pollfd (&fds)[2], double timeout_s, CommandOutput& res) {
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
-  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
   int open_fds = 2;
   bool timed_out = false;
   char buf[4096];
@@ -80,6 +66,32 @@ Result<CommandOutput> run_command(const std::vector<std::string>& argv, double t
   }
   for (auto& f : fds)
     if (f.fd >= 0) close(f.fd);
+  return timed_out;
+}
+
+}  // namespace
+
+Result<CommandOutput> run_command(const std::vector<std::string>& argv, double timeout_s) {
+  if (argv.empty()) return Error{"run_command: empty command"};
+  int out_pipe[2], err_pipe[2];
+  if (pipe2(out_pipe, O_CLOEXEC) != 0)
+    return Error{fmt::format("{}: pipe: {}", argv[0], std::strerror(errno))};
+  if (pipe2(err_pipe, O_CLOEXEC) != 0) {
+    close(out_pipe[0]);
+    close(out_pipe[1]);
+    return Error{fmt::format("{}: pipe: {}", argv[0], std::strerror(errno))};
+  }
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) return Error{fmt::format("{}: fork: {}", argv[0], std::strerror(errno))};
+  if (pid == 0) exec_child(argv, args, out_pipe[1], err_pipe[1]);
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  CommandOutput res;
+  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  const bool timed_out = collect_output(fds, timeout_s, res);
   if (timed_out) kill(pid, SIGKILL);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
