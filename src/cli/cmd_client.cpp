@@ -61,11 +61,18 @@ int report(const Result<ApiResponse>& r, bool print_body = true) {
   return 0;
 }
 
-// One ledger account (GET /v1/ledger's by_team / total entries) as a table row.
+// One row of the ledger table: GPU-hours, compute (rental + energy), storage, waste, total.
+void print_row(const std::string& name, double gpu_hours, double compute, double storage,
+               double waste, double total) {
+  fmt::print("{:<16} {:>10.2f} {:>12.2f} {:>10.2f} {:>12.2f} {:>10.2f}\n", name, gpu_hours, compute,
+             storage, waste, total);
+}
+
+// One ledger account (an entry of GET /v1/ledger's by_team) as a table row.
 void print_account(const std::string& name, const nlohmann::json& a) {
-  fmt::print("{:<16} {:>10.2f} {:>12.2f} {:>10.2f} {:>12.2f} {:>10.2f}\n", name,
-             a.value("gpu_hours", 0.0), a.value("compute_usd", 0.0), a.value("storage_usd", 0.0),
-             a["waste"].value("total_usd", 0.0), a.value("total_usd", 0.0));
+  print_row(name, a.value("gpu_hours", 0.0),
+            a.value("rental_usd", 0.0) + a.value("energy_usd", 0.0), a.value("storage_usd", 0.0),
+            a["waste"].value("total_usd", 0.0), a.value("total_usd", 0.0));
 }
 
 const char* kind_name(RequestField::Kind k) {
@@ -313,8 +320,19 @@ void add_jobs_command(CLI::App& app, int& exit_code) {
 void print_ledger(const nlohmann::json& b) {
   fmt::print("{:<16} {:>10} {:>12} {:>10} {:>12} {:>10}\n", "team", "gpu_hours", "compute_usd",
              "storage", "waste_usd", "total_usd");
-  for (const auto& [team, a] : b["by_team"].items()) print_account(team, a);
-  if (b.contains("total")) print_account("TOTAL", b["total"]);
+  double team_hours = 0;
+  for (const auto& [team, a] : b["by_team"].items()) {
+    print_account(team, a);
+    team_hours += a.value("gpu_hours", 0.0);
+  }
+  if (b.contains("cost")) {  // the admin's answer: the whole cluster, idle capacity included
+    const nlohmann::json& c = b["cost"];
+    print_row("TOTAL", team_hours, c.value("rental_usd", 0.0) + c.value("energy_usd", 0.0),
+              c.value("storage_usd", 0.0), b["waste"].value("total_usd", 0.0),
+              c.value("total_usd", 0.0));
+    fmt::print("of which capacity nobody held (unattributed): {:.2f} USD\n",
+               c.value("unattributed_usd", 0.0));
+  }
   if (b.contains("waste")) {
     const nlohmann::json& w = b["waste"];
     fmt::print(

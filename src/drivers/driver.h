@@ -82,6 +82,9 @@ struct LaunchSpec {
   std::string tier = "general";      // core, important or general (Slurm: its job priority)
   std::string checkpoint_dir;        // per job, kept across restarts (FRUGAL_CHECKPOINT_DIR)
   std::string log_dir;               // stdout/stderr go to <log_dir>/<job_id>.{out,err}
+  // The run's expected length (the request's estimate_s; 0: none). Only the dry-run backend
+  // reads it (its runs end by themselves after it, when it has a time source).
+  double run_s = 0;
 };
 
 // How to stop a running job: send `checkpoint_signal` (0: none), wait up to `grace_s`,

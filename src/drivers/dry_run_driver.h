@@ -2,9 +2,15 @@
 // The dry-run driver: carries out nothing. Started jobs "run" until stopped (a stop ends
 // them at once, as if killed by SIGTERM); the inventory is whatever the config declares.
 // For planning against a synthetic cluster (e.g. 10,000 nodes in bench/) and for measuring
-// the service without spawning processes. Not thread-safe.
+// the service without spawning processes. Given a time source, a run with a run time
+// (LaunchSpec::run_s > 0) also ends by itself, exit 0, run_s after its start: the service
+// then replays a workload as the simulator would (its ledger test drives it on a
+// ManualClock). Not thread-safe.
 
+#include <functional>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "drivers/driver.h"
@@ -14,15 +20,15 @@ namespace frugal {
 class DryRunDriver final : public Driver {
  public:
   // `nodes`: the inventory to report (the config's).
-  explicit DryRunDriver(std::vector<NodeInventory> nodes) : nodes_(std::move(nodes)) {}
+  // `now`: Unix seconds, for runs that end by themselves; empty: runs end only when stopped.
+  explicit DryRunDriver(std::vector<NodeInventory> nodes, std::function<double()> now = {})
+      : nodes_(std::move(nodes)), now_(std::move(now)) {}
 
   std::string name() const override { return "dry-run"; }
   Result<Inventory> inventory() override {
     return Inventory{nodes_, "config", "dry-run backend: jobs are planned, not run"};
   }
-  Result<std::string> start(const LaunchSpec& spec) override {
-    return "dry:" + spec.job_id + ":" + std::to_string(spec.restart_count);
-  }
+  Result<std::string> start(const LaunchSpec& spec) override;
   Status stop(const std::string& handle, const StopPlan& plan) override;
   Result<bool> adopt(const std::string&, const std::string& handle) override {
     return handle.rfind("dry:", 0) == 0;
@@ -32,7 +38,10 @@ class DryRunDriver final : public Driver {
 
  private:
   std::vector<NodeInventory> nodes_;
+  std::function<double()> now_;
   std::vector<DriverEvent> pending_;
+  // Runs that end by themselves: (end, handle) → job id, in end order.
+  std::map<std::pair<double, std::string>, std::string> ends_;
 };
 
 }  // namespace frugal

@@ -29,17 +29,9 @@ nlohmann::json waste_json(const Waste& w) {
   return j;
 }
 
-nlohmann::json account_json(const CostAccount& a) {
-  return {{"total_usd", a.total_usd()},         {"rental_usd", a.compute.rental_usd},
-          {"energy_usd", a.compute.energy_usd}, {"storage_usd", a.storage_usd},
-          {"transfer_usd", a.transfer_usd},     {"gpu_hours", a.gpu_hours},
-          {"energy_kwh", a.compute.energy_kwh}, {"co2_kg", a.compute.co2_kg},
-          {"waste", waste_json(a.waste)}};
-}
-
 nlohmann::json accounts_json(const std::map<std::string, CostAccount>& m) {
   nlohmann::json j = nlohmann::json::object();
-  for (const auto& [k, a] : m) j[k] = account_json(a);
+  for (const auto& [k, a] : m) j[k] = to_json(a);
   return j;
 }
 
@@ -106,6 +98,14 @@ nlohmann::json to_json(const PredictionReport& p) {
           {"within_2x_share", p.within_2x_share},
           {"underestimate_share", p.underestimate_share},
           {"by_level", by_level}};
+}
+
+nlohmann::json to_json(const CostAccount& a) {
+  return {{"total_usd", a.total_usd()},         {"rental_usd", a.compute.rental_usd},
+          {"energy_usd", a.compute.energy_usd}, {"storage_usd", a.storage_usd},
+          {"transfer_usd", a.transfer_usd},     {"gpu_hours", a.gpu_hours},
+          {"energy_kwh", a.compute.energy_kwh}, {"co2_kg", a.compute.co2_kg},
+          {"waste", waste_json(a.waste)}};
 }
 
 nlohmann::json to_json(const LedgerReport& l) {

@@ -18,7 +18,11 @@ nlohmann::json to_json(const Summary& s);
 nlohmann::json to_json(const PredictionReport& p);
 
 // The ledger's keys of a run's JSON: cost, waste, by_team, by_class, by_region, deferrable.
+// One shape for `simulate`, `attribute` and the service's GET /v1/ledger.
 nlohmann::json to_json(const LedgerReport& l);
+// One account of it (an entry of by_team, by_class, ...): total, rental, energy, storage,
+// transfer, GPU-hours, kWh, CO2 and its waste by category.
+nlohmann::json to_json(const CostAccount& a);
 // The ledger as text: total, waste largest first, regions; `title` heads it.
 std::string ledger_table(const std::string& title, const LedgerReport& l);
 

@@ -81,6 +81,8 @@ double Scheduler::wall_now() {
 
 void Scheduler::start() {
   started_at_ = wall_now();
+  accounted_until_ = engine_time(started_at_);
+  if (Status st = rebuild_accounting(); !st.ok()) fatal("ledger: " + st.error().message);
   calendar_->start();
   update_calendar(started_at_);
   thread_ = std::thread([this] { loop(); });
@@ -178,6 +180,44 @@ void Scheduler::transition(Live& l, JobEvent event, std::string reason, double n
   l.rec.state = *to;
   l.rec.reason = std::move(reason);
   mark(l);
+  if (is_final(l.rec.state) && accounting_) {
+    const double finish = l.rec.finished_at >= 0 ? l.rec.finished_at : now;
+    accounting_->job_ended(ledger_index(l.rec.id), *l.spec,
+                           l.rec.started_at >= 0 ? engine_time(l.rec.started_at) : -1,
+                           engine_time(finish), measured_utilization(l));
+  }
+}
+
+double Scheduler::measured_utilization(const Live& l) {
+  return l.rec.utilization >= 0 ? std::clamp(l.rec.utilization, 0.0, 1.0) : -1.0;
+}
+
+void Scheduler::account_capacity(double now) {
+  const Seconds t = engine_time(now);
+  if (!accounting_ || !(t > accounted_until_)) return;
+  accounting_->capacity(accounted_until_, t, engine_.fragmentation_block(),
+                        engine_.nodes().provisioned_gpus(), engine_.nodes().booting_gpus());
+  accounted_until_ = t;
+}
+
+Status Scheduler::rebuild_accounting() {
+  accounting_.emplace(cluster_, catalog_, engine_.cluster(),
+                      engine_options(catalog_).reference_model, jobs_.size());
+  Result<std::vector<SegmentRow>> stored = store_->load_segments();
+  if (!stored.ok()) return stored.error();
+  for (const SegmentRow& row : stored.value()) {
+    const auto it = jobs_.find(row.job_id);
+    const auto p = parse_placement(row.placement);
+    if (it == jobs_.end() || !p) continue;
+    accounting_->segment(ledger_index(row.job_id), *it->second.spec, *p, engine_time(row.t0),
+                         engine_time(row.t1), row.kept_s, measured_utilization(it->second));
+  }
+  for (const auto& [id, l] : jobs_)
+    if (is_final(l.rec.state))
+      accounting_->job_ended(ledger_index(id), *l.spec,
+                             l.rec.started_at >= 0 ? engine_time(l.rec.started_at) : -1,
+                             engine_time(l.rec.finished_at), measured_utilization(l));
+  return Status::Ok();
 }
 
 void Scheduler::record_birth(const Live& l, const char* how, double now) {
@@ -220,6 +260,7 @@ Status Scheduler::flush() {
 // which comes at once (and a crash in between is covered by Driver::adopt with an empty
 // handle).
 void Scheduler::turn(std::deque<Command>& batch) {
+  account_capacity(wall_now());
   std::vector<ApiReply> replies;
   replies.reserve(batch.size());
   for (Command& c : batch) replies.push_back(c.fn());
@@ -321,6 +362,9 @@ void Scheduler::close_segment(Live& l, double now) {
   // checkpoint_interval 0: jobs checkpoint when stopped, so a segment's work is kept.
   segments_out_.push_back(SegmentRow{l.rec.id, t0, t1, t1 - t0, l.rec.placement});
   l.rec.segment_start = -1;
+  if (const auto p = parse_placement(l.rec.placement); p && accounting_)
+    accounting_->segment(ledger_index(l.rec.id), *l.spec, *p, engine_time(t0), engine_time(t1),
+                         t1 - t0, measured_utilization(l));
 }
 
 StopPlan Scheduler::stop_plan(const Live& l, bool checkpoint_first) const {
@@ -347,6 +391,7 @@ LaunchSpec Scheduler::launch_spec(const Live& l) const {
   s.command = l.rec.request.command;
   s.workdir = l.rec.request.workdir;
   s.env = l.rec.request.env;
+  s.run_s = l.rec.request.estimate_s > 0 ? l.rec.request.estimate_s : 0;
   int gpus = 0;
   for (const Slot& slot : l.placement.slots) {
     s.slots.push_back(SlotAssignment{cluster_.nodes[slot.node].name, slot.gpu, slot.milli});
@@ -511,42 +556,53 @@ void Scheduler::begin_moved_segment(Live& l, double now, std::vector<int64_t>& s
   starts.push_back(l.rec.id);
 }
 
-void Scheduler::handle_event(const DriverEvent& e, double now, std::vector<int64_t>& starts) {
-  if (e.kind == DriverEvent::Kind::kNodeUp || e.kind == DriverEvent::Kind::kNodeDown) {
-    log_(fmt::format("node {} {}: {}", e.node, e.kind == DriverEvent::Kind::kNodeUp ? "up" : "down",
-                     e.message));
-    for (NodeId n = 0; n < cluster_.nodes.size(); ++n)
-      if (cluster_.nodes[n].name == e.node) {
-        if (e.kind == DriverEvent::Kind::kNodeUp)
-          engine_.node_up(n, engine_time(now));
-        else
-          engine_.node_down(n, engine_time(now));
-        engine_dirty_ = true;
-      }
-    return;
-  }
-  if (e.kind == DriverEvent::Kind::kBackendDown || e.kind == DriverEvent::Kind::kBackendUp) {
-    if (e.kind == DriverEvent::Kind::kBackendDown)
-      alerts_.raise("backend_unreachable", driver_->name(), e.message, now);
-    else
-      alerts_.clear("backend_unreachable", driver_->name(), now);
-    return;
-  }
-  if (e.kind == DriverEvent::Kind::kForeign) {
-    observe_foreign(e, now);
-    return;
-  }
-  int64_t id = 0;
+void Scheduler::node_event(const DriverEvent& e, double now) {
+  const bool up = e.kind == DriverEvent::Kind::kNodeUp;
+  log_(fmt::format("node {} {}: {}", e.node, up ? "up" : "down", e.message));
+  for (NodeId n = 0; n < cluster_.nodes.size(); ++n)
+    if (cluster_.nodes[n].name == e.node) {
+      if (up)
+        engine_.node_up(n, engine_time(now));
+      else
+        engine_.node_down(n, engine_time(now));
+      engine_dirty_ = true;
+    }
+}
+
+int64_t Scheduler::event_job(const DriverEvent& e) const {
   if (e.job_id.empty()) {  // a foreign run's end: known by its handle
+    int64_t id = 0;
     for (const auto& [jid, j] : jobs_)
       if (j.rec.team == kExternalTeam && j.rec.handle == e.handle) id = jid;
-  } else {
-    try {
-      id = std::stoll(e.job_id);
-    } catch (...) {
-      return;
-    }
+    return id;
   }
+  try {
+    return std::stoll(e.job_id);
+  } catch (...) {
+    return 0;
+  }
+}
+
+void Scheduler::handle_event(const DriverEvent& e, double now, std::vector<int64_t>& starts) {
+  switch (e.kind) {
+    case DriverEvent::Kind::kNodeUp:
+    case DriverEvent::Kind::kNodeDown:
+      node_event(e, now);
+      return;
+    case DriverEvent::Kind::kBackendDown:
+      alerts_.raise("backend_unreachable", driver_->name(), e.message, now);
+      return;
+    case DriverEvent::Kind::kBackendUp:
+      alerts_.clear("backend_unreachable", driver_->name(), now);
+      return;
+    case DriverEvent::Kind::kForeign:
+      observe_foreign(e, now);
+      return;
+    case DriverEvent::Kind::kExited:
+    case DriverEvent::Kind::kLost:
+      break;
+  }
+  const int64_t id = event_job(e);
   const auto it = jobs_.find(id);
   if (it == jobs_.end()) return;
   Live& l = it->second;

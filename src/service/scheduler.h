@@ -30,6 +30,7 @@
 #include <thread>
 #include <vector>
 
+#include "cost/run_accounting.h"
 #include "drivers/driver.h"
 #include "engine/engine.h"
 #include "model/cluster_spec.h"
@@ -162,6 +163,10 @@ class Scheduler {
   void record_birth(const Live& l, const char* how, double now);
   Status flush();  // put_job for every dirty record (inside a transaction)
   void close_segment(Live& l, double now);
+  // A node's kNodeUp / kNodeDown.
+  void node_event(const DriverEvent& e, double now);
+  // The job id a kExited / kLost event is about (0: none known).
+  int64_t event_job(const DriverEvent& e) const;
   // `starts`: jobs whose new run segment begins (a moved job's old segment ended).
   void handle_event(const DriverEvent& e, double now, std::vector<int64_t>& starts);
   // Carries out kMigrate/kResize: stops the running segment, the exit relaunches it.
@@ -198,6 +203,16 @@ class Scheduler {
   // The found run adopted at `placement` in the engine; nullopt when it no longer fits
   // there (the run is then being stopped).
   std::optional<Recovered> adopt_run(Live& l, const Placement& placement, double now);
+  // The ledger's index of job `id` (ids start at 1 and are never reused).
+  static JobIdx ledger_index(int64_t id) { return static_cast<JobIdx>(id - 1); }
+  // The job's measured utilisation for pricing (clamped to [0, 1]), -1 when none was measured.
+  static double measured_utilization(const Live& l);
+  // Capacity nobody held, priced from the last turn to `now` (the state before this turn's
+  // changes).
+  void account_capacity(double now);
+  // The run accounting rebuilt from the store (start()): every stored segment, then the end
+  // of every job that ended.
+  Status rebuild_accounting();
   std::string placement_json(const Placement& p) const;
   std::optional<Placement> parse_placement(const std::string& json) const;
   nlohmann::json job_json(const Live& l, double now) const;
@@ -219,6 +234,10 @@ class Scheduler {
   std::unique_ptr<Store> store_;
   std::function<void(const std::string&)> log_;
   Engine engine_;
+  // The live run accounting (src/cost/run_accounting.h): every closed run segment, every job
+  // end and the capacity between turns, the same feed the simulator gives its ledger.
+  std::optional<RunAccounting> accounting_;
+  Seconds accounted_until_ = 0;  // engine time capacity is priced up to
   AlertBook alerts_;
   std::unique_ptr<LiveCalendar> calendar_;
   double earliest_ = 1e300;      // oldest submission or run start known (Unix s)

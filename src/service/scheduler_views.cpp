@@ -5,32 +5,10 @@
 #include <set>
 
 #include "cost/ledger.h"
+#include "io/report.h"
 #include "service/scheduler.h"
 
 namespace frugal {
-namespace {
-
-nlohmann::json account_json(const CostAccount& a) {
-  const Waste& w = a.waste;
-  return {{"total_usd", a.total_usd()},
-          {"compute_usd", a.compute.total_usd()},
-          {"rental_usd", a.compute.rental_usd},
-          {"energy_usd", a.compute.energy_usd},
-          {"energy_kwh", a.compute.energy_kwh},
-          {"co2_kg", a.compute.co2_kg},
-          {"storage_usd", a.storage_usd},
-          {"gpu_hours", a.gpu_hours},
-          {"waste",
-           {{"idle_allocated_usd", w.idle_allocated_usd},
-            {"rework_usd", w.rework_usd},
-            {"peak_premium_usd", w.peak_premium_usd},
-            {"oversized_usd", w.oversized_usd},
-            {"storage_tier_usd", w.storage_tier_usd},
-            {"duplicate_storage_usd", w.duplicate_storage_usd},
-            {"total_usd", w.total()}}}};
-}
-
-}  // namespace
 
 nlohmann::json Scheduler::job_json(const Live& l, double now) const {
   const JobRecord& r = l.rec;
@@ -125,73 +103,48 @@ std::future<ApiReply> Scheduler::nodes(const Principal& who) {
 }
 
 ApiReply Scheduler::ledger_reply(const Principal& who, double now) {
-  Result<std::vector<SegmentRow>> stored = store_->load_segments();
-  if (!stored.ok()) return error_reply(500, stored.error().message);
-  std::vector<SegmentRow> segments = std::move(stored).value();
-  segments.insert(segments.end(), segments_out_.begin(), segments_out_.end());
-  // Dense ledger indices in job-id order.
-  std::map<int64_t, JobIdx> index;
-  for (const auto& [id, l] : jobs_) index.emplace(id, static_cast<JobIdx>(index.size()));
-  // Jobs with measured utilisation are priced with it (the rest: 1.0, nothing claimed).
-  std::map<int64_t, JobSpec> measured;
-  for (const auto& [id, l] : jobs_)
-    if (l.rec.utilization >= 0) {
-      JobSpec s = *l.spec;
-      s.utilization = std::clamp(l.rec.utilization, 0.0, 1.0);
-      measured.emplace(id, std::move(s));
-    }
-  auto spec_of = [&](int64_t id) -> const JobSpec& {
-    const auto m = measured.find(id);
-    return m != measured.end() ? m->second : *jobs_.at(id).spec;
-  };
-  Ledger ledger(cluster_, catalog_, engine_.cluster(), kNoGpuModel, index.size());
-  std::map<int64_t, double> run_time;
-  auto add = [&](int64_t id, double t0, double t1, double kept, const std::string& pj) {
-    const auto p = parse_placement(pj);
-    if (!jobs_.count(id) || !p) return;
-    ledger.segment(index[id], spec_of(id), *p, engine_time(t0), engine_time(t1), kept);
-    run_time[id] += t1 - t0;
-  };
-  for (const SegmentRow& s : segments) add(s.job_id, s.t0, s.t1, s.kept_s, s.placement);
+  if (!accounting_) return error_reply(503, "the ledger is not ready (the service is starting)");
+  // The live accounting as if every open segment ended now (kept whole) and capacity were
+  // priced up to now; the live one is not changed.
+  RunAccounting at_now = *accounting_;
+  const Seconds t = engine_time(now);
+  if (t > accounted_until_)
+    at_now.capacity(accounted_until_, t, engine_.fragmentation_block(),
+                    engine_.nodes().provisioned_gpus(), engine_.nodes().booting_gpus());
   for (const auto& [id, l] : jobs_)
     if (l.rec.state == JobStatus::kRunning && l.rec.segment_start >= 0)
-      add(id, l.rec.segment_start, now, now - l.rec.segment_start, l.rec.placement);
-  for (const auto& [id, l] : jobs_)
-    if (is_final(l.rec.state))
-      ledger.job_ended(index[id], spec_of(id),
-                       l.rec.started_at >= 0 ? engine_time(l.rec.started_at) : -1,
-                       engine_time(l.rec.finished_at), run_time[id]);
-  const LedgerReport rep = ledger.report();
+      if (const auto p = parse_placement(l.rec.placement))
+        at_now.segment(ledger_index(id), *l.spec, *p, engine_time(l.rec.segment_start), t,
+                       t - engine_time(l.rec.segment_start), measured_utilization(l));
+  const LedgerReport rep = at_now.report();
   nlohmann::json jobs = nlohmann::json::array();
   for (const auto& [id, l] : jobs_) {
-    if (!who.may_access(l.rec.team) || !run_time.count(id)) continue;
-    const SpanCost c = ledger.job_compute(index[id]);
+    if (!who.may_access(l.rec.team) || l.rec.started_at < 0) continue;
+    const JobIdx j = ledger_index(id);
+    const SpanCost c = at_now.ledger().job_compute(j);
     jobs.push_back({{"id", id},
                     {"team", l.rec.team},
                     {"name", l.rec.request.name},
                     {"state", std::string(to_string(l.rec.state))},
-                    {"run_s", run_time[id]},
+                    {"run_s", at_now.run_time(j)},
                     {"compute_usd", c.total_usd()},
                     {"utilization",
                      l.rec.utilization >= 0 ? nlohmann::json(l.rec.utilization) : nlohmann::json()},
-                    {"total_usd", ledger.job_total_usd(index[id])}});
+                    {"total_usd", at_now.ledger().job_total_usd(j)}});
   }
-  nlohmann::json teams = nlohmann::json::object();
-  for (const auto& [team, a] : rep.by_team)
-    if (who.may_access(team)) teams[team] = account_json(a);
   ApiReply r;
-  r.body = {{"as_of", now}, {"jobs", jobs}, {"by_team", teams}};
   if (who.admin) {
-    nlohmann::json classes = nlohmann::json::object();
-    for (const auto& [c, a] : rep.by_class) classes[c] = account_json(a);
-    r.body["total"] = account_json(rep.total);
-    r.body["by_class"] = classes;
-    r.body["waste"] = account_json(rep.total)["waste"];
-    r.body["note"] =
-        "attributed cost of jobs' GPU time; idle capacity nobody held is not priced live";
-  } else if (const auto it = rep.by_team.find(who.team); it != rep.by_team.end()) {
-    r.body["waste"] = account_json(it->second)["waste"];
+    r.body = to_json(rep);  // the shape `frugal simulate` reports (docs/REPORT.md)
+  } else {
+    nlohmann::json teams = nlohmann::json::object();
+    if (const auto it = rep.by_team.find(who.team); it != rep.by_team.end()) {
+      teams[who.team] = to_json(it->second);
+      r.body["waste"] = teams[who.team]["waste"];
+    }
+    r.body["by_team"] = teams;
   }
+  r.body["as_of"] = now;
+  r.body["jobs"] = jobs;
   return r;
 }
 
@@ -233,9 +186,9 @@ std::string Scheduler::metrics_text(double now) {
                          "One group commit: the batch's commands plus the fsync", out);
   const ApiReply led = ledger_reply(Principal{"", true}, now);
   double cost = 0;
-  if (led.status == 200) cost = led.body["total"]["total_usd"].get<double>();
-  render_metric("frugal_cost_usd", "gauge", "Attributed cost of jobs' GPU time so far (USD)", cost,
-                out);
+  if (led.status == 200) cost = led.body["cost"]["total_usd"].get<double>();
+  render_metric("frugal_cost_usd", "gauge",
+                "Cost so far (USD): jobs' GPU time and the capacity nobody held", cost, out);
   render_metric("frugal_alerts_active", "gauge", "Alerts firing",
                 static_cast<double>(alerts_.active_count()), out);
   std::map<std::string, size_t> by_state;

@@ -43,7 +43,7 @@ try:
     for jid in more:
         d.wait_state(jid, ["completed"], timeout_s=30)
     s, r = d.request("GET", "/v1/ledger", token=ADMIN)
-    check(s == 200 and r["total"]["total_usd"] > 0, f"ledger after restarts: {r}")
+    check(s == 200 and r["cost"]["total_usd"] > 0, f"ledger after restarts: {r}")
     d.stop()
     states = d.db_check()
     check(len(states) == len(ids) + len(more), f"stored jobs {len(states)}")

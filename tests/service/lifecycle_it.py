@@ -98,7 +98,7 @@ try:
     check(s == 200 and r["nodes"][0]["name"] == "testnode" and len(r["nodes"][0]["gpus"]) == 2,
           f"nodes: {r}")
     s, r = d.request("GET", "/v1/ledger", token=ADMIN)
-    check(s == 200 and r["total"]["total_usd"] > 0 and "alpha" in r["by_team"], f"ledger: {r}")
+    check(s == 200 and r["cost"]["total_usd"] > 0 and "alpha" in r["by_team"], f"ledger: {r}")
     check(any(x["id"] == ok for x in r["jobs"]), "ledger lacks the completed job")
     s, r = d.request("GET", "/v1/ledger", token=BETA)
     check(s == 200 and r["jobs"] == [] and "alpha" not in r["by_team"], f"beta's ledger: {r}")
@@ -126,7 +126,7 @@ try:
                        capture_output=True, text=True)
     check(p.returncode == 0, f"frugal ledger --json: {p.stderr}")
     cli = json.loads(p.stdout)
-    check(abs(cli["total"]["total_usd"] - led["total"]["total_usd"]) < 1e-6 * max(1, led["total"]["total_usd"]) + 0.01
+    check(abs(cli["cost"]["total_usd"] - led["cost"]["total_usd"]) < 1e-6 * max(1, led["cost"]["total_usd"]) + 0.01
           and set(cli["by_team"]) == set(led["by_team"]), f"frugal ledger --json: {cli} vs {led}")
     p = subprocess.run([a.frugal, "ledger", "--server", server, "--token", ADMIN],
                        capture_output=True, text=True)

@@ -190,7 +190,8 @@ TEST(Scheduler, MeasuredUtilizationIsPricedAsIdleAllocatedWaste) {
   wait_state(f, *s, id, "completed");
   const auto ledger = s->ledger(kAdmin).get().body;
   const auto& team = ledger["by_team"]["alpha"];
-  const double compute = team["compute_usd"], idle = team["waste"]["idle_allocated_usd"];
+  const double compute = team["rental_usd"].get<double>() + team["energy_usd"].get<double>();
+  const double idle = team["waste"]["idle_allocated_usd"];
   ASSERT_GT(compute, 0);
   // Rental of the 75 % not computing (energy is priced by utilisation, not counted as waste).
   EXPECT_GT(idle, 0);
