@@ -17,7 +17,7 @@ int ReservedValleys::claimed(NodeId n, Seconds from, Seconds to) const {
 }
 
 std::optional<Seconds> ReservedValleys::node_free_at(const CycleView& v, NodeId n, int gpus,
-                                                     Seconds runtime, Seconds latest) const {
+                                                     Seconds runtime, Seconds latest) {
   const Seconds now = v.now();
   // Claims whose run is over can never matter again.
   std::erase_if(claims_, [&](const Claim& c) { return c.to <= now; });

@@ -28,9 +28,10 @@ struct Valley {
 class ReservedValleys {
  public:
   // `runtime_on(m)`: the job's expected run time on model m (<= 0: model not allowed).
+  // Drops the claims whose run is over.
   template <class RuntimeOn>
   std::optional<Valley> find(const CycleView& v, const JobSpec& job, Seconds latest,
-                             RuntimeOn runtime_on) const {
+                             RuntimeOn runtime_on) {
     std::optional<Valley> best;
     const ClusterState& st = v.cluster();
     for (NodeId n = 0; n < st.node_count(); ++n) {
@@ -54,11 +55,12 @@ class ReservedValleys {
     int gpus;
   };
   // Earliest t in [now, latest] with `gpus` GPUs of node n free over [t, t + runtime).
+  // Drops the claims whose run is over.
   std::optional<Seconds> node_free_at(const CycleView& v, NodeId n, int gpus, Seconds runtime,
-                                      Seconds latest) const;
+                                      Seconds latest);
   int claimed(NodeId n, Seconds from, Seconds to) const;
 
-  mutable std::vector<Claim> claims_;
+  std::vector<Claim> claims_;
 };
 
 }  // namespace frugal

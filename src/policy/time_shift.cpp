@@ -160,12 +160,13 @@ class TimeShiftAdmit final : public Admit {
     const JobSpec& job = *jr.spec;
     if (base.kind != AdmitVerdict::Kind::kAdmit || !job.deferrable || job.gpus == 0) return base;
     const ClusterState& st = v.cluster();
-    if (state_ != &st) build(v);
+    State& s = v.plugin_state().of<State>(this);
+    if (s.state != &st) build(v, s);
     const Seconds now = v.now();
     const double gpus = static_cast<double>(job.total_milli()) / kMilliPerGpu;
     const Seconds est = job.runtime_estimate();
     if (!(est > 0)) return base;
-    const std::vector<Cand> cands = candidates(v, job, est);
+    const std::vector<Cand> cands = candidates(v, s, job, est);
     if (cands.empty()) return base;
     const bool fits_now = !opt_.overflow || v.try_place(st, job).has_value();
     const std::vector<Cand> priced = priced_centres(v, job, cands, fits_now);
@@ -177,25 +178,25 @@ class TimeShiftAdmit final : public Admit {
     if (!(latest > now)) return base;
     double weights = 0;
     for (const Cand& c : priced) weights += c.weight;
-    const PricedJob p{job, priced, opt_, *pricing_, gpus, weights, now};
+    const PricedJob p{job, priced, opt_, *s.pricing, gpus, weights, now};
     const auto [now_cost, now_energy] = p.cost(now);
     // On-demand centres: room left at t by the GPUs promised to jobs deferred earlier.
-    claims_.expire(now);
+    s.claims.expire(now);
     BestStart best{now_cost, now_cost, now};
-    best_hour(st, p, latest, best);
+    best_hour(st, s, p, latest, best);
     // Reserved valley: capacity paid for anyway, so only its energy counts.
     std::optional<Valley> valley;
-    if (opt_.valley && !fits_now) valley = best_valley(v, p, est, latest, best);
-    claims_.release(job.id);
+    if (opt_.valley && !fits_now) valley = best_valley(v, s, p, est, latest, best);
+    s.claims.release(job.id);
     if (best.at == now || !(now_cost - best.pen > opt_.min_saving * std::abs(now_energy)))
       return base;
     if (valley)
-      valleys_.claim(valley->node, valley->at,
-                     valley->at + est / v.speed(job, st.model(valley->node)), job.gpus);
+      s.valleys.claim(valley->node, valley->at,
+                      valley->at + est / v.speed(job, st.model(valley->node)), job.gpus);
     else
       for (const Cand& c : priced)
         if (on_demand(st, c))
-          claims_.claim(job.id, c.centre, best.at, best.at + c.runtime, p.share(c));
+          s.claims.claim(job.id, c.centre, best.at, best.at + c.runtime, p.share(c));
     return AdmitVerdict{
         AdmitVerdict::Kind::kDefer, best.at,
         fmt::format("time-shift: start at {:.0f} s costs ${:.2f} instead of ${:.2f}", best.at,
@@ -203,26 +204,38 @@ class TimeShiftAdmit final : public Admit {
   }
 
  private:
-  void build(const CycleView& v) const {
+  // Kept in the view (framework/plugin_state.h): prices and GPUs per centre of the view's
+  // cluster (rebuilt when it changes), and the GPUs promised to the jobs deferred so far.
+  struct State final : PluginState {
+    const ClusterState* state = nullptr;
+    std::unique_ptr<Pricing> pricing;
+    std::vector<int64_t> centre_gpus;  // GPUs per centre, all nodes
+    ReservedValleys valleys;
+    DeferralClaims claims;  // GPUs promised to deferred jobs (on-demand centres)
+  };
+
+  static void build(const CycleView& v, State& s) {
     const ClusterState& st = v.cluster();
-    state_ = &st;
-    pricing_ = std::make_unique<Pricing>(st.spec(), v.catalog(), st);
-    centre_gpus_.assign(st.centre_count(), 0);
+    s.state = &st;
+    s.pricing = std::make_unique<Pricing>(st.spec(), v.catalog(), st);
+    s.centre_gpus.assign(st.centre_count(), 0);
     for (NodeId n = 0; n < st.spec().nodes.size(); ++n)
-      centre_gpus_[st.centre_of(n)] += st.spec().nodes[n].gpus;
+      s.centre_gpus[st.centre_of(n)] += st.spec().nodes[n].gpus;
   }
 
   // The centres with a GPU model the job may use and can run on, and enough GPUs.
-  std::vector<Cand> candidates(const CycleView& v, const JobSpec& job, Seconds est) const {
+  static std::vector<Cand> candidates(const CycleView& v, const State& state, const JobSpec& job,
+                                      Seconds est) {
     const ClusterState& st = v.cluster();
+    const std::vector<int64_t>& gpus_of = state.centre_gpus;
     std::vector<Cand> cands;
     for (uint32_t c = 0; c < st.centre_count(); ++c) {
       const GpuModelId m = st.centre_model(c);
-      if (m == kNoGpuModel || centre_gpus_[c] < job.gpus) continue;
+      if (m == kNoGpuModel || gpus_of[c] < job.gpus) continue;
       if (!model_allowed(job, m)) continue;
       const double s = v.speed(job, m);
       if (!(s > 0)) continue;
-      cands.push_back({c, static_cast<double>(centre_gpus_[c]), est / s});
+      cands.push_back({c, static_cast<double>(gpus_of[c]), est / s});
     }
     return cands;
   }
@@ -255,22 +268,22 @@ class TimeShiftAdmit final : public Admit {
 
   // Whether the on-demand priced centres have room at t for the job besides the GPUs
   // promised to jobs deferred earlier.
-  bool has_room(const ClusterState& st, const PricedJob& p, Seconds t) const {
+  static bool has_room(const ClusterState& st, const State& s, const PricedJob& p, Seconds t) {
     for (const Cand& c : p.priced)
-      if (on_demand(st, c) && claims_.peak(c.centre, t, t + c.runtime, p.job.id) + p.share(c) >
-                                  static_cast<double>(centre_gpus_[c.centre]))
+      if (on_demand(st, c) && s.claims.peak(c.centre, t, t + c.runtime, p.job.id) + p.share(c) >
+                                  static_cast<double>(s.centre_gpus[c.centre]))
         return false;
     return true;
   }
 
   // The cheapest start at a whole UTC hour after now, up to `latest`, where there is room
   // (trace time t is Unix time epoch + t): into `best` when it beats it.
-  void best_hour(const ClusterState& st, const PricedJob& p, Seconds latest,
-                 BestStart& best) const {
+  static void best_hour(const ClusterState& st, const State& s, const PricedJob& p, Seconds latest,
+                        BestStart& best) {
     const double epoch = static_cast<double>(st.spec().epoch_unix_s);
     for (double h = std::floor((epoch + p.now) / 3600.0 + 1) * 3600.0 - epoch; h <= latest;
          h += 3600.0) {
-      if (!has_room(st, p, h)) continue;
+      if (!has_room(st, s, p, h)) continue;
       const double c = p.cost(h).first;
       if (p.penalised(h, c) < best.pen) best = {c, p.penalised(h, c), h};
     }
@@ -278,8 +291,8 @@ class TimeShiftAdmit final : public Admit {
 
   // The reserved valley to start in, priced by its energy alone, when it beats `best`
   // (then updated to it); nullopt when none does.
-  std::optional<Valley> best_valley(const CycleView& v, const PricedJob& p, Seconds est,
-                                    Seconds latest, BestStart& best) const {
+  static std::optional<Valley> best_valley(const CycleView& v, State& state, const PricedJob& p,
+                                           Seconds est, Seconds latest, BestStart& best) {
     const ClusterState& st = v.cluster();
     const JobSpec& job = p.job;
     const auto runtime_on = [&](GpuModelId m) {
@@ -287,10 +300,10 @@ class TimeShiftAdmit final : public Admit {
       const double s = v.speed(job, m);
       return s > 0 ? est / s : 0.0;
     };
-    const auto found = valleys_.find(v, job, latest, runtime_on);
+    const auto found = state.valleys.find(v, job, latest, runtime_on);
     if (!found || !(found->at > p.now)) return std::nullopt;
     const uint32_t c = st.centre_of(found->node);
-    const double e = pricing_
+    const double e = state.pricing
                          ->span(c, p.gpus, job.utilization, found->at,
                                 found->at + runtime_on(st.model(found->node)))
                          .energy_usd;
@@ -301,11 +314,6 @@ class TimeShiftAdmit final : public Admit {
 
   TimeShiftOptions opt_;
   std::unique_ptr<Admit> capacity_;
-  mutable const ClusterState* state_ = nullptr;
-  mutable std::unique_ptr<Pricing> pricing_;
-  mutable std::vector<int64_t> centre_gpus_;  // GPUs per centre, all nodes
-  mutable ReservedValleys valleys_;
-  mutable DeferralClaims claims_;  // GPUs promised to deferred jobs (on-demand centres)
 };
 
 }  // namespace
