@@ -162,6 +162,11 @@ Status read_teams(const YAML::Node& root, Reader& r, ServiceConfig& c) {
     if (team.name == kExternalTeam)
       return Error{fmt::format("{}: teams.{}: reserved for jobs submitted to the backend directly",
                                r.path, team.name)};
+    if (team.name == "admin")
+      return Error{fmt::format(
+          "{}: teams.admin: reserved (the administrator is configured with `admin:`; a team of "
+          "that name would pass for it)",
+          r.path)};
     r.key = "teams." + team.name + ".token_sha256";
     team.token_sha256 = kv.second["token_sha256"].as<std::string>();
     if (!is_hex_digest(team.token_sha256))

@@ -262,6 +262,12 @@ HttpApi::HttpApi(Scheduler& scheduler, const Authenticator& auth, const GpuCatal
   server_->set_payload_max_length(options_.max_request_bytes);
   server_->set_keep_alive_max_count(10000);
   server_->set_tcp_nodelay(true);  // small JSON answers: no Nagle / delayed-ACK stalls
+  // httplib's default also sets SO_REUSEPORT, which lets a second daemon bind the same port
+  // and share its requests; SO_REUSEADDR alone only allows a restart over TIME_WAIT sockets.
+  server_->set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
   server_->set_read_timeout(10);
   server_->set_write_timeout(10);
   routes();

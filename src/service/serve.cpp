@@ -327,14 +327,16 @@ int run_serve(const ServeOptions& o) {
     return 1;
   }
   Scheduler& scheduler = *sched.value();
-  if (Status st = scheduler.recover(); !st.ok()) {
-    log("recovery: " + st.error().message);
-    return 1;
-  }
+  // The port first: a daemon that cannot have it touches no job (requests wait in the
+  // backlog until the loop runs).
   HttpApi api(scheduler, auth, catalog.value(), request_limits(config, cluster),
               HttpOptions{config.max_request_bytes, config.http_threads});
   if (Status st = api.bind(listen.value().first, listen.value().second); !st.ok()) {
     log(st.error().message);
+    return 1;
+  }
+  if (Status st = scheduler.recover(); !st.ok()) {
+    log("recovery: " + st.error().message);
     return 1;
   }
   scheduler.start();

@@ -4,6 +4,7 @@ Content-Type above 8 KiB, and what one team's token shows of another team's jobs
 /v1/nodes."""
 import json
 import socket
+import subprocess
 
 from harness import ADMIN, ALPHA, BETA, Daemon, args, check
 
@@ -85,7 +86,24 @@ try:
     st, r = raw("POST", f"/v1/jobs/{running}/cancel", token=ALPHA)
     check(st == 200, f"cancel without a body: {st} {r}")
     d.wait_state(running, ["cancelled"])
+
+    # A second daemon on the same port refuses to start (no SO_REUSEPORT sharing: requests
+    # would alternate between two databases).
+    other = Daemon(a.frugal, gpus=2)
+    try:
+        with open(other.config) as f:
+            text = f.read().replace(f"127.0.0.1:{other.port}", f"127.0.0.1:{d.port}")
+        with open(other.config, "w") as f:
+            f.write(text)
+        p = subprocess.run([a.frugal, "serve", "--config", other.config, "--db", other.db],
+                           capture_output=True, text=True, timeout=30, cwd=other.dir)
+        check(p.returncode != 0 and f"cannot listen on 127.0.0.1:{d.port}" in p.stdout + p.stderr,
+              f"second daemon on a taken port: exit {p.returncode}: {p.stdout} {p.stderr}")
+    finally:
+        other.cleanup(a.keep)
+    st, _ = d.request("GET", "/healthz")
+    check(st == 200, "the first daemon still answers")
     d.stop()
-    print("ok: bodiless actions, form-typed JSON, per-team node view")
+    print("ok: bodiless actions, form-typed JSON, per-team node view, one daemon per port")
 finally:
     d.cleanup(a.keep)

@@ -94,6 +94,22 @@ TEST(ServeConfig, PolicyAsAStringOrAMap) {
             "frugal option 'tou=2': must be 0 or 1");
 }
 
+// The team names the service uses itself are refused at load, naming the key.
+TEST(ServeConfig, ReservedTeamNamesAreRefused) {
+  testing::TempDir dir;
+  const std::string base = "admin: {token_sha256: " + std::string(64, 'a') + "}\n";
+  for (const char* team : {"admin", "external"}) {
+    SCOPED_TRACE(team);
+    auto r = load_service_config(
+        dir.write("serve.yaml",
+                  base + "teams:\n  " + team + ": {token_sha256: " + std::string(64, 'b') + "}\n"));
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find(std::string("serve.yaml: teams.") + team + ": reserved"),
+              std::string::npos)
+        << r.error().message;
+  }
+}
+
 // price_fallback: exactly one source, bounded numbers; errors name the key.
 TEST(ServeConfig, PriceFallback) {
   testing::TempDir dir;
