@@ -11,7 +11,7 @@ PKGS=(build-essential cmake ninja-build g++ pkg-config clang-format clang-tidy-1
       libgtest-dev libgmock-dev googletest libbenchmark-dev
       nlohmann-json3-dev libcli11-dev libyaml-cpp-dev libfmt-dev libspdlog-dev
       libsqlite3-dev libhowardhinnant-date-dev tzdata coinor-libclp-dev coinor-libcbc-dev
-      libcpp-httplib-dev libssl-dev time git curl procps)
+      libcpp-httplib-dev libboost-dev libssl-dev time git curl procps)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -11,7 +11,7 @@
 //   start(spec)            on a kStart decision        → handle, persisted with the job
 //   stop(handle, plan)     on kSignal / kPreempt / cancel: checkpoint signal, grace,
 //                          SIGTERM, term grace, SIGKILL (carried out asynchronously)
-//   adopt(job, handle)     after a restart, for each job persisted as running
+//   adopt(job, run, handle) after a restart, for each job persisted as running
 //   poll(now)              every loop turn: exits since the last poll, node changes
 //   telemetry()            GPU utilisation and memory, when the backend can see them
 // Every job started or adopted ends with exactly one kExited event (or kLost when its exit
@@ -21,6 +21,7 @@
 
 #include <csignal>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,6 +29,10 @@
 #include "model/result.h"
 
 namespace frugal {
+
+// Fault injection for crash tests: called at named steps of the launch path with the job id;
+// a test's hook kills the process there (serve.cpp: FRUGAL_FAULT_AT). Null: no hook.
+using FaultHook = std::function<void(const char* step, const std::string& job_id)>;
 
 // One GPU of a node as the backend sees it.
 struct GpuInfo {
@@ -150,7 +155,9 @@ class Driver {
   // empty when the service crashed after recording the start but before persisting what
   // start() returned; a backend that can find the job by `job_id` then does so (and
   // adopted_handle() tells under which handle), else it returns false.
-  virtual Result<bool> adopt(const std::string& job_id, const std::string& handle) = 0;
+  // `run` is the run's number (its LaunchSpec::restart_count): a backend that keeps per-run
+  // records (local: exit and handle files) accepts only that run's.
+  virtual Result<bool> adopt(const std::string& job_id, int run, const std::string& handle) = 0;
   // After adopt(job_id, "") returned true: the handle the job was found under. Default: "".
   virtual std::string adopted_handle(const std::string& job_id) {
     (void)job_id;

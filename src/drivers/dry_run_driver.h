@@ -30,7 +30,7 @@ class DryRunDriver final : public Driver {
   }
   Result<std::string> start(const LaunchSpec& spec) override;
   Status stop(const std::string& handle, const StopPlan& plan) override;
-  Result<bool> adopt(const std::string&, const std::string& handle) override {
+  Result<bool> adopt(const std::string&, int, const std::string& handle) override {
     return handle.rfind("dry:", 0) == 0;
   }
   std::vector<DriverEvent> poll() override;

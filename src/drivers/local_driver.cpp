@@ -4,9 +4,11 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -48,6 +50,23 @@ Result<Inventory> LocalDriver::inventory() {
   return inv;
 }
 
+namespace {
+
+// The write end of a run's gate (local_process.h), closed on every path out of start().
+struct Gate {
+  explicit Gate(int f) : fd(f) {}
+  int fd = -1;
+  Gate(const Gate&) = delete;
+  Gate& operator=(const Gate&) = delete;
+  ~Gate() { close(); }
+  void close() {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+  }
+};
+
+}  // namespace
+
 Result<std::string> LocalDriver::start(const LaunchSpec& s) {
   std::error_code ec;
   std::filesystem::create_directories(s.log_dir, ec);
@@ -82,14 +101,18 @@ Result<std::string> LocalDriver::start(const LaunchSpec& s) {
     }
   }
   SpawnRequest r;
-  const std::string exit_file = fmt::format("{}/{}.exit", s.log_dir, s.job_id);
-  const std::string handle_file = fmt::format("{}/{}.handle", s.log_dir, s.job_id);
+  const std::string exit_file = run_file(s.job_id, s.restart_count, "exit");
+  const std::string handle_file = run_file(s.job_id, s.restart_count, "handle");
   std::filesystem::remove(exit_file, ec);
   std::filesystem::remove(handle_file, ec);
-  // $1: the job's command, $2: the exit file. The wrapper traps the checkpoint signal and
-  // the polite stop signals, so it outlives the job and records how it ended (trapped
+  // $1: the job's command, $2: the exit file. The wrapper first waits for "go" on descriptor
+  // 3 (the gate): it is sent once the handle file names this run, so a command never runs
+  // unless a restarted service can find it; if the service dies first, the wrapper reads
+  // end-of-file and exits 125 without running anything. Then it traps the checkpoint signal
+  // and the polite stop signals, so it outlives the job and records how it ended (trapped
   // signals are reset to default in the job, which may trap them itself); SIGKILL ends all.
-  r.command = "trap : " + std::to_string(s.checkpoint_signal > 0 ? s.checkpoint_signal : SIGUSR1) +
+  r.command = "IFS= read -r go <&3 || exit 125; exec 3<&-; trap : " +
+              std::to_string(s.checkpoint_signal > 0 ? s.checkpoint_signal : SIGUSR1) +
               " TERM INT HUP; /bin/sh -c \"$1\"; rc=$?; echo $rc > \"$2.tmp\" && mv \"$2.tmp\" "
               "\"$2\"; exit $rc";
   r.args = {"frugal-job", s.command, exit_file};
@@ -97,21 +120,44 @@ Result<std::string> LocalDriver::start(const LaunchSpec& s) {
   r.stdout_path = fmt::format("{}/{}.out", s.log_dir, s.job_id);
   r.stderr_path = fmt::format("{}/{}.err", s.log_dir, s.job_id);
   r.env = merged_environment(env);
-  Result<pid_t> pid = spawn_process(r);
-  if (!pid.ok()) return pid.error();
-  const auto ticks = process_start_ticks(pid.value());
+  r.gated = true;
+  Result<Spawned> spawned = spawn_process(r);
+  if (!spawned.ok()) return spawned.error();
+  const pid_t pid = spawned.value().pid;
+  // Closed on every path out of here: without "go", the wrapper exits and runs nothing.
+  Gate gate{spawned.value().gate};
+  if (options_.fault) options_.fault("spawned", s.job_id);
+  const auto ticks = process_start_ticks(pid);
   // A job that already exited has no /proc entry to read; it is still our child to reap.
   Proc p;
   p.job_id = s.job_id;
-  p.pid = pid.value();
+  p.pid = pid;
   p.ticks = ticks.value_or(0);
   p.handle = make_handle(p.pid, p.ticks);
   p.child = true;
   p.exit_file = exit_file;
+  // For adopt() with an empty handle (a crash before the service persisted this one):
+  // written whole (renamed into place) before the command may begin.
+  const std::string tmp = handle_file + ".tmp";
+  bool written = static_cast<bool>(std::ofstream(tmp) << p.handle << '\n');
+  written = written && std::rename(tmp.c_str(), handle_file.c_str()) == 0;
+  if (!written) {
+    const std::string why = std::strerror(errno);
+    gate.close();  // the wrapper reads end-of-file and exits without running the command
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return Error{fmt::format("{}: {}", handle_file, why)};
+  }
+  if (options_.fault) options_.fault("handle_written", s.job_id);
+  (void)!write(gate.fd, "go\n", 3);
+  gate.close();
+  if (options_.fault) options_.fault("released", s.job_id);
   procs_[p.handle] = p;
-  // For adopt() with an empty handle: a crash before the service persisted this one.
-  std::ofstream(handle_file) << p.handle << '\n';
   return p.handle;
+}
+
+std::string LocalDriver::run_file(const std::string& job_id, int run, const char* what) const {
+  return fmt::format("{}/{}.{}.{}", options_.log_dir, job_id, run, what);
 }
 
 Status LocalDriver::stop(const std::string& handle, const StopPlan& plan) {
@@ -156,22 +202,19 @@ double written_at(const std::string& path) {
 
 }  // namespace
 
-Result<bool> LocalDriver::adopt(const std::string& job_id, const std::string& persisted) {
+Result<bool> LocalDriver::adopt(const std::string& job_id, int run, const std::string& persisted) {
   std::string handle = persisted;
   if (handle.empty()) {
-    // The service crashed between recording the start and persisting the handle: the job's
-    // handle file names it if start() ran. Only a live process counts then (an .exit file
-    // could be an earlier run's).
-    std::ifstream f(fmt::format("{}/{}.handle", options_.log_dir, job_id));
-    if (!(f >> handle)) return false;
-    const auto h = parse_handle(handle);
-    if (!h) return false;
-    const auto ticks = process_start_ticks(h->first);
-    if (!ticks || *ticks != h->second) return false;
+    // The service crashed between recording the start and persisting the handle. The run's
+    // handle file names it if its command may have begun (start() writes it before opening
+    // the gate); without one the command never ran.
+    std::ifstream f(run_file(job_id, run, "handle"));
+    if (!(f >> handle) || !parse_handle(handle)) return false;
     handle_found_[job_id] = handle;
   }
   const auto h = parse_handle(handle);
   if (!h) return Error{fmt::format("adopt: malformed local handle '{}'", handle)};
+  const std::string exit_file = run_file(job_id, run, "exit");
   const auto ticks = process_start_ticks(h->first);
   if (!ticks || *ticks != h->second) {
     // Gone while the service was down. Its group's stragglers (background children the job
@@ -180,8 +223,7 @@ Result<bool> LocalDriver::adopt(const std::string& job_id, const std::string& pe
     // live process with it (another start time) means the job's group no longer exists and
     // the id may now name someone else's.
     if (!ticks) killpg(h->first, SIGKILL);
-    // Found if the wrapper recorded its exit status; it ended when it wrote it.
-    const std::string exit_file = fmt::format("{}/{}.exit", options_.log_dir, job_id);
+    // Found if the wrapper recorded this run's exit status; it ended when it wrote it.
     std::ifstream f(exit_file);
     int code = -1;
     if (!(f >> code) || code < 0) return false;
@@ -202,7 +244,7 @@ Result<bool> LocalDriver::adopt(const std::string& job_id, const std::string& pe
   p.ticks = h->second;
   // Our own child if we started it in this process (a second adopt of a live handle).
   p.child = procs_.count(handle) != 0 && procs_[handle].child;
-  p.exit_file = fmt::format("{}/{}.exit", options_.log_dir, job_id);
+  p.exit_file = exit_file;
   procs_[handle] = p;
   return true;
 }

@@ -2,9 +2,9 @@
 // The local driver: runs each job as a child process on this host.
 //
 //  - `/bin/sh -c command` in its own process group (under a small sh wrapper that records
-//    the exit status in <log_dir>/<job>.exit, so it survives a service restart; the wrapper
-//    traps the checkpoint signal, TERM, INT and HUP so it outlives the job, which sees them
-//    with default dispositions), in the job's
+//    the exit status in <log_dir>/<job>.<run>.exit, so it survives a service restart; the
+//    wrapper traps the checkpoint signal, TERM, INT and HUP so it outlives the job, which
+//    sees them with default dispositions), in the job's
 //    workdir (default: the log directory), stdin from /dev/null, stdout/stderr appended to
 //    <log_dir>/<job>.out/.err;
 //  - environment: the service's, the job's `env`, and
@@ -22,15 +22,22 @@
 //    in the group are killed when the leader exits;
 //  - handles are "pid:start_ticks"; adopt() finds a process again after a service restart
 //    by both (a recycled pid has another start time). An adopted process is not our
-//    child: its end is seen in /proc and its status read from the .exit file (kLost when
-//    that is missing, e.g. the job was SIGKILLed). A job that ended while the service was
-//    down is adopted when its .exit file exists, and its kExited comes with the next poll.
+//    child: its end is seen in /proc and its status read from its run's .exit file (kLost
+//    when that is missing, e.g. the job was SIGKILLed). A run that ended while the service
+//    was down is adopted when its own .exit file exists, and its kExited comes with the next
+//    poll; an earlier run's file never counts (<run> is the run's restart count).
+//  - exactly once: start() spawns the wrapper held at a gate (a pipe), writes the run's
+//    handle file <log_dir>/<job>.<run>.handle, and only then lets the command begin. A
+//    crash before the gate opens leaves a wrapper that exits without running the command;
+//    after it, adopt(job, run, "") finds the run by its handle file. So whatever the point
+//    of a crash, a restarted service either adopts the one run or knows none began.
 //  - inventory: NVML when it loads, else the configured GPUs (the note says which).
 //
 // Not thread-safe: the service's decision loop calls it.
 
 #include <sys/types.h>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -46,8 +53,13 @@ struct LocalDriverOptions {
   // Used when NVML finds no GPU: the GPUs the config declares (may be empty: CPU-only).
   std::vector<GpuInfo> configured_gpus;
   bool use_nvml = true;
-  // Where jobs' .exit files live (the service's log directory); adopt() looks there.
+  // Where jobs' per-run exit and handle files live (the service's log directory); adopt()
+  // looks there.
   std::string log_dir = "frugal-logs";
+  // Fault injection for tests (null: none): called at each step of start() with the step's
+  // name ("spawned", "handle_written", "released") and the job id; a test hook kills the
+  // process there to check that a crash at any step leads to one run.
+  FaultHook fault;
 };
 
 class LocalDriver final : public Driver {
@@ -59,7 +71,7 @@ class LocalDriver final : public Driver {
   Result<Inventory> inventory() override;
   Result<std::string> start(const LaunchSpec& spec) override;
   Status stop(const std::string& handle, const StopPlan& plan) override;
-  Result<bool> adopt(const std::string& job_id, const std::string& handle) override;
+  Result<bool> adopt(const std::string& job_id, int run, const std::string& handle) override;
   std::string adopted_handle(const std::string& job_id) override {
     const auto it = handle_found_.find(job_id);
     return it == handle_found_.end() ? std::string() : it->second;
@@ -83,6 +95,8 @@ class LocalDriver final : public Driver {
     Clock::time_point stage_at;
   };
   void advance_stop(Proc& p, Clock::time_point now);
+  // <log_dir>/<job>.<run>.<what>: a run's exit-status or handle file.
+  std::string run_file(const std::string& job_id, int run, const char* what) const;
 
   LocalDriverOptions options_;
   std::unique_ptr<Nvml> nvml_;

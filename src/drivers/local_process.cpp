@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -16,7 +17,7 @@ extern char** environ;
 
 namespace frugal {
 
-Result<pid_t> spawn_process(const SpawnRequest& r) {
+Result<Spawned> spawn_process(const SpawnRequest& r) {
   // Everything the child needs is built before fork: after it only async-signal-safe calls.
   std::vector<std::string> env_strings;
   env_strings.reserve(r.env.size());
@@ -32,10 +33,21 @@ Result<pid_t> spawn_process(const SpawnRequest& r) {
 
   int pipefd[2];
   if (pipe2(pipefd, O_CLOEXEC) != 0) return Error{fmt::format("pipe: {}", strerror(errno))};
+  int gate[2] = {-1, -1};
+  if (r.gated && pipe2(gate, O_CLOEXEC) != 0) {
+    close(pipefd[0]);
+    close(pipefd[1]);
+    return Error{fmt::format("pipe: {}", strerror(errno))};
+  }
+  auto close_gate = [&gate] {
+    for (int& fd : gate)
+      if (fd >= 0) close(fd), fd = -1;
+  };
   const pid_t pid = fork();
   if (pid < 0) {
     close(pipefd[0]);
     close(pipefd[1]);
+    close_gate();
     return Error{fmt::format("fork: {}", strerror(errno))};
   }
   if (pid == 0) {
@@ -59,15 +71,32 @@ Result<pid_t> spawn_process(const SpawnRequest& r) {
     const int err = open(r.stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     if (in < 0 || out < 0 || err < 0) fail(2);
     if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0) fail(3);
-    // Close everything else except the error pipe (close-on-exec).
-    const unsigned keep = static_cast<unsigned>(pipefd[1]);
-    if (keep > 3) close_range(3, keep - 1, 0);
-    close_range(keep + 1, ~0U, 0);
+    // The gate's read end becomes descriptor 3 (dup2 clears close-on-exec); the error pipe
+    // must not be 3 then.
+    int report = pipefd[1];
+    if (r.gated) {
+      if (report == 3) {
+        report = fcntl(3, F_DUPFD_CLOEXEC, 4);
+        if (report < 0) fail(3);
+      }
+      if (gate[0] == 3) {
+        if (fcntl(3, F_SETFD, 0) < 0) fail(3);  // dup2 onto itself would keep close-on-exec
+      } else if (dup2(gate[0], 3) < 0) {
+        fail(3);
+      }
+    }
+    pipefd[1] = report;
+    // Close everything else except the error pipe (close-on-exec) and the gate.
+    const unsigned first = r.gated ? 4 : 3;
+    const unsigned keep = static_cast<unsigned>(report);
+    if (keep > first) close_range(first, keep - 1, 0);
+    close_range(std::max(keep + 1, first), ~0U, 0);
     execve(argv[0], argv.data(), envp.data());
     fail(4);
   }
   setpgid(pid, pid);  // also in the parent, so signals never race the child's own call
   close(pipefd[1]);
+  if (gate[0] >= 0) close(gate[0]), gate[0] = -1;
   int msg[2] = {0, 0};
   ssize_t n;
   do {
@@ -77,11 +106,12 @@ Result<pid_t> spawn_process(const SpawnRequest& r) {
   if (n > 0) {
     int status = 0;
     waitpid(pid, &status, 0);
+    close_gate();
     static const char* kSteps[] = {"", "chdir to workdir", "open log files", "dup2", "exec"};
     const int step = msg[0] >= 1 && msg[0] <= 4 ? msg[0] : 4;
     return Error{fmt::format("{} failed: {}", kSteps[step], strerror(msg[1]))};
   }
-  return pid;
+  return Spawned{pid, gate[1]};
 }
 
 std::optional<uint64_t> process_start_ticks(pid_t pid) {

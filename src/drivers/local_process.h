@@ -20,6 +20,15 @@ struct SpawnRequest {
   std::string workdir;
   std::string stdout_path, stderr_path;                  // opened for append, created 0644
   std::vector<std::pair<std::string, std::string>> env;  // the whole environment
+  // Gated: the child gets the read end of a pipe as descriptor 3 and the caller the write
+  // end (Spawned::gate). The command is expected to wait for a line on descriptor 3 before
+  // it does anything; if the caller dies first, the child reads end-of-file instead.
+  bool gated = false;
+};
+
+struct Spawned {
+  pid_t pid = -1;
+  int gate = -1;  // gated requests: the pipe's write end (close-on-exec), owned by the caller
 };
 
 // Forks and execs; the child leads a new process group (pgid = pid), has every signal at its
@@ -27,7 +36,7 @@ struct SpawnRequest {
 // or why it could not start (workdir, log file or exec failure, reported by the child over
 // a close-on-exec pipe). Safe to call from a multithreaded process: the child only makes
 // async-signal-safe calls.
-Result<pid_t> spawn_process(const SpawnRequest& r);
+Result<Spawned> spawn_process(const SpawnRequest& r);
 
 // The process's start time (field 22 of /proc/PID/stat); nullopt if there is no such
 // process or it is a zombie (it has exited).

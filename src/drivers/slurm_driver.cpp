@@ -141,7 +141,8 @@ Status SlurmDriver::stop(const std::string& handle, const StopPlan& plan) {
   return Status::Ok();
 }
 
-Result<bool> SlurmDriver::adopt(const std::string& job_id, const std::string& handle) {
+Result<bool> SlurmDriver::adopt(const std::string& job_id, int run, const std::string& handle) {
+  (void)run;  // one Slurm job id across a job's runs (a preempted run is requeued under it)
   std::unique_lock<std::mutex> g(mu_);
   const double asked = now_s();
   cv_.wait_for(g, std::chrono::duration<double>(o_.stale_after_s),

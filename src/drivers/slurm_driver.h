@@ -65,7 +65,7 @@ class SlurmDriver final : public Driver {
   Status stop(const std::string& handle, const StopPlan& plan) override;
   // Finds the job's Slurm job (by its comment "<instance>:<job_id>") running or about to run;
   // for a foreign handle ("slurm-external:<id>:<start>"), that Slurm job still in that run.
-  Result<bool> adopt(const std::string& job_id, const std::string& handle) override;
+  Result<bool> adopt(const std::string& job_id, int run, const std::string& handle) override;
   std::string adopted_handle(const std::string& job_id) override;
   std::vector<DriverEvent> poll() override;
   std::vector<GpuTelemetry> telemetry() override { return {}; }  // Slurm reports none

@@ -64,6 +64,8 @@ constexpr const char* kKeys[] = {"listen",
                                  "checkpoint_dir",
                                  "max_request_bytes",
                                  "http_threads",
+                                 "http_read_timeout_s",
+                                 "read_snapshot_s",
                                  "node",
                                  "cluster",
                                  "teams",
@@ -98,6 +100,8 @@ Status read_top_level(const YAML::Node& root, Reader& r, ServiceConfig& c) {
   r.read(root, "", "checkpoint_dir", c.checkpoint_dir);
   r.read(root, "", "max_request_bytes", c.max_request_bytes);
   r.read(root, "", "http_threads", c.http_threads);
+  r.read(root, "", "http_read_timeout_s", c.http_read_timeout_s);
+  r.read(root, "", "read_snapshot_s", c.read_snapshot_s);
   r.read(root, "", "telemetry_period_s", c.telemetry_period_s);
   return Status::Ok();
 }
@@ -276,6 +280,10 @@ Status check_bounds(const ServiceConfig& c, const std::string& path) {
     return Error{fmt::format("{}: telemetry_period_s: 0.01..3600", path)};
   if (c.http_threads < 1 || c.http_threads > 256)
     return Error{fmt::format("{}: http_threads: 1..256", path)};
+  if (!(c.read_snapshot_s >= 0 && c.read_snapshot_s <= 300))
+    return Error{fmt::format("{}: read_snapshot_s: 0..300", path)};
+  if (!(c.http_read_timeout_s >= 0.1 && c.http_read_timeout_s <= 3600))
+    return Error{fmt::format("{}: http_read_timeout_s: 0.1..3600", path)};
   if (c.max_request_bytes < 1024) return Error{fmt::format("{}: max_request_bytes: >= 1024", path)};
   if (c.teams.empty() && c.admin_token_sha256.empty())
     return Error{fmt::format("{}: no teams and no admin: nobody could use the API", path)};

@@ -54,7 +54,11 @@ struct ServiceConfig {
   std::string log_dir = "frugal-logs";  // relative: beside the database file
   std::string checkpoint_dir = "frugal-checkpoints";
   size_t max_request_bytes = 1 << 20;
-  int http_threads = 32;          // handler threads; a keep-alive connection holds one while open
+  int http_threads = 32;  // handler threads (requests being handled; idle clients hold none)
+  double http_read_timeout_s = 10;
+  // GET /metrics and /v1/ledger answer from a snapshot at most this old (0: always fresh,
+  // one build on the decision loop per read); docs/API.md "Freshness".
+  double read_snapshot_s = 5;     // a request must arrive whole in this; also keep-alive idle
   double telemetry_period_s = 5;  // how often the loop samples telemetry and checks alerts
   // This host (local backend).
   std::string node_name = "localhost";

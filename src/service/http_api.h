@@ -1,28 +1,27 @@
 #pragma once
-// The HTTP API (cpp-httplib), versioned under /v1 (docs/API.md). Handlers authenticate,
-// parse and validate, then hand a command to the Scheduler and wait for its reply: they
-// never touch scheduler state. Unauthenticated: GET /healthz and GET /metrics.
-// Thread-safety: serve() blocks on the calling thread and runs handlers on its own pool;
-// stop() may be called from any thread.
+// The HTTP API (over service/http_server.h), versioned under /v1 (docs/API.md). Handlers
+// authenticate, parse and validate, then hand a command to the Scheduler and wait for its reply:
+// they never touch scheduler state. Unauthenticated: GET /healthz and GET /metrics. Thread-safety:
+// serve() blocks on the calling thread and runs handlers on its own pool; stop() may be called from
+// any thread.
 
+#include <chrono>
 #include <memory>
 #include <string>
 
 #include "model/gpu_catalog.h"
 #include "model/result.h"
 #include "service/auth.h"
+#include "service/http_server.h"
 #include "service/job_request.h"
 #include "service/scheduler.h"
-
-namespace httplib {
-class Server;
-}
 
 namespace frugal {
 
 struct HttpOptions {
-  size_t max_request_bytes = 1 << 20;  // larger bodies answer 413
-  int threads = 16;
+  size_t max_request_bytes = 1 << 20;             // larger bodies answer 413, however framed
+  int threads = 16;                               // handler threads (idle connections hold none)
+  std::chrono::milliseconds read_timeout{10000};  // per request, also the keep-alive limit
 };
 
 class HttpApi {
@@ -34,21 +33,14 @@ class HttpApi {
 
   // Binds host:port (port 0: any free port). Error names the address.
   Status bind(const std::string& host, int port);
-  int port() const { return port_; }
+  int port() const;
   // Serves until stop(); returns false if the server failed.
   bool serve();
   void stop();
 
  private:
-  void routes();
-
-  Scheduler& scheduler_;
-  const Authenticator& auth_;
-  const GpuCatalog& catalog_;
-  RequestLimits limits_;
-  HttpOptions options_;
-  std::unique_ptr<httplib::Server> server_;
-  int port_ = 0;
+  RequestLimits limits_;  // the endpoints hold a reference
+  std::unique_ptr<HttpServer> server_;
 };
 
 // "host:port" → (host, port); error when malformed.

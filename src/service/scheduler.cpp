@@ -65,6 +65,7 @@ Scheduler::Scheduler(Parts parts, Profile profile)
       driver_(std::move(parts.driver)),
       store_(std::move(parts.store)),
       log_(std::move(parts.log)),
+      fault_(std::move(parts.fault)),
       engine_(cluster_, catalog_, std::move(profile), engine_options(catalog_)),
       alerts_(config_.alerts, log_),
       calendar_(std::make_unique<LiveCalendar>(cluster_.regions, config_.price_fallback, log_)) {}
@@ -85,6 +86,7 @@ void Scheduler::start() {
   if (Status st = rebuild_accounting(); !st.ok()) fatal("ledger: " + st.error().message);
   calendar_->start();
   update_calendar(started_at_);
+  publish_health(started_at_);
   thread_ = std::thread([this] { loop(); });
 }
 
@@ -135,6 +137,7 @@ void Scheduler::loop() {
       batch.swap(queue_);
     }
     turn(batch);
+    publish_health(wall_now());
   }
   if (!dirty_.empty() || !segments_out_.empty()) commit_group();
 }
@@ -250,6 +253,19 @@ Status Scheduler::flush() {
   for (const TransitionRow& t : transitions_out_)
     if (Status st = store_->add_transition(t); !st.ok()) return st;
   transitions_out_.clear();
+  for (const IdempotencyRow& k : idempotency_out_)
+    if (Status st = store_->add_idempotency(k); !st.ok()) return st;
+  idempotency_out_.clear();
+  return purge_idempotency();
+}
+
+Status Scheduler::purge_idempotency() {
+  const double now = wall_now();
+  if (now - idempotency_purged_at_ < 3600) return Status::Ok();  // hourly
+  const double before = now - kIdempotencyTtlS;
+  if (Status st = store_->purge_idempotency(before); !st.ok()) return st;
+  std::erase_if(idempotency_, [before](const auto& kv) { return kv.second.at < before; });
+  idempotency_purged_at_ = now;
   return Status::Ok();
 }
 
@@ -421,6 +437,7 @@ LaunchSpec Scheduler::launch_spec(const Live& l) const {
 
 void Scheduler::launch(Live& l, double now) {
   const LaunchSpec s = launch_spec(l);
+  if (fault_) fault_("decided", s.job_id);
   Result<std::string> h = driver_->start(s);
   if (h.ok()) {
     l.rec.handle = h.value();

@@ -58,8 +58,28 @@ struct ApiReply {
   std::function<void(ApiReply&)> after_cycle;
 };
 
+// A submission's Idempotency-Key and the SHA-256 (hex) of the body it came with.
+struct IdempotencyKey {
+  std::string key;
+  std::string body_sha256;
+};
+// How long a key is remembered (docs/API.md).
+inline constexpr double kIdempotencyTtlS = 24 * 3600;
+
 // Builds an error reply {"error": message, "field": field (when not empty)}.
 ApiReply error_reply(int status, const std::string& message, const std::string& field = "");
+
+// What GET /metrics and /v1/ledger answer from, built on the decision loop and read by the
+// HTTP threads without it: so readers cost the loop at most one build per
+// config.read_snapshot_s, however many there are (docs/API.md, "Freshness").
+struct ReadSnapshot {
+  double at = 0;          // the instant it describes (Unix seconds)
+  std::string metrics;    // Prometheus text
+  nlohmann::json ledger;  // the admin's ledger body (null: not ready)
+};
+
+// A principal's view of an admin ledger body: a team sees its own account and jobs.
+ApiReply ledger_view(const nlohmann::json& admin, const Principal& who);
 
 class Scheduler {
  public:
@@ -76,6 +96,8 @@ class Scheduler {
     std::map<std::string, std::vector<int64_t>> gpu_memory_mib;
     // The time of day the loop runs on; null: the system clock (service/clock.h).
     std::shared_ptr<const Clock> clock;
+    // Crash tests: called with "decided" after a start is committed, before the launch.
+    FaultHook fault;
   };
   // Builds the engine for `parts.config.policy` ("" = default_profile_name(), the `frugal`
   // profile). The tier preemption of `tiers` and `frugal` uses config.checkpoint_grace_s.
@@ -92,10 +114,16 @@ class Scheduler {
   void start();  // launches the loop thread
   void stop();   // finishes the current turn and joins the loop thread
 
-  std::future<ApiReply> submit(const Principal& who, JobRequest request);
+  // With a key: a key the team used in the last 24 h with the same body answers 200 with
+  // the job it made (no new job); with another body 422. A refused submission records none.
+  std::future<ApiReply> submit(const Principal& who, JobRequest request,
+                               std::optional<IdempotencyKey> key = std::nullopt);
   std::future<ApiReply> get_job(const Principal& who, int64_t id);
+  // Newest first, at most `limit` (<= 1000) jobs with ids below `cursor` (none: from the
+  // newest), looking at no more than kListScan jobs; the reply's next_cursor continues.
   std::future<ApiReply> list_jobs(const Principal& who, std::optional<JobStatus> state,
-                                  size_t limit);
+                                  size_t limit, std::optional<int64_t> cursor = std::nullopt);
+  static constexpr size_t kListScan = 20000;
   enum class Action { kCancel, kHold, kRelease };
   std::future<ApiReply> act(const Principal& who, int64_t id, Action action);
   std::future<ApiReply> set_tier(const Principal& who, int64_t id, Tier tier);
@@ -109,8 +137,12 @@ class Scheduler {
   // current hour's price and carbon intensity and where the price came from
   // (LiveCalendar::status_json). Any principal.
   std::future<ApiReply> regions();
+  // From the read snapshot (fresh_snapshot), off the loop unless it is stale.
   std::future<ApiReply> metrics();
+  // Off the loop: what the last turn published, with loop_age_s.
   std::future<ApiReply> health();
+  // Answers after the loop's next turn (its commands, events and cycle) is done.
+  std::future<ApiReply> barrier();
 
  private:
   struct Live {
@@ -161,7 +193,8 @@ class Scheduler {
   void transition(Live& l, JobEvent event, std::string reason, double now);
   // The job was born in its current state (`how`: "submit" or "observe").
   void record_birth(const Live& l, const char* how, double now);
-  Status flush();  // put_job for every dirty record (inside a transaction)
+  Status flush();              // put_job for every dirty record (inside a transaction)
+  Status purge_idempotency();  // drops expired keys, at most hourly (inside a transaction)
   void close_segment(Live& l, double now);
   // A node's kNodeUp / kNodeDown.
   void node_event(const DriverEvent& e, double now);
@@ -216,8 +249,16 @@ class Scheduler {
   std::string placement_json(const Placement& p) const;
   std::optional<Placement> parse_placement(const std::string& json) const;
   nlohmann::json job_json(const Live& l, double now) const;
-  ApiReply ledger_reply(const Principal& who, double now);
-  std::string metrics_text(double now);
+  // The admin's ledger body as of `now` (every job, each with its team); null before the
+  // accounting is rebuilt. Costly: O(jobs).
+  nlohmann::json ledger_json(double now);
+  std::string metrics_text(double now, const nlohmann::json& ledger);
+  // Reads served off the loop (see ReadSnapshot): the newest snapshot if at most
+  // config.read_snapshot_s old, else one the loop builds (one build for all waiting readers);
+  // null when the loop did not answer in 30 s.
+  std::shared_ptr<const ReadSnapshot> fresh_snapshot();
+  void publish_snapshot(double now);  // loop: builds and publishes a ReadSnapshot
+  void publish_health(double now);    // loop: every turn
   void sample_telemetry(double now);
   // The regions' series follow the real clock (calendar_); price_series_stale alerts.
   void update_calendar(double now);
@@ -233,6 +274,7 @@ class Scheduler {
   std::unique_ptr<Driver> driver_;
   std::unique_ptr<Store> store_;
   std::function<void(const std::string&)> log_;
+  FaultHook fault_;
   Engine engine_;
   // The live run accounting (src/cost/run_accounting.h): every closed run segment, every job
   // end and the capacity between turns, the same feed the simulator gives its ledger.
@@ -255,6 +297,11 @@ class Scheduler {
   std::vector<int64_t> dirty_;
   std::vector<SegmentRow> segments_out_;        // ended segments to persist with the next flush
   std::vector<TransitionRow> transitions_out_;  // state changes to persist with it
+  // Idempotency-Keys of the last 24 h by (team, key), those to persist with the next flush,
+  // and when the stored ones were last purged of expired keys.
+  std::map<std::pair<std::string, std::string>, IdempotencyRow> idempotency_;
+  std::vector<IdempotencyRow> idempotency_out_;
+  double idempotency_purged_at_ = 0;
   // Decided starts waiting for gpus_in_transit(); jobs with a move_to (old segment running);
   // (deferred_until, job) of deferred jobs, set back to queued when the wait ends.
   std::vector<int64_t> blocked_launches_;
@@ -265,6 +312,14 @@ class Scheduler {
   bool engine_dirty_ = true;
   double last_now_ = 0;
   double started_at_ = 0;
+  // Read snapshots (fresh_snapshot): the newest, a build under way, and /healthz's body,
+  // republished each turn. Guarded by read_mu_ (HTTP threads and the loop).
+  std::mutex read_mu_;
+  std::shared_ptr<const ReadSnapshot> read_snapshot_;
+  std::shared_future<ApiReply> read_pending_;
+  nlohmann::json health_;
+  double last_turn_at_ = 0;
+  uint64_t snapshots_ = 0;  // read snapshots built (loop only)
   double last_telemetry_ = -1e18;
   std::vector<GpuTelemetry> telemetry_;
   std::map<std::string, double> node_seen_;  // node → last telemetry/heartbeat (Unix s)

@@ -68,10 +68,26 @@ Scheduler::Live* Scheduler::find(const Principal& who, int64_t id) {
   return &it->second;
 }
 
-std::future<ApiReply> Scheduler::submit(const Principal& who, JobRequest request) {
+std::future<ApiReply> Scheduler::submit(const Principal& who, JobRequest request,
+                                        std::optional<IdempotencyKey> key) {
   return enqueue([this, team = who.admin ? std::string("admin") : who.team,
-                  request = std::move(request)]() mutable {
+                  request = std::move(request), key = std::move(key)]() mutable {
     const double now = wall_now();
+    if (key) {
+      const auto seen = idempotency_.find({team, key->key});
+      if (seen != idempotency_.end() && seen->second.at > now - kIdempotencyTtlS) {
+        if (seen->second.body_sha256 != key->body_sha256)
+          return error_reply(422,
+                             fmt::format("this Idempotency-Key made job {} with another body",
+                                         seen->second.job_id),
+                             "Idempotency-Key");
+        ApiReply again;
+        again.body = {{"id", seen->second.job_id}};
+        if (const auto it = jobs_.find(seen->second.job_id); it != jobs_.end())
+          again.body["state"] = std::string(to_string(it->second.rec.state));
+        return again;
+      }
+    }
     // A deadline already past cannot be met by any schedule: refuse it (the request's own
     // range check only bounds the number).
     if (request.deadline > 0 && request.deadline <= now)
@@ -105,6 +121,11 @@ std::future<ApiReply> Scheduler::submit(const Principal& who, JobRequest request
     ++accepted_;
     mark(live);
     record_birth(live, "submit", now);
+    if (key) {
+      IdempotencyRow row{team, key->key, key->body_sha256, id, now};
+      idempotency_[{team, key->key}] = row;
+      idempotency_out_.push_back(std::move(row));
+    }
     ApiReply reply;
     reply.status = 201;
     reply.body = {{"id", id}, {"state", std::string(to_string(live.rec.state))}};
@@ -141,11 +162,15 @@ std::future<ApiReply> Scheduler::get_job(const Principal& who, int64_t id) {
 }
 
 std::future<ApiReply> Scheduler::list_jobs(const Principal& who, std::optional<JobStatus> state,
-                                           size_t limit) {
-  return enqueue([this, who, state, limit] {
+                                           size_t limit, std::optional<int64_t> cursor) {
+  return enqueue([this, who, state, limit, cursor] {
     const double now = wall_now();
     nlohmann::json out = nlohmann::json::array();
-    for (auto it = jobs_.rbegin(); it != jobs_.rend() && out.size() < limit; ++it) {
+    // Newest first, from below the cursor; at most kListScan entries looked at per page, so
+    // a page costs the loop the same however many jobs others have.
+    auto it = cursor ? std::make_reverse_iterator(jobs_.lower_bound(*cursor)) : jobs_.rbegin();
+    size_t scanned = 0;
+    for (; it != jobs_.rend() && out.size() < limit && scanned < kListScan; ++it, ++scanned) {
       const Live& l = it->second;
       if (!who.may_access(l.rec.team)) continue;
       if (state && l.rec.state != *state) continue;
@@ -153,6 +178,9 @@ std::future<ApiReply> Scheduler::list_jobs(const Principal& who, std::optional<J
     }
     ApiReply r;
     r.body = {{"jobs", out}};
+    // More may follow: pass next_cursor as `cursor` for the next page (jobs with smaller ids);
+    // null when this page reached the oldest job.
+    r.body["next_cursor"] = it != jobs_.rend() ? nlohmann::json(it->first + 1) : nlohmann::json();
     return r;
   });
 }
@@ -247,8 +275,63 @@ std::future<ApiReply> Scheduler::set_tier(const Principal& who, int64_t id, Tier
   });
 }
 
+namespace {
+
+std::future<ApiReply> ready(ApiReply r) {
+  std::promise<ApiReply> p;
+  p.set_value(std::move(r));
+  return p.get_future();
+}
+
+}  // namespace
+
 std::future<ApiReply> Scheduler::ledger(const Principal& who) {
-  return enqueue([this, who] { return ledger_reply(who, wall_now()); });
+  const auto snap = fresh_snapshot();
+  if (!snap) return ready(error_reply(503, "the decision loop did not answer within 30 s"));
+  return ready(ledger_view(snap->ledger, who));
+}
+
+std::shared_ptr<const ReadSnapshot> Scheduler::fresh_snapshot() {
+  std::shared_future<ApiReply> pending;
+  {
+    const std::lock_guard<std::mutex> g(read_mu_);
+    const double max_age = config_.read_snapshot_s;
+    if (read_snapshot_ && max_age > 0 && clock_->now() - read_snapshot_->at < max_age)
+      return read_snapshot_;
+    if (!read_pending_.valid())
+      read_pending_ = enqueue([this] {
+                        publish_snapshot(wall_now());
+                        return ApiReply{};
+                      }).share();
+    pending = read_pending_;
+  }
+  if (pending.wait_for(std::chrono::seconds(30)) != std::future_status::ready) return nullptr;
+  const std::lock_guard<std::mutex> g(read_mu_);
+  return read_snapshot_;
+}
+
+void Scheduler::publish_snapshot(double now) {
+  auto snap = std::make_shared<ReadSnapshot>();
+  snap->at = now;
+  ++snapshots_;
+  snap->ledger = ledger_json(now);
+  snap->metrics = metrics_text(now, snap->ledger);
+  const std::lock_guard<std::mutex> g(read_mu_);
+  read_snapshot_ = std::move(snap);
+  read_pending_ = {};
+}
+
+void Scheduler::publish_health(double now) {
+  nlohmann::json h = {{"status", "ok"},
+                      {"backend", driver_->name()},
+                      {"nodes", cluster_.nodes.size()},
+                      {"gpus", engine_.cluster().up_gpus()},
+                      {"jobs", jobs_.size()},
+                      {"schema_version", kSchemaVersion},
+                      {"uptime_s", now - started_at_}};
+  const std::lock_guard<std::mutex> g(read_mu_);
+  health_ = std::move(h);
+  last_turn_at_ = now;
 }
 
 std::future<ApiReply> Scheduler::alerts(const Principal& who) {
@@ -269,32 +352,36 @@ std::future<ApiReply> Scheduler::regions() {
 }
 
 std::future<ApiReply> Scheduler::metrics() {
-  return enqueue([this] {
-    ApiReply r;
-    r.text = metrics_text(wall_now());
-    r.content_type = "text/plain; version=0.0.4";
-    return r;
-  });
+  const auto snap = fresh_snapshot();
+  if (!snap) return ready(error_reply(503, "the decision loop did not answer within 30 s"));
+  ApiReply r;
+  r.text = snap->metrics;
+  r.content_type = "text/plain; version=0.0.4";
+  return ready(std::move(r));
 }
 
+std::future<ApiReply> Scheduler::barrier() {
+  return enqueue([] { return ApiReply{}; });
+}
+
+// Off the loop: what the loop published at its last turn, and how long ago that was (a loop
+// stuck in one turn shows as a growing loop_age_s).
 std::future<ApiReply> Scheduler::health() {
-  return enqueue([this] {
-    ApiReply r;
-    r.body = {{"status", "ok"},
-              {"backend", driver_->name()},
-              {"nodes", cluster_.nodes.size()},
-              {"gpus", engine_.cluster().up_gpus()},
-              {"jobs", jobs_.size()},
-              {"schema_version", store_->schema_version()},
-              {"uptime_s", wall_now() - started_at_}};
-    return r;
-  });
+  ApiReply r;
+  {
+    const std::lock_guard<std::mutex> g(read_mu_);
+    if (health_.is_null()) return ready(error_reply(503, "the service is starting"));
+    r.body = health_;
+    r.body["loop_age_s"] = std::max(0.0, clock_->now() - last_turn_at_);
+  }
+  return ready(std::move(r));
 }
 
 void Scheduler::resume_stop(Live& l) {
   JobRecord& r = l.rec;
   const std::string job = std::to_string(r.id);
-  Result<bool> a = driver_->adopt(job, r.stopping_handle);
+  // The stopped run is the one before the job's current count (a preemption counts it).
+  Result<bool> a = driver_->adopt(job, std::max(0, r.restart_count - 1), r.stopping_handle);
   if (a.ok() && a.value()) {
     // Still alive, or ended while the service was down (its exit is reported next poll):
     // either way it is waited for before the job runs again or its GPUs are used.
@@ -322,7 +409,7 @@ void Scheduler::learn_completed(const std::vector<JobRecord>& stored) {
 
 bool Scheduler::find_run(JobRecord& r) {
   const int64_t id = r.id;
-  Result<bool> a = driver_->adopt(std::to_string(id), r.handle);
+  Result<bool> a = driver_->adopt(std::to_string(id), r.restart_count, r.handle);
   bool found = a.ok() && a.value();
   if (!a.ok()) log_(fmt::format("job {}: {}", id, a.error().message));
   if (found && r.handle.empty()) {
@@ -361,6 +448,11 @@ std::optional<Scheduler::Recovered> Scheduler::adopt_run(Live& live, const Place
   log_(fmt::format("job {}: its placement no longer fits ({}); stopping it", id,
                    st.error().message));
   (void)driver_->stop(r.handle, stop_plan(live, false));
+  // The run is in its stop sequence until it exits: as after a preemption, neither its GPUs
+  // nor the job's next run may be used before then (both would run twice at once).
+  r.stopping_handle = r.handle;
+  r.stopping_placement = r.placement;
+  stopping_runs_[id] = placement;
   return std::nullopt;
 }
 
@@ -380,12 +472,17 @@ Scheduler::Recovered Scheduler::recover_running(Live& live, double now) {
                "ended in the backend while the service was down (exit status unknown)", now);
     return Recovered::kEnded;
   }
-  // Gone while the service was down (or never started): its run ends now, it restarts.
+  // Gone while the service was down (or never started), or found on GPUs the cluster no
+  // longer has (then stopped, above): its run ends now, it restarts.
+  const bool stopped = found && !r.stopping_handle.empty() && r.stopping_handle == r.handle;
   close_segment(live, now);
   r.handle.clear();
   r.placement.clear();
   ++r.restart_count;
-  transition(live, JobEvent::kRunLost, "its run was lost while the service was down; requeued",
+  transition(live, JobEvent::kRunLost,
+             stopped ? "its GPUs are no longer in the cluster; its run was stopped and it is "
+                       "requeued"
+                     : "its run was lost while the service was down; requeued",
              now);
   return Recovered::kRequeued;
 }
@@ -418,6 +515,9 @@ Status Scheduler::recover() {
   size_t adopted = 0, requeued = 0, queued = 0;
   // The runtime predictor learns from every job completed before, in completion order.
   learn_completed(stored.value());
+  Result<std::vector<IdempotencyRow>> keys = store_->load_idempotency(now - kIdempotencyTtlS);
+  if (!keys.ok()) return keys.error();
+  for (IdempotencyRow& k : keys.value()) idempotency_[{k.team, k.key}] = std::move(k);
   if (Status st = store_->begin(); !st.ok()) return st;
   for (JobRecord& rec : stored.value()) {
     const Recovered what = recover_job(std::move(rec), now);

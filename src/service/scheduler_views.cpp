@@ -102,8 +102,8 @@ std::future<ApiReply> Scheduler::nodes(const Principal& who) {
   });
 }
 
-ApiReply Scheduler::ledger_reply(const Principal& who, double now) {
-  if (!accounting_) return error_reply(503, "the ledger is not ready (the service is starting)");
+nlohmann::json Scheduler::ledger_json(double now) {
+  if (!accounting_) return nullptr;
   // The live accounting as if every open segment ended now (kept whole) and capacity were
   // priced up to now; the live one is not changed.
   RunAccounting at_now = *accounting_;
@@ -119,7 +119,7 @@ ApiReply Scheduler::ledger_reply(const Principal& who, double now) {
   const LedgerReport rep = at_now.report();
   nlohmann::json jobs = nlohmann::json::array();
   for (const auto& [id, l] : jobs_) {
-    if (!who.may_access(l.rec.team) || l.rec.started_at < 0) continue;
+    if (l.rec.started_at < 0) continue;
     const JobIdx j = ledger_index(id);
     const SpanCost c = at_now.ledger().job_compute(j);
     jobs.push_back({{"id", id},
@@ -132,23 +132,34 @@ ApiReply Scheduler::ledger_reply(const Principal& who, double now) {
                      l.rec.utilization >= 0 ? nlohmann::json(l.rec.utilization) : nlohmann::json()},
                     {"total_usd", at_now.ledger().job_total_usd(j)}});
   }
+  nlohmann::json body = to_json(rep);  // the shape `frugal simulate` reports (docs/REPORT.md)
+  body["as_of"] = now;
+  body["jobs"] = std::move(jobs);
+  return body;
+}
+
+ApiReply ledger_view(const nlohmann::json& admin, const Principal& who) {
+  if (admin.is_null()) return error_reply(503, "the ledger is not ready (the service is starting)");
   ApiReply r;
   if (who.admin) {
-    r.body = to_json(rep);  // the shape `frugal simulate` reports (docs/REPORT.md)
-  } else {
-    nlohmann::json teams = nlohmann::json::object();
-    if (const auto it = rep.by_team.find(who.team); it != rep.by_team.end()) {
-      teams[who.team] = to_json(it->second);
-      r.body["waste"] = teams[who.team]["waste"];
-    }
-    r.body["by_team"] = teams;
+    r.body = admin;
+    return r;
   }
-  r.body["as_of"] = now;
-  r.body["jobs"] = jobs;
+  nlohmann::json teams = nlohmann::json::object();
+  if (const auto it = admin["by_team"].find(who.team); it != admin["by_team"].end()) {
+    teams[who.team] = *it;
+    r.body["waste"] = (*it)["waste"];
+  }
+  r.body["by_team"] = teams;
+  r.body["as_of"] = admin["as_of"];
+  nlohmann::json jobs = nlohmann::json::array();
+  for (const auto& j : admin["jobs"])
+    if (j["team"] == who.team) jobs.push_back(j);
+  r.body["jobs"] = std::move(jobs);
   return r;
 }
 
-std::string Scheduler::metrics_text(double now) {
+std::string Scheduler::metrics_text(double now, const nlohmann::json& ledger) {
   std::string out;
   const ClusterState& st = engine_.cluster();
   const double allocated = static_cast<double>(st.allocated_milli()) / kMilliPerGpu;
@@ -178,15 +189,18 @@ std::string Scheduler::metrics_text(double now) {
                 "Decisions per second since the previous scrape (up to 60 s back)", rate, out);
   render_metric("frugal_group_commits_total", "counter", "SQLite group commits of API commands",
                 static_cast<double>(commits_), out);
+  render_metric(
+      "frugal_read_snapshots_total", "counter",
+      "Read snapshots built for /metrics and /v1/ledger (at most one per read_snapshot_s)",
+      static_cast<double>(snapshots_), out);
   decision_latency_.render("frugal_decision_latency_seconds",
                            "Time of one engine cycle: schedule() plus applying its decisions", out);
   submit_to_start_.render("frugal_submit_to_start_seconds", "From acceptance to the start decision",
                           out);
   commit_latency_.render("frugal_commit_latency_seconds",
                          "One group commit: the batch's commands plus the fsync", out);
-  const ApiReply led = ledger_reply(Principal{"", true}, now);
   double cost = 0;
-  if (led.status == 200) cost = led.body["cost"]["total_usd"].get<double>();
+  if (!ledger.is_null()) cost = ledger["cost"]["total_usd"].get<double>();
   render_metric("frugal_cost_usd", "gauge",
                 "Cost so far (USD): jobs' GPU time and the capacity nobody held", cost, out);
   render_metric("frugal_alerts_active", "gauge", "Alerts firing",

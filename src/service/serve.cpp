@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <mutex>
@@ -156,9 +157,33 @@ std::unique_ptr<Driver> make_slurm_driver(const ServiceConfig& config,
   return std::make_unique<SlurmDriver>(so);
 }
 
+// Fault injection for the crash tests (tests/service/launch_crash_it.py), from the environment:
+// FRUGAL_FAULT_AT=STEP[:JOB][=stall] kills this process with SIGKILL (as `kill -9` would),
+// or with `=stall` holds the thread there for 10 s, when the launch path reaches STEP
+// (decided, spawned, handle_written, released) for any job or for job JOB. Null when the
+// variable is unset.
+FaultHook fault_hook_from_env() {
+  const char* v = std::getenv("FRUGAL_FAULT_AT");
+  if (!v || !*v) return nullptr;
+  std::string spec = v;
+  const bool stall = spec.ends_with("=stall");
+  if (stall) spec.resize(spec.size() - 6);
+  const size_t colon = spec.find(':');
+  const std::string step = spec.substr(0, colon);
+  const std::string job = colon == std::string::npos ? "" : spec.substr(colon + 1);
+  return [step, job, stall](const char* at, const std::string& job_id) {
+    if (step != at || (!job.empty() && job != job_id)) return;
+    if (stall)
+      std::this_thread::sleep_for(std::chrono::seconds(10));
+    else
+      kill(getpid(), SIGKILL);
+  };
+}
+
 // local: this host's GPUs (NVML's, else the configured ones).
-std::unique_ptr<Driver> make_local_driver(const ServiceConfig& config) {
+std::unique_ptr<Driver> make_local_driver(const ServiceConfig& config, const FaultHook& fault) {
   LocalDriverOptions lo;
+  lo.fault = fault;
   lo.node_name = config.node_name;
   lo.use_nvml = config.use_nvml;
   lo.log_dir = config.log_dir;
@@ -169,10 +194,10 @@ std::unique_ptr<Driver> make_local_driver(const ServiceConfig& config) {
 
 std::unique_ptr<Driver> make_driver(const ServiceConfig& config, const ClusterSpec& cluster,
                                     const GpuCatalog& catalog, const std::filesystem::path& db_dir,
-                                    const Log& log) {
+                                    const Log& log, const FaultHook& fault) {
   if (config.backend == "dry-run") return make_dry_run_driver(cluster, catalog);
   if (config.backend == "slurm") return make_slurm_driver(config, db_dir, log);
-  return make_local_driver(config);
+  return make_local_driver(config, fault);
 }
 
 // The engine's cluster from the backend's inventory (local: this host; slurm: its nodes),
@@ -290,7 +315,9 @@ int run_serve(const ServeOptions& o) {
     }
     cluster = std::move(c).value();
   }
-  std::unique_ptr<Driver> driver = make_driver(config, cluster, catalog.value(), db_dir, log);
+  const FaultHook fault = fault_hook_from_env();
+  std::unique_ptr<Driver> driver =
+      make_driver(config, cluster, catalog.value(), db_dir, log, fault);
   Result<Inventory> inv = driver->inventory();
   if (!inv.ok()) {
     log("backend: " + inv.error().message);
@@ -321,6 +348,7 @@ int run_serve(const ServeOptions& o) {
   Scheduler::Parts parts{
       config, catalog.value(), cluster, std::move(driver), std::move(store).value(), log, {}};
   parts.gpu_memory_mib = gpu_memory(inv.value());
+  parts.fault = fault;
   Result<std::unique_ptr<Scheduler>> sched = Scheduler::create(std::move(parts));
   if (!sched.ok()) {
     log(sched.error().message);
@@ -330,7 +358,9 @@ int run_serve(const ServeOptions& o) {
   // The port first: a daemon that cannot have it touches no job (requests wait in the
   // backlog until the loop runs).
   HttpApi api(scheduler, auth, catalog.value(), request_limits(config, cluster),
-              HttpOptions{config.max_request_bytes, config.http_threads});
+              HttpOptions{config.max_request_bytes, config.http_threads,
+                          std::chrono::milliseconds(
+                              static_cast<int64_t>(config.http_read_timeout_s * 1000))});
   if (Status st = api.bind(listen.value().first, listen.value().second); !st.ok()) {
     log(st.error().message);
     return 1;

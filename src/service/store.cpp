@@ -55,6 +55,12 @@ constexpr const char* kMigrations[] = {
     "  at REAL NOT NULL, from_state TEXT NOT NULL, to_state TEXT NOT NULL,"
     "  event TEXT NOT NULL, reason TEXT NOT NULL);"
     "CREATE INDEX job_transitions_job ON job_transitions(job_id, seq);",
+    // 5 → 6: submissions' Idempotency-Keys (kept 24 h; docs/API.md).
+    "CREATE TABLE idempotency ("
+    "  team TEXT NOT NULL, key TEXT NOT NULL, body_sha256 TEXT NOT NULL,"
+    "  job_id INTEGER NOT NULL, at REAL NOT NULL,"
+    "  PRIMARY KEY (team, key));"
+    "CREATE INDEX idempotency_at ON idempotency(at);",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -292,6 +298,52 @@ Result<std::vector<JobRecord>> Store::load_jobs() const {
     j.cancel_requested = sqlite3_column_int(s, 19) != 0;
     out.push_back(std::move(j));
   }
+  sqlite3_finalize(s);
+  if (rc != SQLITE_DONE) return Error{sqlite3_errmsg(db_)};
+  return out;
+}
+
+Status Store::add_idempotency(const IdempotencyRow& r) {
+  sqlite3_stmt* s = nullptr;
+  const char* sql =
+      "INSERT OR REPLACE INTO idempotency (team, key, body_sha256, job_id, at)"
+      " VALUES (?,?,?,?,?);";
+  if (sqlite3_prepare_v2(db_, sql, -1, &s, nullptr) != SQLITE_OK) return Error{sqlite3_errmsg(db_)};
+  sqlite3_bind_text(s, 1, r.team.data(), static_cast<int>(r.team.size()), SQLITE_STATIC);
+  sqlite3_bind_text(s, 2, r.key.data(), static_cast<int>(r.key.size()), SQLITE_STATIC);
+  sqlite3_bind_text(s, 3, r.body_sha256.data(), static_cast<int>(r.body_sha256.size()),
+                    SQLITE_STATIC);
+  sqlite3_bind_int64(s, 4, r.job_id);
+  sqlite3_bind_double(s, 5, r.at);
+  const int rc = sqlite3_step(s);
+  sqlite3_finalize(s);
+  if (rc != SQLITE_DONE) return Error{sqlite3_errmsg(db_)};
+  return Status::Ok();
+}
+
+Status Store::purge_idempotency(double before) {
+  sqlite3_stmt* s = nullptr;
+  if (sqlite3_prepare_v2(db_, "DELETE FROM idempotency WHERE at < ?;", -1, &s, nullptr) !=
+      SQLITE_OK)
+    return Error{sqlite3_errmsg(db_)};
+  sqlite3_bind_double(s, 1, before);
+  const int rc = sqlite3_step(s);
+  sqlite3_finalize(s);
+  if (rc != SQLITE_DONE) return Error{sqlite3_errmsg(db_)};
+  return Status::Ok();
+}
+
+Result<std::vector<IdempotencyRow>> Store::load_idempotency(double since) const {
+  sqlite3_stmt* s = nullptr;
+  const char* sql =
+      "SELECT team, key, body_sha256, job_id, at FROM idempotency WHERE at >= ? ORDER BY at;";
+  if (sqlite3_prepare_v2(db_, sql, -1, &s, nullptr) != SQLITE_OK) return Error{sqlite3_errmsg(db_)};
+  sqlite3_bind_double(s, 1, since);
+  std::vector<IdempotencyRow> out;
+  int rc;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+    out.push_back(IdempotencyRow{column_text(s, 0), column_text(s, 1), column_text(s, 2),
+                                 sqlite3_column_int64(s, 3), sqlite3_column_double(s, 4)});
   sqlite3_finalize(s);
   if (rc != SQLITE_DONE) return Error{sqlite3_errmsg(db_)};
   return out;

@@ -19,7 +19,7 @@ struct sqlite3_stmt;
 
 namespace frugal {
 
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 
 // One ended run segment: job held `placement` (JSON) over [t0, t1) and kept_s seconds of
 // its work survived (the rest is rework).
@@ -35,6 +35,14 @@ struct TransitionRow {
   int64_t job_id = 0;
   double at = 0;  // Unix seconds
   std::string from, to, event, reason;
+};
+
+// A submission's Idempotency-Key, per team: the SHA-256 of the body it came with, the job it
+// made and when (Unix seconds).
+struct IdempotencyRow {
+  std::string team, key, body_sha256;
+  int64_t job_id = 0;
+  double at = 0;
 };
 
 class Store {
@@ -58,12 +66,17 @@ class Store {
   Status put_job(const JobRecord& job);
   Status add_segment(const SegmentRow& s);
   Status add_transition(const TransitionRow& t);
+  Status add_idempotency(const IdempotencyRow& r);
+  // Forgets the keys recorded before `before` (Unix seconds).
+  Status purge_idempotency(double before);
 
   // Everything stored, jobs by id, segments by (job, t0).
   Result<std::vector<JobRecord>> load_jobs() const;
   Result<std::vector<SegmentRow>> load_segments() const;
   // A job's transitions in the order they happened (empty for an unknown job).
   Result<std::vector<TransitionRow>> load_transitions(int64_t job_id) const;
+  // The keys recorded at or after `since` (Unix seconds).
+  Result<std::vector<IdempotencyRow>> load_idempotency(double since) const;
   // SQLite's integrity check plus the service's invariants (final jobs have finished_at,
   // running jobs a segment start, segments end after they start and name a known job, a
   // job's last recorded transition leads to its state);

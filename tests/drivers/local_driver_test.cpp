@@ -5,6 +5,7 @@
 #include "../common/file_util.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -86,7 +87,7 @@ TEST(LocalDriver, RunsWithEnvironmentLogsAndExitCode) {
   EXPECT_NE(out.find("cvd=1 rc=2 pct=25 mem=4096 x=y pwd=" + t.path.string()), std::string::npos)
       << out;
   EXPECT_EQ(slurp(t.path / "logs" / "7.err"), "err\n");
-  EXPECT_EQ(slurp(t.path / "logs" / "7.exit"), "5\n");
+  EXPECT_EQ(slurp(t.path / "logs" / "7.2.exit"), "5\n");  // per run: <job>.<run>.exit
   EXPECT_TRUE(std::filesystem::is_directory(t.path / "ckpt" / "7"));
 }
 
@@ -136,7 +137,7 @@ TEST(LocalDriver, AdoptFindsALiveProcessAndReadsItsExitAfterwards) {
   }  // the first driver is gone (as after a crash); the process is still its child here,
      // so the second driver sees it as adopted (not waitable by it either way)
   LocalDriver second({"host", {}, false, logs});
-  auto a = second.adopt("3", handle);
+  auto a = second.adopt("3", 0, handle);
   ASSERT_TRUE(a.ok());
   EXPECT_TRUE(a.value());
   const DriverEvent e = wait_event(second);
@@ -144,13 +145,56 @@ TEST(LocalDriver, AdoptFindsALiveProcessAndReadsItsExitAfterwards) {
   EXPECT_EQ(e.exit_code, 6);
   // A recycled pid with another start time is not the job (job 4 left no exit status).
   const auto h = parse_handle(handle);
-  auto b = second.adopt("4", make_handle(getpid(), h->second + 12345));
+  auto b = second.adopt("4", 0, make_handle(getpid(), h->second + 12345));
   ASSERT_TRUE(b.ok());
   EXPECT_FALSE(b.value());
-  // An empty handle is resolved through the job's handle file only for a live process.
-  auto c = second.adopt("3", "");
+  // An empty handle (a crash before the service persisted it) is resolved through the run's
+  // handle file: the run completed while the service was down, so its exit is reported
+  // and it is not run again.
+  LocalDriver third({"host", {}, false, logs});
+  auto c = third.adopt("3", 0, "");
   ASSERT_TRUE(c.ok());
-  EXPECT_FALSE(c.value());
+  EXPECT_TRUE(c.value());
+  EXPECT_EQ(third.adopted_handle("3"), handle);
+  const DriverEvent again = wait_event(third);
+  EXPECT_EQ(again.kind, DriverEvent::Kind::kExited);
+  EXPECT_EQ(again.exit_code, 6);
+  // Another run's files never count: run 1 of job 3 never began.
+  auto d = third.adopt("3", 1, "");
+  ASSERT_TRUE(d.ok());
+  EXPECT_FALSE(d.value());
+  // Nor does run 0's exit file for a run 1 handle whose process is gone.
+  auto e2 = third.adopt("3", 1, handle);
+  ASSERT_TRUE(e2.ok());
+  EXPECT_FALSE(e2.value());
+}
+
+// A gated spawn: the command waits for "go" on descriptor 3; when the gate closes without it
+// (the service died), the command sees end-of-file and never does its work.
+TEST(LocalProcess, AGateClosedWithoutGoRunsNothing) {
+  TempDir t;
+  const std::string out = (t.path / "out").string();
+  for (const bool go : {false, true}) {
+    SpawnRequest r;
+    r.command = "IFS= read -r g <&3 || exit 125; echo ran";
+    r.workdir = t.path.string();
+    r.stdout_path = out;
+    r.stderr_path = (t.path / "err").string();
+    r.env = merged_environment({});
+    r.gated = true;
+    auto sp = spawn_process(r);
+    ASSERT_TRUE(sp.ok()) << sp.error().message;
+    ASSERT_GE(sp.value().gate, 0);
+    if (go) {
+      ASSERT_EQ(write(sp.value().gate, "go\n", 3), 3);
+    }
+    close(sp.value().gate);
+    int status = 0;
+    ASSERT_EQ(waitpid(sp.value().pid, &status, 0), sp.value().pid);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), go ? 0 : 125);
+    EXPECT_EQ(slurp(out), go ? "ran\n" : "");
+  }
 }
 
 TEST(LocalDriver, InventoryFallsBackToTheConfig) {

@@ -75,7 +75,7 @@ def check(cond, msg):
 
 class Daemon:
     def __init__(self, frugal, gpus=2, grace_s=3, term_grace_s=2, policy="tiers", extra="",
-                 backend="local", nvml=False):
+                 backend="local", nvml=False, read_snapshot_s=0):
         """policy None: no `policy` key (the service's default, the frugal profile).
         backend "dry-run" needs a `cluster:` file in `extra` (write it into self.dir)."""
         self.frugal = frugal
@@ -91,6 +91,7 @@ backend: {backend}
 checkpoint_grace_s: {grace_s}
 term_grace_s: {term_grace_s}
 max_request_bytes: 65536
+read_snapshot_s: {read_snapshot_s}
 node:
   name: testnode
   nvml: {"true" if nvml else "false"}

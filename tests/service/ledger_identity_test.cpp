@@ -175,7 +175,7 @@ void expect_same_ledger(const std::string& policy) {
     const double t = next_instant(*s, w, next_submit);
     ASSERT_TRUE(std::isfinite(t)) << "nothing left to happen with jobs unfinished";
     live.clock->set(t);
-    (void)s->health().get();  // this instant's run ends, then a cycle
+    (void)s->barrier().get();  // this instant's run ends, then a cycle
     for (; next_submit < w.submit_unix.size() && w.submit_unix[next_submit] <= t; ++next_submit) {
       const auto& [team, r] = w.requests[next_submit];
       ASSERT_EQ(s->submit(Principal{team, false}, r).get().status, 201);

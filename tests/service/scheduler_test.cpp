@@ -58,7 +58,7 @@ class ScriptedDriver final : public Driver {
     if (exits) finish(handle, 143);
     return Status::Ok();
   }
-  Result<bool> adopt(const std::string&, const std::string& handle) override {
+  Result<bool> adopt(const std::string&, int, const std::string& handle) override {
     return !handle.empty();
   }
   std::vector<DriverEvent> poll() override {
@@ -135,7 +135,7 @@ nlohmann::json job(Scheduler& s, int64_t id) {
 // turn's engine cycle, and the loop does nothing between commands that the clock could
 // change.
 void turn(Scheduler& s) {
-  (void)s.health().get();
+  (void)s.barrier().get();
 }
 
 // Lets up to 10 s of service time pass in 10 ms steps, a turn each, until `cond` holds.

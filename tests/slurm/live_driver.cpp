@@ -136,12 +136,12 @@ TEST(SlurmLive, DriverAdoptsARunningJobAfterRestart) {
   }  // the first driver (service) goes away; the job keeps running
   SlurmDriver second(o);
   ASSERT_TRUE(second.inventory().ok());
-  auto adopted = second.adopt("3", "");
+  auto adopted = second.adopt("3", 0, "");
   ASSERT_TRUE(adopted.ok()) << adopted.error().message;
   EXPECT_TRUE(adopted.value());
   const std::string handle = second.adopted_handle("3");
   EXPECT_FALSE(handle.empty());
-  auto gone = second.adopt("99", "");
+  auto gone = second.adopt("99", 0, "");
   ASSERT_TRUE(gone.ok());
   EXPECT_FALSE(gone.value());
   std::vector<DriverEvent> seen;
