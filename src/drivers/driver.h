@@ -14,10 +14,10 @@
 //   adopt(job, run, handle) after a restart, for each job persisted as running
 //   poll(now)              every loop turn: exits since the last poll, node changes
 //   telemetry()            GPU utilisation and memory, when the backend can see them
-// Every job started or adopted ends with exactly one kExited event (or kLost when its exit
-// status cannot be known, e.g. an adopted local process that is not our child). So does
-// every job reported by kForeign; adopt() of a foreign handle ("slurm-external:<id>") after
-// a restart takes it back under the service's job id.
+// Every job started or adopted ends with exactly one kExited event (or kLost / kEndedUnseen
+// when its exit status cannot be known, e.g. an adopted local process that is not our child). So
+// does every job reported by kForeign; adopt() of a foreign handle ("slurm-external:<id>") after a
+// restart takes it back under the service's job id.
 
 #include <csignal>
 #include <cstdint>
@@ -105,8 +105,12 @@ struct StopPlan {
 
 struct DriverEvent {
   enum class Kind {
-    kExited,    // job ended: exit_code (>= 0) or term_signal (> 0)
-    kLost,      // job's process disappeared and its exit status cannot be known
+    kExited,  // job ended: exit_code (>= 0) or term_signal (> 0)
+    kLost,    // job's process disappeared and its exit status cannot be known
+    // The run began and ended unseen, and no exit status was recorded (the service was down
+    // and the status could not be written, or the process was killed): the job may or may
+    // not have done its work, so the service does not run it again blindly (state unknown).
+    kEndedUnseen,
     kNodeUp,    // node reports again
     kNodeDown,  // node stopped reporting or failed; its jobs are gone (kExited/kLost follow)
     // The backend's control plane stopped answering (message: why) / answers again. Once
@@ -129,6 +133,9 @@ struct DriverEvent {
   // kExited / kLost: when the job ended (Unix s) if the driver knows it and it is earlier
   // than the report (a job that ended while the service was down); <= 0: at the report.
   double ended_unix = 0;
+  // kExited / kLost / kEndedUnseen: the job's output passed the backend's cap and was cut
+  // there (local: max_output_bytes per stream).
+  bool output_truncated = false;
   // kForeign only.
   std::vector<SlotAssignment> slots;
   std::string owner;

@@ -12,10 +12,16 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <string_view>
 
 #include "drivers/local_process.h"
 
 namespace frugal {
+
+// What the wrapper writes as the exit file when its gate closed before "go": the command
+// never began.
+constexpr std::string_view kGateClosed = "gate-closed";
 
 LocalDriver::LocalDriver(LocalDriverOptions options) : options_(std::move(options)) {}
 
@@ -108,10 +114,12 @@ Result<std::string> LocalDriver::start(const LaunchSpec& s) {
   // $1: the job's command, $2: the exit file. The wrapper first waits for "go" on descriptor
   // 3 (the gate): it is sent once the handle file names this run, so a command never runs
   // unless a restarted service can find it; if the service dies first, the wrapper reads
-  // end-of-file and exits 125 without running anything. Then it traps the checkpoint signal
+  // end-of-file, writes "gate-closed" as the exit file and exits 125 without running
+  // anything. Then it traps the checkpoint signal
   // and the polite stop signals, so it outlives the job and records how it ended (trapped
   // signals are reset to default in the job, which may trap them itself); SIGKILL ends all.
-  r.command = "IFS= read -r go <&3 || exit 125; exec 3<&-; trap : " +
+  r.command = "IFS= read -r go <&3 || { echo " + std::string(kGateClosed) +
+              " > \"$2.tmp\" && mv \"$2.tmp\" \"$2\"; exit 125; }; exec 3<&-; trap : " +
               std::to_string(s.checkpoint_signal > 0 ? s.checkpoint_signal : SIGUSR1) +
               " TERM INT HUP; /bin/sh -c \"$1\"; rc=$?; echo $rc > \"$2.tmp\" && mv \"$2.tmp\" "
               "\"$2\"; exit $rc";
@@ -136,6 +144,8 @@ Result<std::string> LocalDriver::start(const LaunchSpec& s) {
   p.handle = make_handle(p.pid, p.ticks);
   p.child = true;
   p.exit_file = exit_file;
+  p.out_path = r.stdout_path;
+  p.err_path = r.stderr_path;
   // For adopt() with an empty handle (a crash before the service persisted this one):
   // written whole (renamed into place) before the command may begin.
   const std::string tmp = handle_file + ".tmp";
@@ -193,6 +203,27 @@ void LocalDriver::advance_stop(Proc& p, Clock::time_point now) {
 
 namespace {
 
+// What a run's exit file says: its status, or that the command never began (the wrapper
+// found its gate closed); neither when the file is missing or unreadable.
+struct RunEnd {
+  std::optional<int> code;
+  bool never_began = false;
+};
+
+RunEnd read_run_end(const std::string& path) {
+  std::ifstream f(path);
+  std::string word;
+  RunEnd end;
+  if (!(f >> word)) return end;
+  if (word == kGateClosed) {
+    end.never_began = true;
+  } else if (!word.empty() && word.size() < 4 &&
+             word.find_first_not_of("0123456789") == std::string::npos) {
+    end.code = std::stoi(word);
+  }
+  return end;
+}
+
 // When the wrapper wrote `path` (the job's exit status): the job's end; 0 if unknown.
 double written_at(const std::string& path) {
   struct stat st {};
@@ -223,17 +254,28 @@ Result<bool> LocalDriver::adopt(const std::string& job_id, int run, const std::s
     // live process with it (another start time) means the job's group no longer exists and
     // the id may now name someone else's.
     if (!ticks) killpg(h->first, SIGKILL);
-    // Found if the wrapper recorded this run's exit status; it ended when it wrote it.
-    std::ifstream f(exit_file);
-    int code = -1;
-    if (!(f >> code) || code < 0) return false;
+    // This run's exit file says how it ended (and it ended when it was written): with a
+    // status, or never begun (its gate closed). Without one it began and nobody knows how it
+    // ended: reported as such, not run again blindly.
+    const RunEnd end = read_run_end(exit_file);
+    if (end.never_began) return false;
     DriverEvent e;
-    e.kind = DriverEvent::Kind::kExited;
     e.job_id = job_id;
     e.handle = handle;
-    e.exit_code = code;
-    e.ended_unix = written_at(exit_file);
-    e.message = fmt::format("exited with code {} while the service was down", code);
+    if (end.code) {
+      e.kind = DriverEvent::Kind::kExited;
+      e.exit_code = *end.code;
+      e.ended_unix = written_at(exit_file);
+      e.message = fmt::format("exited with code {} while the service was down", *end.code);
+    } else {
+      e.kind = DriverEvent::Kind::kEndedUnseen;
+      e.message = "its run ended while the service was down and left no exit status";
+    }
+    Proc ended;
+    ended.out_path = fmt::format("{}/{}.out", options_.log_dir, job_id);
+    ended.err_path = fmt::format("{}/{}.err", options_.log_dir, job_id);
+    cap_output(ended, Clock::now(), true);
+    e.output_truncated = ended.output_truncated;
     ended_.push_back(std::move(e));
     return true;
   }
@@ -245,8 +287,23 @@ Result<bool> LocalDriver::adopt(const std::string& job_id, int run, const std::s
   // Our own child if we started it in this process (a second adopt of a live handle).
   p.child = procs_.count(handle) != 0 && procs_[handle].child;
   p.exit_file = exit_file;
+  p.out_path = fmt::format("{}/{}.out", options_.log_dir, job_id);
+  p.err_path = fmt::format("{}/{}.err", options_.log_dir, job_id);
   procs_[handle] = p;
   return true;
+}
+
+void LocalDriver::cap_output(Proc& p, Clock::time_point now, bool at_end) {
+  const int64_t cap = options_.max_output_bytes;
+  if (cap <= 0 || (!at_end && now - p.output_checked < std::chrono::seconds(1))) return;
+  p.output_checked = now;
+  for (const std::string* path : {&p.out_path, &p.err_path}) {
+    struct stat st {};
+    if (path->empty() || stat(path->c_str(), &st) != 0 || st.st_size <= cap) continue;
+    // The job appends (O_APPEND), so its next write lands at the new end: what it writes
+    // past the cap is dropped at the next check.
+    if (truncate(path->c_str(), cap) == 0) p.output_truncated = true;
+  }
 }
 
 std::vector<DriverEvent> LocalDriver::poll() {
@@ -284,25 +341,30 @@ std::vector<DriverEvent> LocalDriver::poll() {
       if (!ticks || *ticks != p.ticks) {
         gone = true;
         pid_reused = ticks.has_value();
-        std::ifstream f(p.exit_file);
-        int code = -1;
-        if (f >> code && code >= 0) {
+        const RunEnd end = read_run_end(p.exit_file);
+        if (end.code) {
           e.kind = DriverEvent::Kind::kExited;
-          e.exit_code = code;
+          e.exit_code = *end.code;
           e.ended_unix = written_at(p.exit_file);
-          e.message = fmt::format("exited with code {} (adopted after a restart)", code);
-        } else {
+          e.message = fmt::format("exited with code {} (adopted after a restart)", *end.code);
+        } else if (end.never_began) {
           e.kind = DriverEvent::Kind::kLost;
+          e.message = "its launch was interrupted before the command began";
+        } else {
+          e.kind = DriverEvent::Kind::kEndedUnseen;
           e.message = "adopted process ended without recording its exit status";
         }
       }
     }
     if (gone) {
       if (!pid_reused) killpg(p.pid, SIGKILL);  // stragglers of the job's group; ESRCH when none
+      cap_output(p, now, true);
+      e.output_truncated = p.output_truncated;
       events.push_back(std::move(e));
       it = procs_.erase(it);
     } else {
       if (p.stage > 0) advance_stop(p, now);
+      cap_output(p, now, false);
       ++it;
     }
   }

@@ -22,10 +22,11 @@
 //    in the group are killed when the leader exits;
 //  - handles are "pid:start_ticks"; adopt() finds a process again after a service restart
 //    by both (a recycled pid has another start time). An adopted process is not our
-//    child: its end is seen in /proc and its status read from its run's .exit file (kLost
-//    when that is missing, e.g. the job was SIGKILLed). A run that ended while the service
-//    was down is adopted when its own .exit file exists, and its kExited comes with the next
-//    poll; an earlier run's file never counts (<run> is the run's restart count).
+//    child: its end is seen in /proc and its status read from its run's .exit file
+//    (kEndedUnseen when that is missing, e.g. the job was SIGKILLed). A run that ended while
+//    the service was down is adopted and its kExited (or kEndedUnseen, without a status)
+//    comes with the next poll; a run whose exit file says "gate-closed" never began and is
+//    not adopted; an earlier run's file never counts (<run> is the run's restart count).
 //  - exactly once: start() spawns the wrapper held at a gate (a pipe), writes the run's
 //    handle file <log_dir>/<job>.<run>.handle, and only then lets the command begin. A
 //    crash before the gate opens leaves a wrapper that exits without running the command;
@@ -60,6 +61,10 @@ struct LocalDriverOptions {
   // name ("spawned", "handle_written", "released") and the job id; a test hook kills the
   // process there to check that a crash at any step leads to one run.
   FaultHook fault;
+  // Each job's stdout and stderr are cut to this many bytes (0: no cap); checked about once a
+  // second while it runs and when it ends, so a file may pass the cap by what the job
+  // writes in a second until the next check cuts it back. Output past the cap is dropped.
+  int64_t max_output_bytes = 0;
 };
 
 class LocalDriver final : public Driver {
@@ -88,6 +93,9 @@ class LocalDriver final : public Driver {
     uint64_t ticks = 0;
     bool child = true;      // false: adopted after a restart (not waitable)
     std::string exit_file;  // where the wrapper writes the job's exit status
+    std::string out_path, err_path;
+    bool output_truncated = false;
+    Clock::time_point output_checked;
     // Stop plan in progress (stage 0: none; 1: checkpoint signal sent; 2: SIGTERM sent;
     // 3: SIGKILL sent).
     int stage = 0;
@@ -95,6 +103,9 @@ class LocalDriver final : public Driver {
     Clock::time_point stage_at;
   };
   void advance_stop(Proc& p, Clock::time_point now);
+  // Cuts the job's output files back to max_output_bytes (at most once a second unless
+  // `now_or_never`, at its end); notes the cut in p.
+  void cap_output(Proc& p, Clock::time_point now, bool at_end);
   // <log_dir>/<job>.<run>.<what>: a run's exit-status or handle file.
   std::string run_file(const std::string& job_id, int run, const char* what) const;
 

@@ -66,6 +66,8 @@ constexpr const char* kKeys[] = {"listen",
                                  "http_threads",
                                  "http_read_timeout_s",
                                  "read_snapshot_s",
+                                 "min_free_mb",
+                                 "max_job_output_mb",
                                  "node",
                                  "cluster",
                                  "teams",
@@ -102,6 +104,8 @@ Status read_top_level(const YAML::Node& root, Reader& r, ServiceConfig& c) {
   r.read(root, "", "http_threads", c.http_threads);
   r.read(root, "", "http_read_timeout_s", c.http_read_timeout_s);
   r.read(root, "", "read_snapshot_s", c.read_snapshot_s);
+  r.read(root, "", "min_free_mb", c.min_free_mb);
+  r.read(root, "", "max_job_output_mb", c.max_job_output_mb);
   r.read(root, "", "telemetry_period_s", c.telemetry_period_s);
   return Status::Ok();
 }
@@ -280,6 +284,9 @@ Status check_bounds(const ServiceConfig& c, const std::string& path) {
     return Error{fmt::format("{}: telemetry_period_s: 0.01..3600", path)};
   if (c.http_threads < 1 || c.http_threads > 256)
     return Error{fmt::format("{}: http_threads: 1..256", path)};
+  if (c.min_free_mb < 0) return Error{fmt::format("{}: min_free_mb: >= 0", path)};
+  if (c.max_job_output_mb < 0 || c.max_job_output_mb > (int64_t{1} << 30))
+    return Error{fmt::format("{}: max_job_output_mb: 0 (no cap) to 2^30", path)};
   if (!(c.read_snapshot_s >= 0 && c.read_snapshot_s <= 300))
     return Error{fmt::format("{}: read_snapshot_s: 0..300", path)};
   if (!(c.http_read_timeout_s >= 0.1 && c.http_read_timeout_s <= 3600))

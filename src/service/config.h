@@ -58,8 +58,13 @@ struct ServiceConfig {
   double http_read_timeout_s = 10;
   // GET /metrics and /v1/ledger answer from a snapshot at most this old (0: always fresh,
   // one build on the decision loop per read); docs/API.md "Freshness".
-  double read_snapshot_s = 5;     // a request must arrive whole in this; also keep-alive idle
-  double telemetry_period_s = 5;  // how often the loop samples telemetry and checks alerts
+  double read_snapshot_s = 5;
+  // Disk: below this many MiB free on the database's or the log folder's file system, new
+  // submissions get 507 and nothing new is launched (docs/API.md, "Disk space").
+  int64_t min_free_mb = 1024;
+  // Each job's stdout and stderr are cut at this many MiB (0: no cap); output_truncated.
+  int64_t max_job_output_mb = 1024;  // a request must arrive whole in this; also keep-alive idle
+  double telemetry_period_s = 5;     // how often the loop samples telemetry and checks alerts
   // This host (local backend).
   std::string node_name = "localhost";
   bool use_nvml = true;

@@ -32,11 +32,12 @@ constexpr JobTransition kTable[] = {
     {S::kRunning, E::kExitOk, S::kCompleted},
     {S::kRunning, E::kExitFail, S::kFailed},
     {S::kRunning, E::kCancel, S::kCancelled},
+    {S::kRunning, E::kRunUnknown, S::kUnknown},
 };
 
 constexpr std::array<std::string_view, kJobEventCount> kEventNames = {
-    "defer",   "deferral_end", "start",  "preempt", "run_lost",
-    "exit_ok", "exit_fail",    "reject", "cancel",  "requeue"};
+    "defer",     "deferral_end", "start",  "preempt", "run_lost",   "exit_ok",
+    "exit_fail", "reject",       "cancel", "requeue", "run_unknown"};
 
 }  // namespace
 

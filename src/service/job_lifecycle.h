@@ -5,8 +5,8 @@
 // the job's reason, in the same group commit as the state it leads to.
 //
 // A job is born queued (an accepted submission) or running (a run the backend reports that
-// the service did not start); completed, failed and cancelled are final: no event leaves
-// them. Holding a job is not a state: a held job keeps its state, out of the engine's queue,
+// the service did not start); completed, failed, cancelled and unknown are final: no event
+// leaves them. Holding a job is not a state: a held job keeps its state, out of the engine's queue,
 // until released (kRequeue).
 
 #include <cstdint>
@@ -29,9 +29,10 @@ enum class JobEvent : uint8_t {
   kReject,       // the engine found it can never run on this cluster
   kCancel,       // cancelled by its team or the admin (a running job: once its run ended)
   kRequeue,      // released from hold or given a new priority: re-enters the queue
+  kRunUnknown,   // its run ended unseen and left no exit status: not run again blindly
 };
-inline constexpr size_t kJobEventCount = 10;
-inline constexpr size_t kJobStatusCount = 7;
+inline constexpr size_t kJobEventCount = 11;
+inline constexpr size_t kJobStatusCount = 8;
 
 std::string_view to_string(JobEvent e);
 

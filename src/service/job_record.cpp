@@ -4,8 +4,8 @@
 
 namespace frugal {
 namespace {
-constexpr std::array<std::string_view, 7> kNames = {
-    "queued", "deferred", "running", "preempted", "completed", "failed", "cancelled"};
+constexpr std::array<std::string_view, 8> kNames = {
+    "queued", "deferred", "running", "preempted", "completed", "failed", "cancelled", "unknown"};
 }
 
 std::string_view to_string(JobStatus s) {

@@ -20,13 +20,17 @@ enum class JobStatus : uint8_t {
   kPreempted,
   kCompleted,
   kFailed,
-  kCancelled
+  kCancelled,
+  // Its run began and ended while the service could not see how (no exit status recorded:
+  // a crash, a full disk, the host rebooted): final, not run again blindly.
+  kUnknown
 };
 
 std::string_view to_string(JobStatus s);
 std::optional<JobStatus> parse_job_status(std::string_view s);
 inline bool is_final(JobStatus s) {
-  return s == JobStatus::kCompleted || s == JobStatus::kFailed || s == JobStatus::kCancelled;
+  return s == JobStatus::kCompleted || s == JobStatus::kFailed || s == JobStatus::kCancelled ||
+         s == JobStatus::kUnknown;
 }
 
 struct JobRecord {
@@ -53,6 +57,7 @@ struct JobRecord {
   std::string stopping_handle;
   std::string stopping_placement;
   bool cancel_requested = false;  // a cancel is under way (survives a restart)
+  bool output_truncated = false;  // its output passed max_job_output_mb and was cut there
 };
 
 }  // namespace frugal

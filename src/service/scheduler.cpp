@@ -130,7 +130,9 @@ void Scheduler::loop() {
       if (engine_.pending_count() > 0) wake = std::min(wake, end_wake_);
       double wait_s = kPollS;
       if (wake != kNever) wait_s = std::clamp(unix_time(wake) - wall_now(), 0.0, kPollS);
-      if (!dirty_.empty()) wait_s = 0;  // handles of just-started jobs: persist them now
+      // Handles of just-started jobs: persist them now (unless commits fail: retried each
+      // second, not in a spin).
+      if (!dirty_.empty() && !commit_failing_) wait_s = 0;
       cv_.wait_for(lock, std::chrono::duration<double>(wait_s),
                    [&] { return stopping_ || !queue_.empty(); });
       if (stopping_ && queue_.empty()) break;
@@ -139,7 +141,15 @@ void Scheduler::loop() {
     turn(batch);
     publish_health(wall_now());
   }
-  if (!dirty_.empty() || !segments_out_.empty()) commit_group();
+  const bool stored = pending_writes() == 0 || commit_group(true);
+  if (!stored)
+    log_(
+        "stopping with the last changes not stored (the database cannot be written); no "
+        "answer or launch depended on them");
+  for (Held& h : held_)
+    h.done.set_value(stored ? std::move(h.reply)
+                            : error_reply(503, "not stored: the database could not be written"));
+  held_.clear();
 }
 
 void Scheduler::update_calendar(double now) {
@@ -228,16 +238,8 @@ void Scheduler::record_birth(const Live& l, const char* how, double now) {
       TransitionRow{l.rec.id, now, "", std::string(to_string(l.rec.state)), how, l.rec.reason});
 }
 
-void Scheduler::commit_group() {
-  const auto t0 = std::chrono::steady_clock::now();
-  if (Status st = store_->begin(); !st.ok()) fatal("begin: " + st.error().message);
-  if (Status st = flush(); !st.ok()) fatal("write: " + st.error().message);
-  if (Status st = store_->commit(); !st.ok()) fatal("commit: " + st.error().message);
-  ++commits_;
-  commit_latency_.record(
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-}
-
+// Writes; flushed() forgets what was written once the commit succeeded (a failed commit is
+// retried with the same rows).
 Status Scheduler::flush() {
   std::sort(dirty_.begin(), dirty_.end());
   dirty_.erase(std::unique(dirty_.begin(), dirty_.end()), dirty_.end());
@@ -246,17 +248,20 @@ Status Scheduler::flush() {
     if (it == jobs_.end()) continue;
     if (Status st = store_->put_job(it->second.rec); !st.ok()) return st;
   }
-  dirty_.clear();
   for (const SegmentRow& s : segments_out_)
     if (Status st = store_->add_segment(s); !st.ok()) return st;
-  segments_out_.clear();
   for (const TransitionRow& t : transitions_out_)
     if (Status st = store_->add_transition(t); !st.ok()) return st;
-  transitions_out_.clear();
   for (const IdempotencyRow& k : idempotency_out_)
     if (Status st = store_->add_idempotency(k); !st.ok()) return st;
-  idempotency_out_.clear();
   return purge_idempotency();
+}
+
+void Scheduler::flushed() {
+  dirty_.clear();
+  segments_out_.clear();
+  transitions_out_.clear();
+  idempotency_out_.clear();
 }
 
 Status Scheduler::purge_idempotency() {
@@ -277,9 +282,15 @@ Status Scheduler::purge_idempotency() {
 // handle).
 void Scheduler::turn(std::deque<Command>& batch) {
   account_capacity(wall_now());
+  check_disk(wall_now());
   std::vector<ApiReply> replies;
+  std::vector<bool> wrote;  // the command changed something to store
   replies.reserve(batch.size());
-  for (Command& c : batch) replies.push_back(c.fn());
+  for (Command& c : batch) {
+    const size_t before = pending_writes();
+    replies.push_back(c.fn());
+    wrote.push_back(pending_writes() != before);
+  }
   const double now = wall_now();  // after the commands' own (engine times never decrease)
   std::vector<int64_t> starts;
   for (const DriverEvent& e : driver_->poll()) handle_event(e, now, starts);
@@ -289,7 +300,9 @@ void Scheduler::turn(std::deque<Command>& batch) {
   // Jobs wait and a running job reached its estimated end without ending: a cycle now may
   // preempt it (its end is unknown from here on; policy/tiers.cpp).
   const bool estimate_passed = engine_.pending_count() > 0 && end_wake_ <= t;
-  if (engine_dirty_ || engine_.next_wakeup() <= t || estimate_passed) {
+  // Short of disk space, or commits failing: no cycle, so nothing new is launched (running
+  // jobs go on).
+  if (!read_only() && (engine_dirty_ || engine_.next_wakeup() <= t || estimate_passed)) {
     engine_dirty_ = false;
     const auto t0 = std::chrono::steady_clock::now();
     const std::vector<Decision>& ds = engine_.schedule(t);
@@ -318,7 +331,21 @@ void Scheduler::turn(std::deque<Command>& batch) {
       r.after_cycle(r);
       r.after_cycle = nullptr;
     }
-  if (!batch.empty() || !dirty_.empty() || !segments_out_.empty()) commit_group();
+  if (pending_writes() > 0 && !commit_group()) {
+    // Not stored (a full disk): no answer or launch may depend on it. Answers of commands
+    // that changed something wait for the commit that stores them (submissions and
+    // priority changes are refused meanwhile: refuse_change()); the others go now.
+    for (size_t i = 0; i < batch.size(); ++i) {
+      if (wrote[i])
+        held_.push_back(Held{std::move(batch[i].done), std::move(replies[i])});
+      else
+        batch[i].done.set_value(std::move(replies[i]));
+    }
+    blocked_launches_.insert(blocked_launches_.end(), starts.begin(), starts.end());
+    return;
+  }
+  for (Held& h : held_) h.done.set_value(std::move(h.reply));
+  held_.clear();
   for (size_t i = 0; i < batch.size(); ++i) batch[i].done.set_value(std::move(replies[i]));
   // A start on GPUs that a moved job's old segment still uses waits for its exit.
   if (!blocked_launches_.empty()) {
@@ -617,6 +644,7 @@ void Scheduler::handle_event(const DriverEvent& e, double now, std::vector<int64
       return;
     case DriverEvent::Kind::kExited:
     case DriverEvent::Kind::kLost:
+    case DriverEvent::Kind::kEndedUnseen:
       break;
   }
   const int64_t id = event_job(e);
@@ -636,6 +664,7 @@ void Scheduler::handle_event(const DriverEvent& e, double now, std::vector<int64
   }
   if (l.rec.handle != e.handle) return;  // an earlier run's late report
   l.rec.handle.clear();
+  if (e.output_truncated) l.rec.output_truncated = true;
   mark(l);
   log_(fmt::format("job {}: {}", id, e.message));
   if (l.rec.state != JobStatus::kRunning) return;  // already preempted or cancelled
@@ -666,6 +695,9 @@ void Scheduler::handle_event(const DriverEvent& e, double now, std::vector<int64
   l.rec.finished_at = ended;
   if (l.rec.cancel_requested) {
     transition(l, JobEvent::kCancel, "cancelled", now);
+  } else if (e.kind == DriverEvent::Kind::kEndedUnseen) {
+    transition(l, JobEvent::kRunUnknown,
+               e.message + "; not run again (it may have done its work): resubmit it if not", now);
   } else if (e.kind == DriverEvent::Kind::kExited && e.exit_code == 0) {
     l.rec.exit_code = 0;
     transition(l, JobEvent::kExitOk, "", now);

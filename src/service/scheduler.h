@@ -168,7 +168,16 @@ class Scheduler {
   std::future<ApiReply> enqueue(std::function<ApiReply()> fn);
   void loop();
   void turn(std::deque<Command>& batch);
-  void commit_group();  // flush() inside one transaction; fatal on failure
+  // flush() inside one transaction; false when it failed (a full disk: the commit_failing
+  // alert; what it held stays to be written, retried at most once a second unless
+  // `now_or_never`, at shutdown).
+  bool commit_group(bool now_or_never = false);
+  // While commits fail or the disk is short of space: the 507 refusing a change.
+  std::optional<ApiReply> refuse_change() const;
+  bool read_only() const { return commit_failing_ || !disk_low_.empty(); }
+  size_t pending_writes() const {
+    return dirty_.size() + segments_out_.size() + transitions_out_.size() + idempotency_out_.size();
+  }
   double wall_now();
   Seconds engine_time(double unix) const {
     return unix - static_cast<double>(cluster_.epoch_unix_s);
@@ -193,7 +202,11 @@ class Scheduler {
   void transition(Live& l, JobEvent event, std::string reason, double now);
   // The job was born in its current state (`how`: "submit" or "observe").
   void record_birth(const Live& l, const char* how, double now);
-  Status flush();              // put_job for every dirty record (inside a transaction)
+  Status flush();  // put_job for every dirty record (inside a transaction); keeps them
+  void flushed();  // after the commit: forgets what flush() wrote
+  // Free space on the database's and the log folder's file systems (at most once a second):
+  // sets disk_low_ and the disk_low alert (service/scheduler_disk.cpp).
+  void check_disk(double now);
   Status purge_idempotency();  // drops expired keys, at most hourly (inside a transaction)
   void close_segment(Live& l, double now);
   // A node's kNodeUp / kNodeDown.
@@ -320,6 +333,17 @@ class Scheduler {
   nlohmann::json health_;
   double last_turn_at_ = 0;
   uint64_t snapshots_ = 0;  // read snapshots built (loop only)
+  // Disk: why it is short of space ("" when not), when last checked; a commit failing.
+  std::string disk_low_;
+  double disk_checked_at_ = -1e18;
+  bool commit_failing_ = false;
+  double commit_retry_at_ = 0;
+  // Answers of commands whose effects are not stored yet (commits failing).
+  struct Held {
+    std::promise<ApiReply> done;
+    ApiReply reply;
+  };
+  std::vector<Held> held_;
   double last_telemetry_ = -1e18;
   std::vector<GpuTelemetry> telemetry_;
   std::map<std::string, double> node_seen_;  // node → last telemetry/heartbeat (Unix s)

@@ -73,6 +73,7 @@ std::future<ApiReply> Scheduler::submit(const Principal& who, JobRequest request
   return enqueue([this, team = who.admin ? std::string("admin") : who.team,
                   request = std::move(request), key = std::move(key)]() mutable {
     const double now = wall_now();
+    if (auto refused = refuse_change()) return *refused;
     if (key) {
       const auto seen = idempotency_.find({team, key->key});
       if (seen != idempotency_.end() && seen->second.at > now - kIdempotencyTtlS) {
@@ -235,6 +236,7 @@ std::future<ApiReply> Scheduler::act(const Principal& who, int64_t id, Action ac
 std::future<ApiReply> Scheduler::set_tier(const Principal& who, int64_t id, Tier tier) {
   return enqueue([this, who, id, tier] {
     const double now = wall_now();
+    if (auto refused = refuse_change()) return *refused;
     Live* l = find(who, id);
     if (!l) return error_reply(404, fmt::format("no job {}", id), "id");
     JobRecord& rec = l->rec;
@@ -530,6 +532,7 @@ Status Scheduler::recover() {
     return st;
   }
   if (Status st = store_->commit(); !st.ok()) return st;
+  flushed();
   log_(
       fmt::format("recovered {} job(s): {} running adopted, {} requeued after a lost run, {} "
                   "waiting",

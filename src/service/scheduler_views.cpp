@@ -23,6 +23,7 @@ nlohmann::json Scheduler::job_json(const Live& l, double now) const {
   j["started_at"] = r.started_at >= 0 ? nlohmann::json(r.started_at) : nlohmann::json();
   j["finished_at"] = r.finished_at >= 0 ? nlohmann::json(r.finished_at) : nlohmann::json();
   j["restart_count"] = r.restart_count;
+  j["output_truncated"] = r.output_truncated;
   j["exit_code"] = r.exit_code ? nlohmann::json(*r.exit_code) : nlohmann::json();
   j["reason"] = r.reason;
   j["utilization"] = r.utilization >= 0 ? nlohmann::json(r.utilization) : nlohmann::json();
@@ -208,8 +209,8 @@ std::string Scheduler::metrics_text(double now, const nlohmann::json& ledger) {
   std::map<std::string, size_t> by_state;
   for (const auto& [id, l] : jobs_) ++by_state[std::string(to_string(l.rec.state))];
   out += "# HELP frugal_jobs Jobs known to the service by state\n# TYPE frugal_jobs gauge\n";
-  for (const char* s :
-       {"queued", "deferred", "running", "preempted", "completed", "failed", "cancelled"})
+  for (const char* s : {"queued", "deferred", "running", "preempted", "completed", "failed",
+                        "cancelled", "unknown"})
     out += fmt::format("frugal_jobs{{state=\"{}\"}} {}\n", s, by_state[s]);
   return out;
 }

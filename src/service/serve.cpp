@@ -187,6 +187,7 @@ std::unique_ptr<Driver> make_local_driver(const ServiceConfig& config, const Fau
   lo.node_name = config.node_name;
   lo.use_nvml = config.use_nvml;
   lo.log_dir = config.log_dir;
+  lo.max_output_bytes = config.max_job_output_mb << 20;
   for (int g = 0; g < config.gpus; ++g)
     lo.configured_gpus.push_back(GpuInfo{g, config.gpu_model, "", 0});
   return std::make_unique<LocalDriver>(lo);

@@ -61,6 +61,8 @@ constexpr const char* kMigrations[] = {
     "  job_id INTEGER NOT NULL, at REAL NOT NULL,"
     "  PRIMARY KEY (team, key));"
     "CREATE INDEX idempotency_at ON idempotency(at);",
+    // 6 → 7: a job's output was cut at the cap (max_job_output_mb).
+    "ALTER TABLE jobs ADD COLUMN output_truncated INTEGER NOT NULL DEFAULT 0;",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -151,8 +153,8 @@ Status Store::prepare() {
       "INSERT OR REPLACE INTO jobs (id, team, request, state, held, submitted_at, started_at,"
       " segment_start, finished_at, deferred_until, restart_count, exit_code, reason, handle,"
       " placement, utilization, utilization_samples, stopping_handle, stopping_placement,"
-      " cancel_requested)"
-      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?);";
+      " cancel_requested, output_truncated)"
+      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?);";
   const char* seg =
       "INSERT OR REPLACE INTO segments (job_id, t0, t1, kept_s, placement) VALUES (?,?,?,?,?);";
   const char* tr =
@@ -207,6 +209,7 @@ Status Store::put_job(const JobRecord& j) {
   sqlite3_bind_text(s, 19, j.stopping_placement.data(),
                     static_cast<int>(j.stopping_placement.size()), SQLITE_TRANSIENT);
   sqlite3_bind_int(s, 20, j.cancel_requested ? 1 : 0);
+  sqlite3_bind_int(s, 21, j.output_truncated ? 1 : 0);
   if (sqlite3_step(s) != SQLITE_DONE) return Error{sqlite3_errmsg(db_)};
   return Status::Ok();
 }
@@ -260,8 +263,8 @@ Result<std::vector<JobRecord>> Store::load_jobs() const {
   const char* sql =
       "SELECT id, team, request, state, held, submitted_at, started_at, segment_start,"
       " finished_at, deferred_until, restart_count, exit_code, reason, handle, placement,"
-      " utilization, utilization_samples, stopping_handle, stopping_placement, cancel_requested"
-      " FROM jobs ORDER BY id;";
+      " utilization, utilization_samples, stopping_handle, stopping_placement, cancel_requested,"
+      " output_truncated FROM jobs ORDER BY id;";
   if (sqlite3_prepare_v2(db_, sql, -1, &s, nullptr) != SQLITE_OK) return Error{sqlite3_errmsg(db_)};
   std::vector<JobRecord> out;
   int rc;
@@ -296,6 +299,7 @@ Result<std::vector<JobRecord>> Store::load_jobs() const {
     j.stopping_handle = column_text(s, 17);
     j.stopping_placement = column_text(s, 18);
     j.cancel_requested = sqlite3_column_int(s, 19) != 0;
+    j.output_truncated = sqlite3_column_int(s, 20) != 0;
     out.push_back(std::move(j));
   }
   sqlite3_finalize(s);
@@ -367,7 +371,7 @@ Result<std::vector<SegmentRow>> Store::load_segments() const {
 std::string Store::check_consistency() const {
   const char* checks[][2] = {
       {"PRAGMA integrity_check;", nullptr},
-      {"SELECT count(*) FROM jobs WHERE state IN ('completed','failed','cancelled')"
+      {"SELECT count(*) FROM jobs WHERE state IN ('completed','failed','cancelled','unknown')"
        " AND finished_at < 0;",
        "final jobs without finished_at"},
       {"SELECT count(*) FROM jobs WHERE state = 'running' AND segment_start < 0;",
@@ -377,7 +381,7 @@ std::string Store::check_consistency() const {
       {"SELECT count(*) FROM segments WHERE job_id NOT IN (SELECT id FROM jobs);",
        "segments of unknown jobs"},
       {"SELECT count(*) FROM jobs WHERE state NOT IN ('queued','deferred','running',"
-       "'preempted','completed','failed','cancelled');",
+       "'preempted','completed','failed','cancelled','unknown');",
        "jobs in unknown states"},
       {"SELECT count(*) FROM jobs j JOIN job_transitions t ON t.job_id = j.id"
        " WHERE t.seq = (SELECT max(seq) FROM job_transitions WHERE job_id = j.id)"

@@ -19,7 +19,7 @@ struct sqlite3_stmt;
 
 namespace frugal {
 
-inline constexpr int kSchemaVersion = 6;
+inline constexpr int kSchemaVersion = 7;
 
 // One ended run segment: job held `placement` (JSON) over [t0, t1) and kept_s seconds of
 // its work survived (the rest is rework).

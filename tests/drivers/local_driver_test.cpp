@@ -143,11 +143,16 @@ TEST(LocalDriver, AdoptFindsALiveProcessAndReadsItsExitAfterwards) {
   const DriverEvent e = wait_event(second);
   EXPECT_EQ(e.kind, DriverEvent::Kind::kExited);
   EXPECT_EQ(e.exit_code, 6);
-  // A recycled pid with another start time is not the job (job 4 left no exit status).
+  // A recycled pid with another start time is not the job: job 4's run (a persisted handle:
+  // its command began) ended unseen, leaving no exit status — reported as such, so the
+  // service marks it unknown instead of running it again.
   const auto h = parse_handle(handle);
   auto b = second.adopt("4", 0, make_handle(getpid(), h->second + 12345));
   ASSERT_TRUE(b.ok());
-  EXPECT_FALSE(b.value());
+  EXPECT_TRUE(b.value());
+  const DriverEvent unseen = wait_event(second);
+  EXPECT_EQ(unseen.kind, DriverEvent::Kind::kEndedUnseen);
+  EXPECT_EQ(unseen.job_id, "4");
   // An empty handle (a crash before the service persisted it) is resolved through the run's
   // handle file: the run completed while the service was down, so its exit is reported
   // and it is not run again.
@@ -163,10 +168,18 @@ TEST(LocalDriver, AdoptFindsALiveProcessAndReadsItsExitAfterwards) {
   auto d = third.adopt("3", 1, "");
   ASSERT_TRUE(d.ok());
   EXPECT_FALSE(d.value());
-  // Nor does run 0's exit file for a run 1 handle whose process is gone.
+  // Nor does run 0's exit file for a run 1 handle whose process is gone: that run ended
+  // unseen.
   auto e2 = third.adopt("3", 1, handle);
   ASSERT_TRUE(e2.ok());
-  EXPECT_FALSE(e2.value());
+  EXPECT_TRUE(e2.value());
+  EXPECT_EQ(wait_event(third).kind, DriverEvent::Kind::kEndedUnseen);
+  // A run whose gate closed before "go" never began: not adopted (the service requeues it).
+  std::filesystem::create_directories(logs);
+  std::ofstream(logs + "/8.0.exit") << "gate-closed\n";
+  auto g = third.adopt("8", 0, handle);
+  ASSERT_TRUE(g.ok());
+  EXPECT_FALSE(g.value());
 }
 
 // A gated spawn: the command waits for "go" on descriptor 3; when the gate closes without it

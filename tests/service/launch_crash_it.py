@@ -3,6 +3,7 @@ timed kill) at every step of the launch path: after the start decision is commit
 the wrapper is spawned, after the run's handle file is written, after the command is let go.
 Each time, after a restart the job ends completed and its command ran exactly once — also
 when it completed while the service was down and the handle had never reached the database.
+A run that ended unseen, without an exit status, leaves the job `unknown`, not re-run.
 Then the Idempotency-Key contract: a retried submission returns the first job."""
 import json
 import os
@@ -60,6 +61,30 @@ for step in STEPS:
         d.stop()
     finally:
         d.cleanup(a.keep)
+
+# A run that ends while the service is down without recording its exit status (SIGKILLed
+# with its wrapper): after the restart the job is `unknown`, with the reason, and not run
+# again.
+d = Daemon(a.frugal, gpus=1)
+try:
+    d.start()
+    runs = os.path.join(d.dir, "runs.txt")
+    jid = d.submit({"command": f"echo run >> {runs}; sleep 60", "gpus": 1})
+    d.wait_state(jid, ["running"])
+    pid = int(d.job(jid)["handle"].split(":")[0])
+    d.kill9()
+    os.killpg(pid, 9)
+    time.sleep(0.5)
+    d.start()
+    d.wait_state(jid, ["unknown", "queued", "running", "completed", "failed"])
+    j = d.job(jid)
+    check(j["state"] == "unknown" and "no exit status" in j["reason"], f"unseen end: {j}")
+    time.sleep(1)
+    with open(runs) as f:
+        check(f.read().count("run") == 1, "a job whose end was not seen ran again")
+    d.stop()
+finally:
+    d.cleanup(a.keep)
 
 # Idempotency-Key: the same key and body return the first job (200); another body 422; the
 # key is per team, survives a restart, and a malformed key is refused.
