@@ -68,6 +68,8 @@ constexpr const char* kKeys[] = {"listen",
                                  "read_snapshot_s",
                                  "min_free_mb",
                                  "max_job_output_mb",
+                                 "retain_jobs_s",
+                                 "retain_logs_s",
                                  "node",
                                  "cluster",
                                  "teams",
@@ -106,6 +108,8 @@ Status read_top_level(const YAML::Node& root, Reader& r, ServiceConfig& c) {
   r.read(root, "", "read_snapshot_s", c.read_snapshot_s);
   r.read(root, "", "min_free_mb", c.min_free_mb);
   r.read(root, "", "max_job_output_mb", c.max_job_output_mb);
+  r.read(root, "", "retain_jobs_s", c.retain_jobs_s);
+  r.read(root, "", "retain_logs_s", c.retain_logs_s);
   r.read(root, "", "telemetry_period_s", c.telemetry_period_s);
   return Status::Ok();
 }
@@ -285,6 +289,8 @@ Status check_bounds(const ServiceConfig& c, const std::string& path) {
   if (c.http_threads < 1 || c.http_threads > 256)
     return Error{fmt::format("{}: http_threads: 1..256", path)};
   if (c.min_free_mb < 0) return Error{fmt::format("{}: min_free_mb: >= 0", path)};
+  if (!(c.retain_jobs_s >= 0) || !(c.retain_logs_s >= 0))
+    return Error{fmt::format("{}: retain_jobs_s and retain_logs_s: seconds >= 0", path)};
   if (c.max_job_output_mb < 0 || c.max_job_output_mb > (int64_t{1} << 30))
     return Error{fmt::format("{}: max_job_output_mb: 0 (no cap) to 2^30", path)};
   if (!(c.read_snapshot_s >= 0 && c.read_snapshot_s <= 300))

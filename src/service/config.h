@@ -63,8 +63,12 @@ struct ServiceConfig {
   // submissions get 507 and nothing new is launched (docs/API.md, "Disk space").
   int64_t min_free_mb = 1024;
   // Each job's stdout and stderr are cut at this many MiB (0: no cap); output_truncated.
-  int64_t max_job_output_mb = 1024;  // a request must arrive whole in this; also keep-alive idle
-  double telemetry_period_s = 5;     // how often the loop samples telemetry and checks alerts
+  int64_t max_job_output_mb = 1024;
+  // Retention (docs/API.md): finished jobs leave memory after retain_jobs_s (still in the
+  // store); their logs and run files are deleted after retain_logs_s (0: kept forever).
+  double retain_jobs_s = 86400;
+  double retain_logs_s = 30 * 86400;  // a request must arrive whole in this; also keep-alive idle
+  double telemetry_period_s = 5;      // how often the loop samples telemetry and checks alerts
   // This host (local backend).
   std::string node_name = "localhost";
   bool use_nvml = true;

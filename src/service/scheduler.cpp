@@ -140,6 +140,7 @@ void Scheduler::loop() {
     }
     turn(batch);
     publish_health(wall_now());
+    retention(wall_now());
   }
   const bool stored = pending_writes() == 0 || commit_group(true);
   if (!stored)
@@ -193,6 +194,7 @@ void Scheduler::transition(Live& l, JobEvent event, std::string reason, double n
   l.rec.state = *to;
   l.rec.reason = std::move(reason);
   mark(l);
+  if (is_final(l.rec.state)) remove_empty_checkpoint_dir(l.rec.id);
   if (is_final(l.rec.state) && accounting_) {
     const double finish = l.rec.finished_at >= 0 ? l.rec.finished_at : now;
     accounting_->job_ended(ledger_index(l.rec.id), *l.spec,

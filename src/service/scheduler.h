@@ -120,10 +120,9 @@ class Scheduler {
                                std::optional<IdempotencyKey> key = std::nullopt);
   std::future<ApiReply> get_job(const Principal& who, int64_t id);
   // Newest first, at most `limit` (<= 1000) jobs with ids below `cursor` (none: from the
-  // newest), looking at no more than kListScan jobs; the reply's next_cursor continues.
+  // newest), paged from the store (retired jobs included); next_cursor continues.
   std::future<ApiReply> list_jobs(const Principal& who, std::optional<JobStatus> state,
                                   size_t limit, std::optional<int64_t> cursor = std::nullopt);
-  static constexpr size_t kListScan = 20000;
   enum class Action { kCancel, kHold, kRelease };
   std::future<ApiReply> act(const Principal& who, int64_t id, Action action);
   std::future<ApiReply> set_tier(const Principal& who, int64_t id, Tier tier);
@@ -193,6 +192,14 @@ class Scheduler {
   // engine (scheduler_foreign.cpp).
   void observe_foreign(const DriverEvent& e, double now);
   Live* find(const Principal& who, int64_t id);
+  // For a job not in memory: 409 when the store has it (it ended), else 404.
+  ApiReply not_in_memory(const Principal& who, int64_t id) const;
+  // A stored job's JSON (as job_json) for one retention took out of memory.
+  nlohmann::json record_json(const JobRecord& rec, double now) const;
+  // Retention (service/scheduler_retention.cpp), at most once a minute after a commit.
+  void retention(double now);
+  void remove_old_logs(double finished_before);
+  void remove_empty_checkpoint_dir(int64_t id) const;
   void enter_engine(Live& l, double now);  // (re)submits the job under a new index
   void mark(Live& l) { dirty_.push_back(l.rec.id); }
   // Moves the job by `event` (service/job_lifecycle.h) and sets its reason; the transition is
@@ -337,6 +344,11 @@ class Scheduler {
   std::string disk_low_;
   double disk_checked_at_ = -1e18;
   bool commit_failing_ = false;
+  // Retention: when it last ran; specs of evicted jobs (the engine and the ledger keep
+  // pointers to them); how many jobs left memory.
+  double retention_at_ = 0;
+  std::vector<std::unique_ptr<JobSpec>> retired_specs_;
+  uint64_t evicted_ = 0;
   double commit_retry_at_ = 0;
   // Answers of commands whose effects are not stored yet (commits failing).
   struct Held {

@@ -62,6 +62,21 @@ void Scheduler::learn_runtime(const JobRecord& r, const JobSpec& spec) {
   predictor_.observe(spec, r.finished_at - r.started_at);
 }
 
+ApiReply Scheduler::not_in_memory(const Principal& who, int64_t id) const {
+  Result<std::optional<JobRecord>> stored = store_->load_job(id);
+  if (stored.ok() && stored.value() && who.may_access(stored.value()->team))
+    return error_reply(409,
+                       fmt::format("the job already ended: {}", to_string(stored.value()->state)));
+  return error_reply(404, fmt::format("no job {}", id), "id");
+}
+
+nlohmann::json Scheduler::record_json(const JobRecord& rec, double now) const {
+  Live l;
+  l.rec = rec;
+  l.spec = make_job_spec(l.rec);
+  return job_json(l, now);
+}
+
 Scheduler::Live* Scheduler::find(const Principal& who, int64_t id) {
   const auto it = jobs_.find(id);
   if (it == jobs_.end() || !who.may_access(it->second.rec.team)) return nullptr;
@@ -140,10 +155,17 @@ std::future<ApiReply> Scheduler::submit(const Principal& who, JobRequest request
 
 std::future<ApiReply> Scheduler::get_job(const Principal& who, int64_t id) {
   return enqueue([this, who, id] {
-    const Live* l = find(who, id);
-    if (!l) return error_reply(404, fmt::format("no job {}", id), "id");
+    const double now = wall_now();
     ApiReply r;
-    r.body = job_json(*l, wall_now());
+    if (const Live* l = find(who, id)) {
+      r.body = job_json(*l, now);
+    } else {  // a finished job retention took out of memory: from the store
+      Result<std::optional<JobRecord>> stored = store_->load_job(id);
+      if (!stored.ok()) return error_reply(500, stored.error().message);
+      if (!stored.value() || !who.may_access(stored.value()->team))
+        return error_reply(404, fmt::format("no job {}", id), "id");
+      r.body = record_json(*stored.value(), now);
+    }
     // Its lifecycle so far: the stored transitions, then those of this turn not yet committed.
     Result<std::vector<TransitionRow>> stored = store_->load_transitions(id);
     if (!stored.ok()) return error_reply(500, stored.error().message);
@@ -166,22 +188,24 @@ std::future<ApiReply> Scheduler::list_jobs(const Principal& who, std::optional<J
                                            size_t limit, std::optional<int64_t> cursor) {
   return enqueue([this, who, state, limit, cursor] {
     const double now = wall_now();
+    // Paged from the store (indexed by id, team and state), so jobs retention took out of
+    // memory are listed too; each shown as the loop knows it when it is in memory.
+    const std::string state_name = state ? std::string(to_string(*state)) : "";
+    Result<std::vector<JobRecord>> rows = store_->list_jobs(
+        cursor, who.admin ? nullptr : &who.team, state ? &state_name : nullptr, limit + 1);
+    if (!rows.ok()) return error_reply(500, rows.error().message);
+    const std::vector<JobRecord>& found = rows.value();
     nlohmann::json out = nlohmann::json::array();
-    // Newest first, from below the cursor; at most kListScan entries looked at per page, so
-    // a page costs the loop the same however many jobs others have.
-    auto it = cursor ? std::make_reverse_iterator(jobs_.lower_bound(*cursor)) : jobs_.rbegin();
-    size_t scanned = 0;
-    for (; it != jobs_.rend() && out.size() < limit && scanned < kListScan; ++it, ++scanned) {
-      const Live& l = it->second;
-      if (!who.may_access(l.rec.team)) continue;
-      if (state && l.rec.state != *state) continue;
-      out.push_back(job_json(l, now));
+    for (size_t i = 0; i < found.size() && i < limit; ++i) {
+      const auto it = jobs_.find(found[i].id);
+      out.push_back(it != jobs_.end() ? job_json(it->second, now) : record_json(found[i], now));
     }
     ApiReply r;
     r.body = {{"jobs", out}};
-    // More may follow: pass next_cursor as `cursor` for the next page (jobs with smaller ids);
+    // More follow: pass next_cursor as `cursor` for the next page (jobs with smaller ids);
     // null when this page reached the oldest job.
-    r.body["next_cursor"] = it != jobs_.rend() ? nlohmann::json(it->first + 1) : nlohmann::json();
+    r.body["next_cursor"] =
+        found.size() > limit ? nlohmann::json(found[limit - 1].id) : nlohmann::json();
     return r;
   });
 }
@@ -190,7 +214,7 @@ std::future<ApiReply> Scheduler::act(const Principal& who, int64_t id, Action ac
   return enqueue([this, who, id, action] {
     const double now = wall_now();
     Live* l = find(who, id);
-    if (!l) return error_reply(404, fmt::format("no job {}", id), "id");
+    if (!l) return not_in_memory(who, id);
     JobRecord& rec = l->rec;
     if (rec.team == kExternalTeam) return refuse_external(rec);
     const std::string state(to_string(rec.state));
@@ -238,7 +262,7 @@ std::future<ApiReply> Scheduler::set_tier(const Principal& who, int64_t id, Tier
     const double now = wall_now();
     if (auto refused = refuse_change()) return *refused;
     Live* l = find(who, id);
-    if (!l) return error_reply(404, fmt::format("no job {}", id), "id");
+    if (!l) return not_in_memory(who, id);
     JobRecord& rec = l->rec;
     if (rec.team == kExternalTeam) return refuse_external(rec);
     if (rec.state == JobStatus::kRunning) {

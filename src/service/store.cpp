@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
+#include <limits>
 
 #include <nlohmann/json.hpp>
 
@@ -63,6 +65,10 @@ constexpr const char* kMigrations[] = {
     "CREATE INDEX idempotency_at ON idempotency(at);",
     // 6 → 7: a job's output was cut at the cap (max_job_output_mb).
     "ALTER TABLE jobs ADD COLUMN output_truncated INTEGER NOT NULL DEFAULT 0;",
+    // 7 → 8: retention (lists paged from the store; logs removed after retain_logs_s).
+    "ALTER TABLE jobs ADD COLUMN logs_removed INTEGER NOT NULL DEFAULT 0;"
+    "CREATE INDEX jobs_state ON jobs(state, id);"
+    "CREATE INDEX jobs_finished ON jobs(finished_at);",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -258,53 +264,125 @@ Result<std::vector<TransitionRow>> Store::load_transitions(int64_t job_id) const
   return out;
 }
 
-Result<std::vector<JobRecord>> Store::load_jobs() const {
-  sqlite3_stmt* s = nullptr;
-  const char* sql =
-      "SELECT id, team, request, state, held, submitted_at, started_at, segment_start,"
-      " finished_at, deferred_until, restart_count, exit_code, reason, handle, placement,"
-      " utilization, utilization_samples, stopping_handle, stopping_placement, cancel_requested,"
-      " output_truncated FROM jobs ORDER BY id;";
-  if (sqlite3_prepare_v2(db_, sql, -1, &s, nullptr) != SQLITE_OK) return Error{sqlite3_errmsg(db_)};
+namespace {
+
+constexpr const char* kJobColumns =
+    "id, team, request, state, held, submitted_at, started_at, segment_start,"
+    " finished_at, deferred_until, restart_count, exit_code, reason, handle, placement,"
+    " utilization, utilization_samples, stopping_handle, stopping_placement, cancel_requested,"
+    " output_truncated";
+
+// The job of the current row of a statement selecting kJobColumns.
+Result<JobRecord> job_row(sqlite3_stmt* s) {
+  JobRecord j;
+  j.id = sqlite3_column_int64(s, 0);
+  j.team = column_text(s, 1);
+  const auto req = nlohmann::json::parse(column_text(s, 2), nullptr, false);
+  Result<JobRequest> r =
+      req.is_discarded() ? Result<JobRequest>(Error{"not JSON"}) : job_request_from_stored(req);
+  const auto state = parse_job_status(column_text(s, 3));
+  if (!r.ok() || !state)
+    return Error{
+        fmt::format("job {}: unreadable row ({})", j.id, r.ok() ? "state" : r.error().message)};
+  j.request = std::move(r).value();
+  j.state = *state;
+  j.held = sqlite3_column_int(s, 4) != 0;
+  j.submitted_at = sqlite3_column_double(s, 5);
+  j.started_at = sqlite3_column_double(s, 6);
+  j.segment_start = sqlite3_column_double(s, 7);
+  j.finished_at = sqlite3_column_double(s, 8);
+  j.deferred_until = sqlite3_column_double(s, 9);
+  j.restart_count = sqlite3_column_int(s, 10);
+  if (sqlite3_column_type(s, 11) != SQLITE_NULL) j.exit_code = sqlite3_column_int(s, 11);
+  j.reason = column_text(s, 12);
+  j.handle = column_text(s, 13);
+  j.placement = column_text(s, 14);
+  j.utilization = sqlite3_column_double(s, 15);
+  j.utilization_samples = sqlite3_column_int64(s, 16);
+  j.stopping_handle = column_text(s, 17);
+  j.stopping_placement = column_text(s, 18);
+  j.cancel_requested = sqlite3_column_int(s, 19) != 0;
+  j.output_truncated = sqlite3_column_int(s, 20) != 0;
+  return j;
+}
+
+// Every row `s` (bound, not yet stepped) selects, as jobs; finalizes `s`.
+Result<std::vector<JobRecord>> job_rows(sqlite3* db, sqlite3_stmt* s) {
   std::vector<JobRecord> out;
   int rc;
   while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-    JobRecord j;
-    j.id = sqlite3_column_int64(s, 0);
-    j.team = column_text(s, 1);
-    const auto req = nlohmann::json::parse(column_text(s, 2), nullptr, false);
-    Result<JobRequest> r =
-        req.is_discarded() ? Result<JobRequest>(Error{"not JSON"}) : job_request_from_stored(req);
-    const auto state = parse_job_status(column_text(s, 3));
-    if (!r.ok() || !state) {
+    Result<JobRecord> j = job_row(s);
+    if (!j.ok()) {
       sqlite3_finalize(s);
-      return Error{
-          fmt::format("job {}: unreadable row ({})", j.id, r.ok() ? "state" : r.error().message)};
+      return j.error();
     }
-    j.request = std::move(r).value();
-    j.state = *state;
-    j.held = sqlite3_column_int(s, 4) != 0;
-    j.submitted_at = sqlite3_column_double(s, 5);
-    j.started_at = sqlite3_column_double(s, 6);
-    j.segment_start = sqlite3_column_double(s, 7);
-    j.finished_at = sqlite3_column_double(s, 8);
-    j.deferred_until = sqlite3_column_double(s, 9);
-    j.restart_count = sqlite3_column_int(s, 10);
-    if (sqlite3_column_type(s, 11) != SQLITE_NULL) j.exit_code = sqlite3_column_int(s, 11);
-    j.reason = column_text(s, 12);
-    j.handle = column_text(s, 13);
-    j.placement = column_text(s, 14);
-    j.utilization = sqlite3_column_double(s, 15);
-    j.utilization_samples = sqlite3_column_int64(s, 16);
-    j.stopping_handle = column_text(s, 17);
-    j.stopping_placement = column_text(s, 18);
-    j.cancel_requested = sqlite3_column_int(s, 19) != 0;
-    j.output_truncated = sqlite3_column_int(s, 20) != 0;
-    out.push_back(std::move(j));
+    out.push_back(std::move(j).value());
   }
+  sqlite3_finalize(s);
+  if (rc != SQLITE_DONE) return Error{sqlite3_errmsg(db)};
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<JobRecord>> Store::load_jobs() const {
+  sqlite3_stmt* s = nullptr;
+  const std::string sql = fmt::format("SELECT {} FROM jobs ORDER BY id;", kJobColumns);
+  if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &s, nullptr) != SQLITE_OK)
+    return Error{sqlite3_errmsg(db_)};
+  return job_rows(db_, s);
+}
+
+Result<std::vector<JobRecord>> Store::list_jobs(std::optional<int64_t> below,
+                                                const std::string* team, const std::string* state,
+                                                size_t limit) const {
+  sqlite3_stmt* s = nullptr;
+  const std::string sql = fmt::format(
+      "SELECT {} FROM jobs WHERE id < ?1 AND (?2 IS NULL OR team = ?2) AND"
+      " (?3 IS NULL OR state = ?3) ORDER BY id DESC LIMIT ?4;",
+      kJobColumns);
+  if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &s, nullptr) != SQLITE_OK)
+    return Error{sqlite3_errmsg(db_)};
+  sqlite3_bind_int64(s, 1, below.value_or(std::numeric_limits<int64_t>::max()));
+  if (team) sqlite3_bind_text(s, 2, team->data(), static_cast<int>(team->size()), SQLITE_STATIC);
+  if (state) sqlite3_bind_text(s, 3, state->data(), static_cast<int>(state->size()), SQLITE_STATIC);
+  sqlite3_bind_int64(s, 4, static_cast<int64_t>(limit));
+  return job_rows(db_, s);
+}
+
+Result<std::optional<JobRecord>> Store::load_job(int64_t id) const {
+  Result<std::vector<JobRecord>> rows = list_jobs(id + 1, nullptr, nullptr, 1);
+  if (!rows.ok()) return rows.error();
+  if (rows.value().empty() || rows.value()[0].id != id) return std::optional<JobRecord>();
+  return std::optional<JobRecord>(std::move(rows.value()[0]));
+}
+
+Result<std::vector<std::pair<int64_t, int>>> Store::logs_to_remove(double finished_before) const {
+  sqlite3_stmt* s = nullptr;
+  const char* sql =
+      "SELECT id, restart_count FROM jobs WHERE logs_removed = 0 AND finished_at >= 0 AND"
+      " finished_at < ? ORDER BY id LIMIT 10000;";
+  if (sqlite3_prepare_v2(db_, sql, -1, &s, nullptr) != SQLITE_OK) return Error{sqlite3_errmsg(db_)};
+  sqlite3_bind_double(s, 1, finished_before);
+  std::vector<std::pair<int64_t, int>> out;
+  int rc;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+    out.emplace_back(sqlite3_column_int64(s, 0), sqlite3_column_int(s, 1));
   sqlite3_finalize(s);
   if (rc != SQLITE_DONE) return Error{sqlite3_errmsg(db_)};
   return out;
+}
+
+Status Store::logs_removed(int64_t id) {
+  sqlite3_stmt* s = nullptr;
+  if (sqlite3_prepare_v2(db_, "UPDATE jobs SET logs_removed = 1 WHERE id = ?;", -1, &s, nullptr) !=
+      SQLITE_OK)
+    return Error{sqlite3_errmsg(db_)};
+  sqlite3_bind_int64(s, 1, id);
+  const int rc = sqlite3_step(s);
+  sqlite3_finalize(s);
+  if (rc != SQLITE_DONE) return Error{sqlite3_errmsg(db_)};
+  return Status::Ok();
 }
 
 Status Store::add_idempotency(const IdempotencyRow& r) {

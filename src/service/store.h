@@ -8,7 +8,9 @@
 // loop) owns a Store.
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/result.h"
@@ -19,7 +21,7 @@ struct sqlite3_stmt;
 
 namespace frugal {
 
-inline constexpr int kSchemaVersion = 7;
+inline constexpr int kSchemaVersion = 8;
 
 // One ended run segment: job held `placement` (JSON) over [t0, t1) and kept_s seconds of
 // its work survived (the rest is rework).
@@ -72,6 +74,16 @@ class Store {
 
   // Everything stored, jobs by id, segments by (job, t0).
   Result<std::vector<JobRecord>> load_jobs() const;
+  // Newest first: up to `limit` jobs with ids below `below` (none: all), of `team` and in
+  // `state` where given (the state's name).
+  Result<std::vector<JobRecord>> list_jobs(std::optional<int64_t> below, const std::string* team,
+                                           const std::string* state, size_t limit) const;
+  // One job, or nullopt when there is no such id.
+  Result<std::optional<JobRecord>> load_job(int64_t id) const;
+  // Retention: (id, restart_count) of jobs that finished before `finished_before` (Unix s)
+  // and still have their logs (at most 10,000 a call); logs_removed() records their removal.
+  Result<std::vector<std::pair<int64_t, int>>> logs_to_remove(double finished_before) const;
+  Status logs_removed(int64_t id);
   Result<std::vector<SegmentRow>> load_segments() const;
   // A job's transitions in the order they happened (empty for an unknown job).
   Result<std::vector<TransitionRow>> load_transitions(int64_t job_id) const;

@@ -14,13 +14,17 @@ try:
     # A job runs to completion; its stdout goes to its log; it sees its GPU and restart count.
     ok = d.submit({"name": "hello", "command":
                    'echo "cvd=$CUDA_VISIBLE_DEVICES restart=$FRUGAL_RESTART_COUNT '
-                   'ckpt=$FRUGAL_CHECKPOINT_DIR mine=$MINE"', "env": {"MINE": "yes"}})
+                   'ckpt=$FRUGAL_CHECKPOINT_DIR mine=$MINE"; '
+                   '[ -d "$FRUGAL_CHECKPOINT_DIR" ] && echo ckpt_exists',
+                   "env": {"MINE": "yes"}})
     j = d.wait_state(ok, ["completed", "failed"])
     check(j["state"] == "completed" and j["exit_code"] == 0, f"hello: {j}")
     out = d.read_log(ok)
     check("restart=0" in out and "mine=yes" in out, f"hello's log: {out!r}")
     check("cvd=0" in out or "cvd=1" in out, f"hello saw no GPU: {out!r}")
-    check(os.path.isdir(out.split("ckpt=")[1].split()[0]), "checkpoint dir not created")
+    # The folder exists while the job runs; it ends empty, so it is removed (retention).
+    check("ckpt_exists" in out, f"checkpoint dir not created: {out!r}")
+    check(not os.path.exists(out.split("ckpt=")[1].split()[0]), "an empty checkpoint dir kept")
     # A failing job: failed, with its exit code; stderr captured.
     bad = d.submit({"command": "echo oops >&2; exit 3"})
     j = d.wait_state(bad, ["completed", "failed"])
