@@ -9,6 +9,13 @@
 #
 # Usage: bench/serve_load.sh   Environment: BUILD_DIR (default build), NODES (10000),
 #   JOBS (20000), THREADS (16), RUNS (5), POLICY (frugal: the product default).
+# The full-cluster phase (issue 20): FILL=10000 first fills the NODES x 8 GPUs with whole-node
+#   jobs, then the JOBS submissions are measured while a completer cancels COMPLETE_RATE
+#   (100) filling jobs a second and SCRAPERS (0) threads read /metrics in a loop, back to
+#   back or SCRAPE_INTERVAL_MS apart:
+#   FILL=10000 JOBS=50000 RUNS=3 bench/serve_load.sh    (then again with SCRAPERS=2)
+# MAX_JOBS_PER_CYCLE sets the daemon's max_jobs_per_cycle (default: the service's, 1,000;
+#   0 = unbounded, the baseline of docs/API.md "Deep queues").
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD_DIR:-$ROOT/build}
@@ -16,7 +23,12 @@ NODES=${NODES:-10000}
 JOBS=${JOBS:-20000}
 THREADS=${THREADS:-16}
 RUNS=${RUNS:-5}
+FILL=${FILL:-0}
+COMPLETE_RATE=${COMPLETE_RATE:-100}
+SCRAPERS=${SCRAPERS:-0}
+SCRAPE_INTERVAL_MS=${SCRAPE_INTERVAL_MS:-0}
 POLICY=${POLICY:-frugal}
+MAX_JOBS_PER_CYCLE=${MAX_JOBS_PER_CYCLE:-}
 FRUGAL=$BUILD/frugal
 LOAD=$BUILD/frugal_serve_load
 [[ -x $FRUGAL && -x $LOAD ]] || { echo "build frugal and frugal_serve_load in $BUILD first" >&2; exit 1; }
@@ -41,6 +53,7 @@ listen: 127.0.0.1:$port
 backend: dry-run
 cluster: cluster.yaml
 policy: $POLICY
+${MAX_JOBS_PER_CYCLE:+max_jobs_per_cycle: $MAX_JOBS_PER_CYCLE}
 teams:
   bench: {token_sha256: $hash}
 YAML
@@ -57,7 +70,8 @@ YAML
   fi
   # frugal_serve_load exits 1 when a submission was not accepted (it prints the first
   # failure); the run still counts, and its "refused" field says how many.
-  line=$("$LOAD" --url "http://127.0.0.1:$port" --token "$token" --threads "$THREADS" --jobs "$JOBS") || true
+  line=$("$LOAD" --url "http://127.0.0.1:$port" --token "$token" --threads "$THREADS" --jobs "$JOBS" \
+    --fill "$FILL" --complete-rate "$COMPLETE_RATE" --scrapers "$SCRAPERS" --scrape-interval-ms "$SCRAPE_INTERVAL_MS") || true
   [[ $line == "{"* ]] || { echo "run $run: no result from frugal_serve_load" >&2; exit 1; }
   echo "run $run: $line"
   results+=("$line")
@@ -73,6 +87,14 @@ print("  accepted submissions/s   %8.0f   (target >= 2000)" % med("submissions_p
 print("  decision latency p50     %8.3f ms" % med("decision_latency_p50_ms"))
 print("  decision latency p99     %8.3f ms   (target < 5 ms)" % med("decision_latency_p99_ms"))
 print("  submit latency p50/p99   %8.2f / %.2f ms (client side)" % (med("submit_latency_p50_ms"), med("submit_latency_p99_ms")))
+if "fill" in r0:
+    print("  full-cluster phase: %d filling jobs, %d cancelled during it, %d scrapers" % (r0["fill"], med("completed"), r0.get("scrapers", 0)))
+    print("  phase decision p99       %8.3f ms   (from the histogram buckets; target < 10 ms)" % med("phase_decision_latency_p99_ms"))
+    print("  phase cycles <= 10 ms    %8.4f" % med("phase_cycles_within_10ms"))
+    print("  queue length at the end  %8.0f" % med("queue_length"))
+    print("  longest wait before first examined %8.2f s" % med("max_wait_unexamined_s"))
+if r0.get("scrapers", 0):
+    print("  /metrics scrapes         %8.0f a second (%d scrapers, %d ms apart)" % (statistics.median(r["scrapes"] / r["elapsed_s"] for r in rows), r0["scrapers"], r0.get("scrape_interval_ms", 0)))
 refused = sum(r["refused"] for r in rows)
 print("  not accepted             %8d of %d submissions" % (refused, sum(r["jobs"] for r in rows)))
 ' "$NODES"

@@ -121,6 +121,8 @@ void Engine::enqueue(JobIdx j, Seconds now) {
   JobRuntime& r = jobs_[j];
   r.state = JobState::kPending;
   r.queued_since = now;
+  r.first_examined = -1;
+  unexamined_.emplace(now, j);
   pending_.insert(key_of(j));
   if (small_job(*r.spec)) ++pending_small_;
   if (starvation_after_ != kNever && !r.starved) {
@@ -543,19 +545,67 @@ std::optional<Placement> Engine::placement_for(const JobRuntime& r, Candidates& 
   return p;
 }
 
+bool Engine::unexamined_stale(const std::pair<Seconds, JobIdx>& e) const {
+  const JobRuntime& r = jobs_[e.second];
+  return r.state != JobState::kPending || r.first_examined >= 0 || r.queued_since != e.first;
+}
+
+Seconds Engine::max_wait_unexamined(Seconds now) const {
+  for (const auto& e : unexamined_)
+    if (!unexamined_stale(e)) return std::max(max_wait_unexamined_, now - e.first);
+  return max_wait_unexamined_;
+}
+
+bool Engine::WalkWindow::next(const std::set<QueueKey>& pending,
+                              std::set<QueueKey>::const_iterator& it, size_t examined) {
+  if (limit_ == 0) return true;
+  if (examined >= limit_) return false;  // the next cycle's tail goes on from `it`
+  if (examined == std::max<size_t>(1, limit_ / 2)) {
+    // The head is done: skip to where the previous cycle's tail stopped, if the queue is
+    // longer than the limit and that point is still ahead (past the end: wrap round).
+    in_tail_ = true;
+    if (resume_ && pending.size() > limit_ && *it < *resume_) {
+      const auto ahead = pending.lower_bound(*resume_);
+      if (ahead != pending.end()) it = ahead;
+    }
+  }
+  return true;
+}
+
+std::optional<QueueKey> Engine::WalkWindow::resume(const std::set<QueueKey>& pending,
+                                                   std::set<QueueKey>::const_iterator stop) const {
+  if (limit_ == 0) return std::nullopt;
+  if (!in_tail_) return resume_;  // the walk ended within the head: the tail waits its turn
+  if (stop == pending.end()) return std::nullopt;  // it reached the end: round again
+  return *stop;
+}
+
 void Engine::walk(Seconds now, std::vector<std::pair<JobIdx, JobRuntime>>& victims) {
   fragmentation_block_ = 0;
   PostFilter& post = *profile_.post_filter;
   post.begin_cycle(*this);
-  const size_t limit = post.max_examined();
+  // Without walk_limit the PostFilter's own bound (e.g. EASY's depth) ends the walk; with
+  // it the smaller of the two is the window's size (WalkWindow).
+  const size_t post_limit = post.max_examined();
+  const size_t limit = options_.walk_limit == 0 ? 0
+                       : post_limit == 0        ? options_.walk_limit
+                                                : std::min(options_.walk_limit, post_limit);
   size_t examined = 0;
   std::vector<Decision> starts;
-  for (auto it = pending_.begin(); it != pending_.end();) {
+  WalkWindow window(limit, walk_resume_);
+  auto it = pending_.begin();
+  for (; it != pending_.end();) {
     if (state_.free_whole_total() == 0 && pending_small_ == 0 && victims.empty()) break;
-    if (limit && examined >= limit) break;
+    if (limit == 0 && post_limit && examined >= post_limit) break;
+    if (!window.next(pending_, it, examined)) break;
     ++examined;
     const JobIdx j = it->job;
     JobRuntime& r = jobs_[j];
+    if (r.first_examined < 0) {
+      r.first_examined = now;
+      max_wait_unexamined_ = std::max(max_wait_unexamined_, now - r.queued_since);
+      unexamined_.erase({r.queued_since, j});
+    }
     ++it;  // `it` stays valid: start() erases only j's entry
     if (cycle_.stopped_now(j)) {
       // A tentative victim only ever returns to where it was.
@@ -582,8 +632,18 @@ void Engine::walk(Seconds now, std::vector<std::pair<JobIdx, JobRuntime>>& victi
     starts.push_back(job_decision(Decision::Kind::kStart, j, *p, kNever, {}));
     start(j, std::move(*p), now);
   }
+  walk_resume_ = window.resume(pending_, it);
+  while (!unexamined_.empty() && unexamined_stale(*unexamined_.begin()))
+    unexamined_.erase(unexamined_.begin());
   for (auto& [j, old] : victims) {
     if (!cycle_.stopped[j]) continue;
+    // A tentative victim a bounded walk did not reach resumes where its GPUs are still free
+    // (the jobs it examined had their turn first).
+    if (limit > 0 && state_.allocate(old.placement, *jobs_[j].spec).ok()) {
+      resume(j, old);
+      cycle_.stopped[j] = 0;
+      continue;
+    }
     ++jobs_[j].preemptions;
     out_.push_back(job_decision(Decision::Kind::kPreempt, j, std::move(old.placement), kNever,
                                 "preempted for higher-priority work"));

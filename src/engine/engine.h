@@ -87,6 +87,10 @@ class Engine final : private CycleOps {
   const Profile& profile() const { return profile_; }
   const NodePool& nodes() const { return pool_; }
   size_t pending_count() const { return pending_.size() + deferred_.size(); }
+  // The longest any job waited in the queue before a cycle's walk first examined it, counting
+  // the jobs still waiting unexamined at `now`. A cycle with no free GPU and no fractional
+  // job queued examines none (nothing could start).
+  Seconds max_wait_unexamined(Seconds now) const;
   size_t running_count() const { return running_.size(); }
   double speed(const JobSpec& job, GpuModelId m) const override;
   // After a cycle: the smallest whole-GPU demand of a queued single-node job that did not
@@ -115,6 +119,8 @@ class Engine final : private CycleOps {
   const std::set<std::pair<Seconds, JobIdx>>& running_by_end() const override {
     return running_by_end_;
   }
+  const std::set<std::pair<Seconds, JobIdx>>& draining() const override { return drains_; }
+
   const std::set<QueueKey>& pending() const override { return pending_; }
   const std::vector<JobIdx>& jobs_on(NodeId n) const override { return node_jobs_[n]; }
   Seconds migration_cost_s() const override { return options_.migration_cost_s; }
@@ -170,6 +176,25 @@ class Engine final : private CycleOps {
   // Queue walk: Filter → Place → Size → PostFilter for each pending job in QueueSort order;
   // then the tentative victims nobody displaced resume and the rest are reported.
   void walk(Seconds now, std::vector<std::pair<JobIdx, JobRuntime>>& victims);
+  // The bounded walk of one cycle (EngineOptions::walk_limit; `limit` 0: unbounded): the
+  // first limit/2 queued jobs, then up to limit/2 from where the previous cycle's stopped.
+  // next() says whether the job at `it` (the `examined`-th) is examined, moving `it` from
+  // the end of the head to that point; resume(), given where the walk stopped (`stop`, the
+  // first job not examined, or end()), where the next cycle's tail starts (none: right
+  // after the head).
+  class WalkWindow {
+   public:
+    WalkWindow(size_t limit, std::optional<QueueKey> resume) : limit_(limit), resume_(resume) {}
+    bool next(const std::set<QueueKey>& pending, std::set<QueueKey>::const_iterator& it,
+              size_t examined);
+    std::optional<QueueKey> resume(const std::set<QueueKey>& pending,
+                                   std::set<QueueKey>::const_iterator stop) const;
+
+   private:
+    size_t limit_;
+    std::optional<QueueKey> resume_;
+    bool in_tail_ = false;
+  };
   // Where queued job r (not a returning victim) starts now, or nullopt; sets the
   // fragmentation block when it does not fit although enough GPUs are free.
   std::optional<Placement> placement_for(const JobRuntime& r, Candidates& c);
@@ -199,6 +224,13 @@ class Engine final : private CycleOps {
   std::vector<Seconds> end_key_;    // per job: its key in running_by_end_
   std::vector<Seconds> demote_at_;  // per job: its key in demotions_ (or kNever)
   std::set<QueueKey> pending_;
+  std::optional<QueueKey> walk_resume_;  // WalkWindow::resume() of the last cycle
+  // The longest a job waited in the queue before a walk first examined it (seconds), and the
+  // queued jobs not examined yet by when they entered the queue (stale entries — examined,
+  // started or re-queued since — are skipped when read and dropped each cycle).
+  Seconds max_wait_unexamined_ = 0;
+  std::set<std::pair<Seconds, JobIdx>> unexamined_;
+  bool unexamined_stale(const std::pair<Seconds, JobIdx>& e) const;
   std::set<QueueKey> running_;
   std::set<std::pair<Seconds, JobIdx>> running_by_end_;
   std::set<std::pair<Seconds, JobIdx>> deferred_;

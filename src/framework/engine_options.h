@@ -31,6 +31,13 @@ struct EngineOptions {
   // Wall seconds without progress after a resize (restart on the new size, like a
   // migration). A job grows only when the time saved exceeds this.
   Seconds resize_cost_s = 30;
+  // Queued jobs the cycle's walk examines at most (0: all, the simulator's default). The
+  // first walk_limit/2 in queue order every cycle, then up to walk_limit/2 more continuing
+  // after where the previous cycle's stopped, wrapping round: every queued job is examined
+  // within about 2 * queue / walk_limit cycles (as Slurm's backfill bounds its work with
+  // bf_max_job_test and continues with bf_continue). The service sets it
+  // (max_jobs_per_cycle); a queue shorter than the limit is walked whole, as without it.
+  size_t walk_limit = 0;
 };
 
 }  // namespace frugal

@@ -14,19 +14,20 @@ enum class JobState : uint8_t { kUnknown, kPending, kRunning, kFinished, kReject
 struct JobRuntime {
   const JobSpec* spec = nullptr;
   JobState state = JobState::kUnknown;
-  uint64_t seq = 0;           // arrival order; the final tie-break everywhere
-  Placement placement;        // while running
-  double speed = 1.0;         // relative speed of the current placement (vs reference)
-  Seconds run_start = 0;      // start of the current run segment
-  Seconds restart_s = 0;      // wall time at the segment's start without progress (the
-                              // restart after a migration); checkpoints count after it
-  Seconds queued_since = 0;   // when it last entered the pending queue
-  Seconds service_from = 0;   // attained_gpu_s counts service up to this time (LAS
-                              // demotions advance it; run_start stays for checkpoints)
-  double attained_gpu_s = 0;  // GPU-seconds of service up to service_from
-  double progress_ref_s = 0;  // reference-model seconds of work done before this segment
-  int las_level = 0;          // LAS queue (0 = highest priority)
-  Seconds las_enter = 0;      // when it entered its LAS queue
+  uint64_t seq = 0;             // arrival order; the final tie-break everywhere
+  Placement placement;          // while running
+  double speed = 1.0;           // relative speed of the current placement (vs reference)
+  Seconds run_start = 0;        // start of the current run segment
+  Seconds restart_s = 0;        // wall time at the segment's start without progress (the
+                                // restart after a migration); checkpoints count after it
+  Seconds queued_since = 0;     // when it last entered the pending queue
+  Seconds first_examined = -1;  // when a cycle's walk first examined it; < 0 not yet
+  Seconds service_from = 0;     // attained_gpu_s counts service up to this time (LAS
+                                // demotions advance it; run_start stays for checkpoints)
+  double attained_gpu_s = 0;    // GPU-seconds of service up to service_from
+  double progress_ref_s = 0;    // reference-model seconds of work done before this segment
+  int las_level = 0;            // LAS queue (0 = highest priority)
+  Seconds las_enter = 0;        // when it entered its LAS queue
   int preemptions = 0;
   int migrations = 0;
   int resizes = 0;

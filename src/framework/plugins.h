@@ -58,6 +58,8 @@ class CycleView {
   virtual const JobRuntime& job(JobIdx j) const = 0;
   // Running jobs ordered by expected end (from runtime estimates), earliest first.
   virtual const std::set<std::pair<Seconds, JobIdx>>& running_by_end() const = 0;
+  // Running jobs signalled to checkpoint (JobRuntime::signalled), by when they stop.
+  virtual const std::set<std::pair<Seconds, JobIdx>>& draining() const = 0;
   // Speed of `job` on GPU model `m` relative to the reference model.
   virtual double speed(const JobSpec& job, GpuModelId m) const = 0;
   // The plugins' state kept between calls (framework/plugin_state.h): one per view, so one

@@ -39,7 +39,9 @@ class ElasticSizing final : public CyclePlugin {
   void resize(CycleOps& ops) override {
     if (o_.tou && ops.now() >= tou_wake_) tou_wake_ = tou_next_boundary(ops, ops.now());
     if (o_.tou) tou_shrink(ops, ops.now());
-    if (!ops.pending().empty()) shrink(ops);
+    // Without a running elastic job there is nothing to shrink (and the walk over every
+    // running job would find nothing).
+    if (!ops.pending().empty() && ops.running_elastic() > 0) shrink(ops);
     // The shrink may have started the last queued job: growth then runs at once.
     if (ops.pending().empty()) grow(ops);
   }

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <optional>
 #include <tuple>
 
@@ -33,6 +32,7 @@ struct Victim {
   double cost;  // work at risk: GPU-seconds since the last periodic checkpoint
   double gpus;
   uint64_t seq;
+  int tier;  // effective_tier()
 };
 
 // A plan's rank: (work at risk, jobs, GPUs, node).
@@ -58,11 +58,17 @@ class TierPreempt final : public Preempt {
     std::vector<JobIdx> out;
     if (pending.empty() || running.empty()) return out;
     if (!queue_outranks_running(v, pending, running)) return out;
-    std::optional<ClusterState> future;
-    const std::vector<Victim> cand = candidates(v, running, future);
-    if (cand.empty()) return out;
-    if (!future) future.emplace(v.cluster());
-    std::vector<char> taken(cand.size(), 0);
+    // The cluster once the signalled jobs have stopped (their GPUs are spoken for).
+    copy_cluster(v);
+    ClusterState* future = &*future_;
+    for (const auto& [stop_at, j] : v.draining())
+      future->release(v.job(j).placement, *v.job(j).spec);
+    // The candidates and their index are built when the first plan is needed: most cycles
+    // place every examined job without one, and the candidates cost a pass over every
+    // running job.
+    std::vector<Victim> cand;
+    std::vector<char> taken;
+    bool built = false;
 
     size_t examined = 0, plans = 0;
     for (const QueueKey& k : pending) {
@@ -76,6 +82,13 @@ class TierPreempt final : public Preempt {
       // The autoscaler will add a node for it within its provisioning delay: preempting
       // would gain the job at most that delay and cost the victim its place (tiers.h).
       if (v.can_add_capacity(s)) continue;
+      if (!built) {
+        cand = candidates(v, running);
+        if (cand.empty()) return out;
+        index_by_node(v, cand);
+        taken.assign(cand.size(), 0);
+        built = true;
+      }
       // No plan for this job: it stays blocked, and a job behind it may start only by
       // backfilling around it, so GPUs freed for that job would go to work that ends
       // sooner and be fought for again next cycle (tiers.h). Stop here.
@@ -113,31 +126,68 @@ class TierPreempt final : public Preempt {
     return highest_pending < lowest_running;
   }
 
-  // The running jobs worth preempting, in running order. Jobs already signalled free their
-  // GPUs soon: they are released in `future` (the cluster, copied on the first one).
-  std::vector<Victim> candidates(const CycleView& v, const std::set<QueueKey>& running,
-                                 std::optional<ClusterState>& future) const {
+  // future_ = the cluster now. Copy-assigning into the state kept from the previous cycle
+  // reuses its index nodes: no allocation per node, as a fresh copy would make.
+  void copy_cluster(const CycleView& v) {
+    if (future_)
+      *future_ = v.cluster();
+    else
+      future_.emplace(v.cluster());
+  }
+
+  // The running jobs worth preempting, in running order (not those already signalled: they
+  // free their GPUs soon, and victims() released them in future_). With max_candidates, only
+  // that many running jobs are looked at, the lowest-ranked (the back of the running order).
+  std::vector<Victim> candidates(const CycleView& v, const std::set<QueueKey>& running) const {
     const Seconds now = v.now();
     std::vector<Victim> cand;
-    for (const QueueKey& k : running) {
-      const JobRuntime& r = v.job(k.job);
-      if (r.signalled()) {
-        if (!future) future.emplace(v.cluster());
-        future->release(r.placement, *r.spec);  // frees soon: already spoken for
-        continue;
-      }
-      if (r.spec->gpus == 0) continue;
-      if (r.starved && now < r.run_start + o_.protect_s) continue;
+    const auto consider = [&](JobIdx j) {
+      const JobRuntime& r = v.job(j);
+      if (r.signalled()) return;
+      if (r.spec->gpus == 0) return;
+      if (r.starved && now < r.run_start + o_.protect_s) return;
       // About to end anyway: not worth a preemption. Not a job that has outlived its
       // estimate (expected_end is then `now`): when it ends is unknown, and skipping it would
       // leave higher-tier work waiting behind it for as long as it runs.
       const bool outlived = r.work_done(now) >= r.spec->runtime_estimate();
-      if (!outlived && r.expected_end(now) <= now + checkpoint_grace()) continue;
+      if (!outlived && r.expected_end(now) <= now + checkpoint_grace()) return;
       const Seconds interval = r.spec->checkpoint_interval;
       const Seconds since = interval > 0 ? std::fmod(now - r.run_start, interval) : 0.0;
-      cand.push_back({k.job, since * r.gpus(), r.gpus(), r.seq});
+      cand.push_back({j, since * r.gpus(), r.gpus(), r.seq, static_cast<int>(effective_tier(r))});
+    };
+    if (o_.max_candidates == 0 || running.size() <= o_.max_candidates) {
+      for (const QueueKey& k : running) consider(k.job);
+      return cand;
     }
+    size_t seen = 0;
+    for (auto it = running.rbegin(); it != running.rend() && seen < o_.max_candidates; ++it, ++seen)
+      consider(it->job);
+    std::reverse(cand.begin(), cand.end());
     return cand;
+  }
+
+  // by_node_[n]: the candidates on node n, cheapest first (work at risk, GPUs, arrival), for
+  // the nodes in with_cand_ (in no particular order: rank_nodes' result does not depend on
+  // it); the other lists are empty.
+  void index_by_node(const CycleView& v, const std::vector<Victim>& cand) {
+    for (NodeId n : with_cand_) by_node_[n].clear();
+    with_cand_.clear();
+    by_node_.resize(v.cluster().node_count());
+    for (size_t i = 0; i < cand.size(); ++i) {
+      const std::vector<Slot>& slots = v.job(cand[i].job).placement.slots;
+      for (size_t k = 0; k < slots.size(); ++k) {
+        const NodeId n = slots[k].node;
+        if (k > 0 && slots[k - 1].node == n) continue;  // as Placement::nodes()
+        if (by_node_[n].empty()) with_cand_.push_back(n);
+        by_node_[n].push_back(i);
+      }
+    }
+    for (NodeId n : with_cand_)
+      if (by_node_[n].size() > 1)
+        std::sort(by_node_[n].begin(), by_node_[n].end(), [&](size_t a, size_t b) {
+          return std::tie(cand[a].cost, cand[a].gpus, cand[a].seq) <
+                 std::tie(cand[b].cost, cand[b].gpus, cand[b].seq);
+        });
   }
 
   // The victims to preempt for pending job `p` among the candidates not yet taken and of a
@@ -145,16 +195,23 @@ class TierPreempt final : public Preempt {
   std::optional<Plan> plan_for(const CycleView& v, ClusterState& future, const JobRuntime& p,
                                const std::vector<Victim>& cand,
                                const std::vector<char>& taken) const {
-    const int tier = static_cast<int>(effective_tier(p));
+    const Eligible ok{cand, taken, static_cast<int>(effective_tier(p))};
+    std::optional<Plan> plan = per_node_plan(v, future, *p.spec, cand, ok);
+    if (plan) return plan;
     std::vector<size_t> lower;
     for (size_t i = 0; i < cand.size(); ++i)
-      if (!taken[i] && static_cast<int>(effective_tier(v.job(cand[i].job))) > tier)
-        lower.push_back(i);
+      if (ok(i)) lower.push_back(i);
     if (lower.empty()) return std::nullopt;
-    std::optional<Plan> plan = per_node_plan(v, future, *p.spec, cand, lower);
-    if (!plan) plan = greedy_plan(v, future, *p.spec, cand, std::move(lower));
-    return plan;
+    return greedy_plan(v, future, *p.spec, cand, std::move(lower));
   }
+  // Whether candidate i may be preempted for a job of this tier: not taken by an earlier
+  // plan and of a lower tier.
+  struct Eligible {
+    const std::vector<Victim>& cand;
+    const std::vector<char>& taken;
+    int tier;
+    bool operator()(size_t i) const { return !taken[i] && cand[i].tier > tier; }
+  };
   static void release(const CycleView& v, ClusterState& st, const std::vector<Victim>& cand,
                       const std::vector<size_t>& set) {
     for (size_t i : set) {
@@ -177,35 +234,35 @@ class TierPreempt final : public Preempt {
     return ok;
   }
 
-  // Viable nodes (up, an allowed model, enough GPUs if every victim there went), ranked by
-  // the greedy estimate (cheapest victims first until enough GPUs); the exact subset
-  // search runs on the best kMaxNodes only, which bounds the work per plan. Sorts each
-  // viable node's victims in `by_node` cheapest first.
-  static std::vector<std::pair<double, NodeId>> rank_nodes(
-      const ClusterState& st, const JobSpec& s, const std::vector<Victim>& cand,
-      std::map<NodeId, std::vector<size_t>>& by_node, bool whole) {
+  // Viable nodes (up, an allowed model, enough GPUs if every eligible victim there went),
+  // ranked by the greedy estimate (cheapest victims first until enough GPUs); the exact
+  // subset search runs on the best kMaxNodes only, which bounds the work per plan.
+  std::vector<std::pair<double, NodeId>> rank_nodes(const ClusterState& st, const JobSpec& s,
+                                                    const std::vector<Victim>& cand,
+                                                    const Eligible& ok, bool whole) const {
     constexpr size_t kMaxNodes = 16;
     std::vector<std::pair<double, NodeId>> ranked;
-    for (auto& [n, g] : by_node) {
+    for (NodeId n : with_cand_) {
       if (!st.up(n)) continue;
       if (!s.allowed_models.empty() && std::find(s.allowed_models.begin(), s.allowed_models.end(),
                                                  st.model(n)) == s.allowed_models.end())
         continue;
-      std::sort(g.begin(), g.end(), [&](size_t a, size_t b) {
-        return std::tie(cand[a].cost, cand[a].gpus, cand[a].seq) <
-               std::tie(cand[b].cost, cand[b].gpus, cand[b].seq);
-      });
       double freed = st.free_whole(n), estimate = 0;
-      for (size_t i : g) {
+      bool any = false;
+      for (size_t i : by_node_[n]) {
+        if (!ok(i)) continue;
+        any = true;
         if (whole && freed + 1e-9 >= s.gpus) break;
         freed += cand[i].gpus;
         estimate += cand[i].cost;
       }
-      if (whole && freed + 1e-9 < s.gpus) continue;
+      if (!any || (whole && freed + 1e-9 < s.gpus)) continue;
       ranked.emplace_back(estimate, n);
     }
-    std::sort(ranked.begin(), ranked.end());
-    if (ranked.size() > kMaxNodes) ranked.resize(kMaxNodes);
+    const size_t keep = std::min(kMaxNodes, ranked.size());
+    std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(keep),
+                      ranked.end());
+    ranked.resize(keep);
     return ranked;
   }
 
@@ -262,18 +319,18 @@ class TierPreempt final : public Preempt {
 
   // Single-node jobs: the cheapest set of one node's victims that lets the job be placed.
   std::optional<Plan> per_node_plan(const CycleView& v, ClusterState& st, const JobSpec& s,
-                                    const std::vector<Victim>& cand,
-                                    const std::vector<size_t>& lower) const {
+                                    const std::vector<Victim>& cand, const Eligible& ok) const {
     int biggest = 0;
     for (GpuModelId m : st.models()) biggest = std::max(biggest, st.max_gpus_per_node(m));
     if (s.gpus > biggest) return std::nullopt;
-    std::map<NodeId, std::vector<size_t>> by_node;  // ordered: deterministic
-    for (size_t i : lower)
-      for (NodeId n : v.job(cand[i].job).placement.nodes()) by_node[n].push_back(i);
     std::optional<Plan> best;
     const bool whole = s.gpus > 0 && !s.fractional();
-    for (const auto& [estimate, n] : rank_nodes(st, s, cand, by_node, whole)) {
-      std::vector<Plan> options = node_options(st, s, cand, by_node[n], n, whole);
+    std::vector<size_t> g;
+    for (const auto& [estimate, n] : rank_nodes(st, s, cand, ok, whole)) {
+      g.clear();
+      for (size_t i : by_node_[n])
+        if (ok(i)) g.push_back(i);
+      std::vector<Plan> options = node_options(st, s, cand, g, n, whole);
       first_fit(v, st, s, cand, options, best);
     }
     return best;
@@ -320,6 +377,11 @@ class TierPreempt final : public Preempt {
   }
 
   TierOptions o_;
+  // Per victims() call, kept between cycles only to reuse their memory: the cluster with
+  // the planned preemptions applied, and the candidates by node (index_by_node).
+  std::optional<ClusterState> future_;
+  std::vector<std::vector<size_t>> by_node_;
+  std::vector<NodeId> with_cand_;
 };
 
 }  // namespace

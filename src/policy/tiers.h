@@ -33,7 +33,8 @@
 //    preempting would gain it at most the provisioning delay and cost the victim its place
 //    and a restart (on the autoscaled ITP evaluation this removed all of frugal's 150-2,700
 //    preemptions per trace at cost −0 … −2 %, mean JCT +0 … +1 %). Bounded: at most
-//    `max_examined` queued jobs and `max_plans` preemption plans per cycle; deterministic.
+//    `max_examined` queued jobs and `max_plans` preemption plans per cycle, and with
+//    `max_candidates` victims among that many lowest-ranked running jobs only; deterministic.
 //
 // Profile `tiers` = tier + tier-preempt + easy-backfill + bestfit. Easy-backfill rather than
 // skip: the first blocked job (the highest tier waiting) holds a reservation from running
@@ -54,6 +55,11 @@ struct TierOptions {
   Seconds protect_s = 6 * 3600;  // a starved job is not preempted this long after starting
   size_t max_examined = 32;
   size_t max_plans = 4;
+  // Running jobs a plan may choose victims among, the lowest-ranked first (0: all, as in
+  // simulation). A bound on the work of a cycle that plans — each running job looked at
+  // costs memory reads — at the price of missing a cheaper victim ranked higher: the service
+  // sets it (max_jobs_per_cycle), the simulator does not.
+  size_t max_candidates = 0;
 };
 
 // The tier a job is ordered and protected by: general counts as important once starved.

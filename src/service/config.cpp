@@ -70,6 +70,7 @@ constexpr const char* kKeys[] = {"listen",
                                  "max_job_output_mb",
                                  "retain_jobs_s",
                                  "retain_logs_s",
+                                 "max_jobs_per_cycle",
                                  "node",
                                  "cluster",
                                  "teams",
@@ -110,6 +111,7 @@ Status read_top_level(const YAML::Node& root, Reader& r, ServiceConfig& c) {
   r.read(root, "", "max_job_output_mb", c.max_job_output_mb);
   r.read(root, "", "retain_jobs_s", c.retain_jobs_s);
   r.read(root, "", "retain_logs_s", c.retain_logs_s);
+  r.read(root, "", "max_jobs_per_cycle", c.max_jobs_per_cycle);
   r.read(root, "", "telemetry_period_s", c.telemetry_period_s);
   return Status::Ok();
 }

@@ -55,7 +55,7 @@ struct ServiceConfig {
   std::string checkpoint_dir = "frugal-checkpoints";
   size_t max_request_bytes = 1 << 20;
   int http_threads = 32;  // handler threads (requests being handled; idle clients hold none)
-  double http_read_timeout_s = 10;
+  double http_read_timeout_s = 10;  // a request must arrive whole in this; also keep-alive idle
   // GET /metrics and /v1/ledger answer from a snapshot at most this old (0: always fresh,
   // one build on the decision loop per read); docs/API.md "Freshness".
   double read_snapshot_s = 5;
@@ -67,8 +67,10 @@ struct ServiceConfig {
   // Retention (docs/API.md): finished jobs leave memory after retain_jobs_s (still in the
   // store); their logs and run files are deleted after retain_logs_s (0: kept forever).
   double retain_jobs_s = 86400;
-  double retain_logs_s = 30 * 86400;  // a request must arrive whole in this; also keep-alive idle
-  double telemetry_period_s = 5;      // how often the loop samples telemetry and checks alerts
+  double retain_logs_s = 30 * 86400;
+  // Queued jobs one decision cycle examines at most (EngineOptions::walk_limit; 0: all).
+  size_t max_jobs_per_cycle = 1000;
+  double telemetry_period_s = 5;  // how often the loop samples telemetry and checks alerts
   // This host (local backend).
   std::string node_name = "localhost";
   bool use_nvml = true;

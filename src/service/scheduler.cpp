@@ -26,12 +26,14 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(Parts parts) {
   if (policy == "tiers") {
     TierOptions o;
     o.checkpoint_grace_s = parts.config.checkpoint_grace_s;
+    o.max_candidates = parts.config.max_jobs_per_cycle;  // bounded work per cycle, as the walk
     profile = make_tiers_profile(o);
   } else if (policy == "frugal" || policy.rfind("frugal:", 0) == 0) {
     Result<FrugalOptions> o = parse_frugal_options(policy.size() > 7 ? policy.substr(7) : "");
     if (!o.ok()) return Error{fmt::format("policy: {}", o.error().message)};
     FrugalOptions fo = std::move(o).value();
     fo.tiers.checkpoint_grace_s = parts.config.checkpoint_grace_s;  // as the service's stop plan
+    fo.tiers.max_candidates = parts.config.max_jobs_per_cycle;
     profile = make_frugal_profile(fo);
   } else {
     Result<Profile> p = make_profile(policy);
@@ -46,8 +48,9 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(Parts parts) {
 }
 
 namespace {
-EngineOptions engine_options(const GpuCatalog& catalog) {
+EngineOptions engine_options(const GpuCatalog& catalog, size_t max_jobs_per_cycle) {
   EngineOptions o;
+  o.walk_limit = max_jobs_per_cycle;  // a deep queue: bounded work per cycle
   // Speeds relative to the catalog's reference model (as `simulate` defaults), so that
   // heterogeneity-aware policies (tiers/hetero, frugal-place) see H100 faster than A100.
   if (auto ref = catalog.find("A100-80GB")) o.reference_model = *ref;
@@ -66,7 +69,8 @@ Scheduler::Scheduler(Parts parts, Profile profile)
       store_(std::move(parts.store)),
       log_(std::move(parts.log)),
       fault_(std::move(parts.fault)),
-      engine_(cluster_, catalog_, std::move(profile), engine_options(catalog_)),
+      engine_(cluster_, catalog_, std::move(profile),
+              engine_options(catalog_, config_.max_jobs_per_cycle)),
       alerts_(config_.alerts, log_),
       calendar_(std::make_unique<LiveCalendar>(cluster_.regions, config_.price_fallback, log_)) {}
 
@@ -217,7 +221,7 @@ void Scheduler::account_capacity(double now) {
 
 Status Scheduler::rebuild_accounting() {
   accounting_.emplace(cluster_, catalog_, engine_.cluster(),
-                      engine_options(catalog_).reference_model, jobs_.size());
+                      engine_options(catalog_, 0).reference_model, jobs_.size());
   Result<std::vector<SegmentRow>> stored = store_->load_segments();
   if (!stored.ok()) return stored.error();
   for (const SegmentRow& row : stored.value()) {

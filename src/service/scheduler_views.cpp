@@ -190,6 +190,9 @@ std::string Scheduler::metrics_text(double now, const nlohmann::json& ledger) {
                 "Decisions per second since the previous scrape (up to 60 s back)", rate, out);
   render_metric("frugal_group_commits_total", "counter", "SQLite group commits of API commands",
                 static_cast<double>(commits_), out);
+  render_metric("frugal_queue_max_wait_unexamined_seconds", "gauge",
+                "The longest a job waited in the queue before a cycle first examined it",
+                engine_.max_wait_unexamined(engine_time(now)), out);
   render_metric("frugal_jobs_retired_total", "counter",
                 "Finished jobs taken out of memory by retention (still in the database)",
                 static_cast<double>(evicted_), out);

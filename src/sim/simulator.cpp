@@ -50,6 +50,7 @@ EngineOptions engine_options(const SimOptions& o) {
   e.migration_cost_s = o.migration_cost_s;
   e.elastic_alpha = o.elastic_alpha;
   e.resize_cost_s = o.resize_cost_s;
+  e.walk_limit = o.walk_limit;
   return e;
 }
 

@@ -55,6 +55,9 @@ struct SimOptions {
   // Elastic jobs (profile +elastic): EngineOptions::elastic_alpha and resize_cost_s.
   double elastic_alpha = 0.8;
   Seconds resize_cost_s = 30;
+  // EngineOptions::walk_limit (0: the whole queue each cycle, the simulator's default; the
+  // service bounds it with max_jobs_per_cycle).
+  size_t walk_limit = 0;
   // Runtime prediction (src/policy/runtime_predictor.h): a job arriving without an
   // estimate (JobSpec::estimate < 0) gets the predictor's estimate, learned online from the
   // jobs completed so far; the engine (backfill, hetero's deadline and wait rules) sees

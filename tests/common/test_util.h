@@ -74,6 +74,7 @@ class StateView final : public CycleView {
   const GpuCatalog& catalog() const override { return test_gpus(); }
   const JobRuntime& job(JobIdx) const override { return none_; }
   const std::set<std::pair<Seconds, JobIdx>>& running_by_end() const override { return end_; }
+  const std::set<std::pair<Seconds, JobIdx>>& draining() const override { return end_; }
   double speed(const JobSpec&, GpuModelId) const override { return 1; }
 
  private:

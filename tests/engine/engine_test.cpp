@@ -203,5 +203,47 @@ TEST(Engine, ExplainSaysWhichPointHoldsAJobAndWhy) {
   EXPECT_NE(held.reason.find("strict"), std::string::npos) << held.reason;
 }
 
+// EngineOptions::walk_limit: a cycle examines at most the limit, the head every cycle and
+// the rest in turn, so every queued job is examined within a few cycles; without a limit
+// the whole queue is walked each cycle.
+TEST(Engine, ABoundedWalkExaminesEveryQueuedJobInTurn) {
+  for (const size_t limit : {size_t{0}, size_t{4}}) {
+    SCOPED_TRACE(limit);
+    EngineOptions o{kA100};
+    o.walk_limit = limit;
+    Engine e(make_homogeneous_cluster(1, kA100, 1), test_gpus(), testing::profile("backfill"), o);
+    std::vector<JobSpec> specs;
+    specs.reserve(21);
+    specs.push_back(job("holder", 0, 1, 1e6));
+    for (int i = 0; i < 19; ++i) specs.push_back(job("w" + std::to_string(i), 1, 1, 100));
+    JobSpec small = job("small", 1, 1, 100);  // a fraction: the walk goes on past full GPUs
+    small.gpu_milli = 500;
+    specs.push_back(small);
+    e.submit(0, &specs[0], 0);
+    ASSERT_TRUE(find(e.schedule(0), Decision::Kind::kStart, 0));
+    for (JobIdx j = 1; j < specs.size(); ++j) e.submit(j, &specs[j], 1);
+    int cycles = 0;
+    auto unexamined = [&] {
+      size_t n = 0;
+      for (JobIdx j = 1; j < specs.size(); ++j) n += e.job(j).first_examined < 0;
+      return n;
+    };
+    for (; cycles < 20 && unexamined() > 0; ++cycles) {
+      (void)e.schedule(2 + cycles);
+      // Jobs still unexamined count with the time they have waited so far.
+      if (unexamined() > 0) {
+        EXPECT_GE(e.max_wait_unexamined(100), 99.0);
+      }
+    }
+    EXPECT_EQ(unexamined(), 0u);
+    // 20 queued jobs, 2 in the head and 2 more a cycle: 9 cycles; all at once without a limit.
+    EXPECT_EQ(cycles, limit == 0 ? 1 : 9);
+    // Once all were examined: the longest wait before that, whatever the time now.
+    EXPECT_GT(e.max_wait_unexamined(1000), limit == 0 ? 0.5 : 5.0);
+    EXPECT_LT(e.max_wait_unexamined(1000), 20.0);
+    EXPECT_EQ(e.check_invariants(), "");
+  }
+}
+
 }  // namespace
 }  // namespace frugal

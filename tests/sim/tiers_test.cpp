@@ -28,19 +28,24 @@ SimResult run_tiers(const std::vector<JobSpec>& jobs, const ClusterSpec& cluster
   return r;
 }
 
-// A core job arrives on a full node of general jobs: the victim with the least work since
-// its last checkpoint is signalled, keeps its GPU through the 60 s grace, then yields; it
-// resumes from its checkpoint (no rework) once the core job is done.
-TEST(Tiers, CoreJobPreemptsTheGeneralJobWithLeastWorkAtRisk) {
-  const auto c = cluster_of({node("n0", kA100, 4)});
-  // At t = 1000 the work since the last checkpoint is 400, 100, 300 and 1000 seconds.
-  const std::vector<JobSpec> jobs = {
+// Four general jobs fill a 4-GPU node; a core job arrives at t = 1000, when their work
+// since the last checkpoint is 400, 100, 300 and 1000 seconds.
+std::vector<JobSpec> four_general_then_core() {
+  return {
       tiered("g1", 0, 1, 10000, Tier::kGeneral, 600),
       tiered("g2", 0, 1, 10000, Tier::kGeneral, 900),
       tiered("g3", 0, 1, 10000, Tier::kGeneral, 350),
       tiered("g4", 0, 1, 10000, Tier::kGeneral, 2000),
       tiered("core", 1000, 1, 500, Tier::kCore),
   };
+}
+
+// A core job arrives on a full node of general jobs: the victim with the least work since
+// its last checkpoint is signalled, keeps its GPU through the 60 s grace, then yields; it
+// resumes from its checkpoint (no rework) once the core job is done.
+TEST(Tiers, CoreJobPreemptsTheGeneralJobWithLeastWorkAtRisk) {
+  const auto c = cluster_of({node("n0", kA100, 4)});
+  const std::vector<JobSpec> jobs = four_general_then_core();
   const SimResult r = run_tiers(jobs, c, TierOptions{});
   EXPECT_EQ(r.preemptions, 1);
   const JobOutcome& v = r.jobs[1];
@@ -254,6 +259,24 @@ TEST(Tiers, PropertyRandomWorkloads) {
     }
   }
   EXPECT_GT(tier_preemptions, 10);  // the workloads do exercise preemption
+}
+
+// max_candidates: victims only among that many lowest-ranked running jobs. The case above
+// with a bound of 2: g3 and g4 (the back of the running order) are weighed, and g3, the
+// cheaper of the two, goes although g2 had less work at risk.
+TEST(Tiers, MaxCandidatesWeighsOnlyTheLowestRankedRunningJobs) {
+  const auto c = cluster_of({node("n0", kA100, 4)});
+  const std::vector<JobSpec> jobs = four_general_then_core();
+  for (const size_t bound : {size_t{0}, size_t{2}, size_t{4}}) {
+    SCOPED_TRACE(bound);
+    TierOptions o;
+    o.max_candidates = bound;
+    const SimResult r = run_tiers(jobs, c, o);
+    EXPECT_EQ(r.preemptions, 1);
+    EXPECT_EQ(r.jobs[1].preemptions, bound == 2 ? 0 : 1);
+    EXPECT_EQ(r.jobs[2].preemptions, bound == 2 ? 1 : 0);
+    EXPECT_DOUBLE_EQ(r.jobs[4].first_start, 1060);
+  }
 }
 
 // Without core work, important jobs are never victims (only a strictly higher tier may
