@@ -310,6 +310,8 @@ HttpApi::HttpApi(Scheduler& scheduler, const Authenticator& auth, const GpuCatal
   o.max_body_bytes = options.max_request_bytes;
   o.handler_threads = options.threads;
   o.read_timeout = options.read_timeout;
+  // Snapshot reads for monitoring: at the lowest CPU priority (docs/API.md, "Freshness").
+  o.background_paths = {"/metrics", "/v1/ledger"};
   auto routes = std::make_shared<const std::vector<Route>>(
       make_routes(Endpoints(scheduler, auth, catalog, limits_)));
   server_ = std::make_unique<HttpServer>(

@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <boost/asio.hpp>
@@ -9,6 +13,7 @@
 #include <boost/beast/http.hpp>
 #include <exception>
 #include <optional>
+#include <thread>
 
 namespace frugal {
 
@@ -98,6 +103,7 @@ struct Shared {
   HttpRefusal refusal;
   HttpServerOptions options;
   net::thread_pool* pool = nullptr;
+  net::io_context* background = nullptr;  // options.background_paths' GET requests
   std::atomic<size_t> connections{0};
 };
 
@@ -164,7 +170,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     keep_alive_ = req.keep_alive();
     std::optional<HttpRequest> request = convert(req);
     if (!request) return refuse(400, "malformed percent-escape in the request target");
-    net::post(*shared_.pool, [self = shared_from_this(), r = std::move(*request)] {
+    auto handle = [self = shared_from_this(), r = std::move(*request)] {
       HttpResponse resp;
       try {
         resp = self->shared_.handler(r);
@@ -174,7 +180,19 @@ class Connection : public std::enable_shared_from_this<Connection> {
       net::post(self->stream_.get_executor(), [self, resp = std::move(resp)]() mutable {
         self->write(std::move(resp), !self->keep_alive_);
       });
-    });
+    };
+    if (background(req))
+      net::post(*shared_.background, std::move(handle));
+    else
+      net::post(*shared_.pool, std::move(handle));
+  }
+
+  bool background(const http::request<http::string_body>& req) const {
+    if (req.method() != http::verb::get) return false;
+    const std::string_view target(req.target().data(), req.target().size());
+    const std::string_view path = target.substr(0, target.find('?'));
+    const auto& paths = shared_.options.background_paths;
+    return std::find(paths.begin(), paths.end(), path) != paths.end();
   }
 
   static std::optional<HttpRequest> convert(const http::request<http::string_body>& req) {
@@ -271,9 +289,25 @@ struct HttpServer::Impl {
   Impl(HttpHandler handler, HttpRefusal refusal, HttpServerOptions options)
       : shared{std::move(handler), std::move(refusal), options},
         pool(static_cast<size_t>(std::max(1, options.handler_threads))),
+        background_work(net::make_work_guard(background)),
         acceptor(ioc),
         retry(ioc) {
     shared.pool = &pool;
+    shared.background = &background;
+    for (int i = 0; i < std::max(1, options.background_threads); ++i)
+      background_threads.emplace_back([this] {
+        // Linux: a thread's own nice value (PRIO_PROCESS with its tid). Failing that (a
+        // sandbox refusing it), the lane still runs, at normal priority.
+        (void)setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 19);
+        background.run();
+      });
+  }
+
+  void stop_background() {
+    background_work.reset();
+    background.stop();  // requests not yet handled are dropped with their connections
+    for (std::thread& t : background_threads)
+      if (t.joinable()) t.join();
   }
 
   void accept() {
@@ -301,6 +335,9 @@ struct HttpServer::Impl {
   Shared shared;
   net::io_context ioc{1};
   net::thread_pool pool;
+  net::io_context background;
+  net::executor_work_guard<net::io_context::executor_type> background_work;
+  std::vector<std::thread> background_threads;
   tcp::acceptor acceptor;
   net::steady_timer retry;
   int port = 0;
@@ -314,6 +351,7 @@ HttpServer::~HttpServer() {
   stop();
   impl_->pool.stop();  // requests not yet handled are dropped with their connections
   impl_->pool.join();
+  impl_->stop_background();
 }
 
 Status HttpServer::bind(const std::string& host, int port) {

@@ -19,7 +19,10 @@
 //  - After a refusal, the server half-closes and discards what the client still sends for a
 //    bounded time, so the client reads the answer instead of a connection reset.
 // Thread-safety: serve() blocks on the calling thread; stop() may be called from any thread.
-// The handler runs on a pool of handler_threads threads, concurrently with itself.
+// The handler runs on a pool of handler_threads threads, concurrently with itself; GET
+// requests for a path in background_paths run instead on background_threads threads at the
+// lowest CPU priority (nice 19, Linux per-thread): monitoring reads (a /metrics scrape loop)
+// then yield the CPU to everything else rather than compete with it.
 
 #include <chrono>
 #include <functional>
@@ -66,6 +69,8 @@ struct HttpServerOptions {
   std::chrono::milliseconds write_timeout{10000};
   int backlog = 1024;
   size_t max_connections = 10000;  // further connections are closed at once
+  std::vector<std::string> background_paths;
+  int background_threads = 2;
 };
 
 class HttpServer {
