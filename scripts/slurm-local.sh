@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # frugal's local Slurm 22.05 test cluster on one host (Debian 12): munged, slurmctld, four
 # slurmd (gpu1, gpu2: 8 fake A100; gpu3, gpu4: 4 fake H100; gres/shard for fractions) and
-# slurmrestd with JWT on 127.0.0.1:6820. Config: deploy/slurm-local/. Needs root.
+# slurmrestd with JWT on 127.0.0.1:6820; two cloud nodes (gpu5, gpu6: 8 fake A100,
+# partition `cloud`) start powered down: `scontrol update NodeName=gpu5 State=POWER_UP` runs
+# the ResumeProgram, which starts their slurmd after FRUGAL_SLURM_BOOT_DELAY seconds (2), and
+# every power call is a line in /var/log/frugal-slurm/power.log. Config: deploy/slurm-local/.
+# Needs root.
 #
 #   scripts/slurm-local.sh install           apt-get each Slurm package that is missing
 #   scripts/slurm-local.sh check-plugins [CONF]  exit 1 naming each plugin CONF (default:
@@ -24,6 +28,7 @@ LIB=/var/lib/frugal-slurm
 LOG=/var/log/frugal-slurm
 RUN=/run/frugal-slurm/launch
 NODES="gpu1 gpu2 gpu3 gpu4"
+CLOUD_NODES="gpu5 gpu6"
 REST_ADDR=${FRUGAL_SLURM_REST_ADDR:-127.0.0.1:6820}
 # Every package used here, checked one by one (dpkg-query): slurm-wlm-jwt-plugin provides the
 # auth/jwt that slurm.conf's AuthAltTypes and slurmrestd's rest_auth/jwt load.
@@ -132,17 +137,24 @@ cmd_start() {
   fi
   log "munge up"
 
-  [ $clean = 1 ] && rm -rf "$LIB/ctld" "$LIB/d" "$LOG"/slurm*.log "$LOG"/*.stdout "$LOG/jobcomp.log"
+  [ $clean = 1 ] && rm -rf "$LIB/ctld" "$LIB/d" "$LOG"/slurm*.log "$LOG"/*.stdout "$LOG/jobcomp.log" \
+    "$LOG/power.log"
   mkdir -p "$LIB/ctld"
   local n i
-  for n in $NODES; do mkdir -p "$LIB/d/$n" "$LIB/fakedev/$n"; done
-  for i in 0 1 2 3 4 5 6 7; do for n in gpu1 gpu2; do ln -sfn /dev/null "$LIB/fakedev/$n/nvidia$i"; done; done
+  for n in $NODES $CLOUD_NODES; do mkdir -p "$LIB/d/$n" "$LIB/fakedev/$n"; done
+  for i in 0 1 2 3 4 5 6 7; do for n in gpu1 gpu2 $CLOUD_NODES; do ln -sfn /dev/null "$LIB/fakedev/$n/nvidia$i"; done; done
   for i in 0 1 2 3; do for n in gpu3 gpu4; do ln -sfn /dev/null "$LIB/fakedev/$n/nvidia$i"; done; done
   [ -s "$LIB/jwt_hs256.key" ] || dd if=/dev/urandom of="$LIB/jwt_hs256.key" bs=32 count=1 status=none
   chmod 0600 "$LIB/jwt_hs256.key"
   mkdir -p /etc/slurm
   install -m 0644 "$CONF_SRC/slurm.conf" /etc/slurm/slurm.conf
   install -m 0644 "$CONF_SRC/gres.conf" /etc/slurm/gres.conf
+  # The cloud nodes' power programs (slurm.conf names these absolute paths).
+  mkdir -p "$LIB/power"
+  install -m 0755 "$CONF_SRC/power-resume.sh" "$LIB/power/resume"
+  install -m 0755 "$CONF_SRC/power-suspend.sh" "$LIB/power/suspend"
+  echo "${FRUGAL_SLURM_BOOT_DELAY:-2}" >"$LIB/power/boot_delay_s"
+  rm -f "$LIB/power"/fail-*
 
   if [ $clean = 1 ]; then start_ctld "-c"; else start_ctld ""; fi
   log "slurmctld UP"

@@ -82,9 +82,10 @@ TEST(SlurmLive, JobcompTotalsMatchLedger) {
   std::tm tm{};
   const std::time_t now = std::time(nullptr);
   localtime_r(&now, &tm);
-  auto out = run_checked({FRUGAL_BINARY, "attribute", "--slurm-jobcomp", dir + "/jobcomp.log",
-                          "--cluster", dir + "/nodes.json", "--gres-log", dir + "/gres.log",
-                          "--utc-offset-h", std::to_string(tm.tm_gmtoff / 3600.0), "--json"});
+  auto out =
+      run_checked({FRUGAL_BINARY, "attribute", "--slurm-jobcomp", dir + "/jobcomp.log", "--cluster",
+                   dir + "/nodes.json", "--partition", "gpu", "--gres-log", dir + "/gres.log",
+                   "--utc-offset-h", std::to_string(tm.tm_gmtoff / 3600.0), "--json"});
   ASSERT_TRUE(out.ok()) << out.error().message;
   const auto j = nlohmann::json::parse(out.value());
   std::printf("jobcomp GPU-seconds %.1f over %lld s; ledger: %s\n", want_gpu_s,
@@ -94,7 +95,8 @@ TEST(SlurmLive, JobcompTotalsMatchLedger) {
   EXPECT_TRUE(j["slurm"]["warnings"].empty());
   EXPECT_NEAR(j["slurm"]["gpu_hours"].get<double>(), want_gpu_s / 3600, 1e-9);
   EXPECT_NEAR(j["by_team"]["root"]["gpu_hours"].get<double>(), want_gpu_s / 3600, 1e-9);
-  // Held plus idle capacity: all 24 GPUs over the span, each GPU-second once.
+  // Held plus idle capacity: all 24 GPUs of partition gpu over the span, each GPU-second once
+  // (the cloud partition's powered-down nodes left out with --partition).
   const double span_s = static_cast<double>(t1 - t0);
   EXPECT_NEAR(j["by_region"]["slurm"]["gpu_hours"].get<double>(), 24 * span_s / 3600, 1e-9);
   const double total = j["cost"]["total_usd"].get<double>();

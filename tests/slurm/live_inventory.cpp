@@ -13,20 +13,31 @@ TEST(SlurmLive, InventoryMatchesConfig) {
   ASSERT_TRUE(c.ping().ok()) << c.ping().error().message;
   auto nodes = c.nodes();
   ASSERT_TRUE(nodes.ok()) << nodes.error().message;
-  ASSERT_EQ(nodes.value().size(), 4u);
+  // gpu1-gpu4 always on; gpu5, gpu6 cloud nodes, powered down (listed: PrivateData=cloud).
+  ASSERT_EQ(nodes.value().size(), 6u);
   for (const SlurmNode& n : nodes.value()) {
-    const bool a100 = n.name == "gpu1" || n.name == "gpu2";
+    const bool cloud = n.name == "gpu5" || n.name == "gpu6";
+    const bool a100 = n.name == "gpu1" || n.name == "gpu2" || cloud;
     EXPECT_EQ(n.gpu_type, a100 ? "a100" : "h100") << n.name;
     EXPECT_EQ(n.gpus, a100 ? 8 : 4) << n.name;
     EXPECT_EQ(n.shards, a100 ? 64 : 32) << n.name;
     EXPECT_EQ(n.cpus, 16);
-    EXPECT_EQ(n.features, std::vector<std::string>{n.gpu_type});
-    EXPECT_TRUE(n.usable()) << n.name << " " << n.state;
+    const std::vector<std::string> features =
+        cloud ? std::vector<std::string>{"a100", "cloud"} : std::vector<std::string>{n.gpu_type};
+    EXPECT_EQ(n.features, features) << n.name;
+    EXPECT_EQ(n.usable(), !cloud) << n.name << " " << n.state;
   }
   auto parts = c.partitions();
   ASSERT_TRUE(parts.ok()) << parts.error().message;
-  ASSERT_EQ(parts.value().size(), 1u);
-  EXPECT_EQ(parts.value()[0].nodes, (std::vector<std::string>{"gpu1", "gpu2", "gpu3", "gpu4"}));
+  ASSERT_EQ(parts.value().size(), 2u);
+  for (const SlurmPartition& p : parts.value()) {
+    if (p.name == "gpu") {
+      EXPECT_EQ(p.nodes, (std::vector<std::string>{"gpu1", "gpu2", "gpu3", "gpu4"}));
+    } else {
+      EXPECT_EQ(p.name, "cloud");
+      EXPECT_EQ(p.nodes, (std::vector<std::string>{"gpu5", "gpu6"}));
+    }
+  }
   auto catalog = load_builtin_catalog();
   ASSERT_TRUE(catalog.ok());
   auto spec = cluster_from_slurm(nodes.value(), c.config(), catalog.value(), "gpu");
