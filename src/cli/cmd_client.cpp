@@ -316,6 +316,21 @@ void add_jobs_command(CLI::App& app, int& exit_code) {
   });
 }
 
+// The admin's answer: capacity held per pool (provisioned node- and GPU-hours, booting) and
+// its idle cost.
+void print_pools(const nlohmann::json& b) {
+  if (!b.contains("capacity_by_pool") || b["capacity_by_pool"].empty()) return;
+  fmt::print("{:<16} {:>11} {:>10} {:>12} {:>10}\n", "pool", "node_hours", "gpu_hours",
+             "booting_gpu_h", "idle_usd");
+  for (const auto& [pool, c] : b["capacity_by_pool"].items()) {
+    double idle = 0;
+    if (b.contains("unattributed_by_pool") && b["unattributed_by_pool"].contains(pool))
+      idle = b["unattributed_by_pool"][pool].value("total_usd", 0.0);
+    fmt::print("{:<16} {:>11.3f} {:>10.3f} {:>12.3f} {:>10.2f}\n", pool, c.value("node_hours", 0.0),
+               c.value("gpu_hours", 0.0), c.value("booting_gpu_hours", 0.0), idle);
+  }
+}
+
 // GET /v1/ledger's answer as a table by team, then the waste and the jobs counted.
 void print_ledger(const nlohmann::json& b) {
   fmt::print("{:<16} {:>10} {:>12} {:>10} {:>12} {:>10}\n", "team", "gpu_hours", "compute_usd",
@@ -332,6 +347,7 @@ void print_ledger(const nlohmann::json& b) {
               c.value("total_usd", 0.0));
     fmt::print("of which capacity nobody held (unattributed): {:.2f} USD\n",
                c.value("unattributed_usd", 0.0));
+    print_pools(b);
   }
   if (b.contains("waste")) {
     const nlohmann::json& w = b["waste"];

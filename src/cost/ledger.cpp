@@ -53,7 +53,8 @@ Ledger::Ledger(const ClusterSpec& spec, const GpuCatalog& catalog, const Cluster
       unattributed_by_pool_(spec.pools.size()),
       centre_nodes_(state.centre_count(), 0),
       centre_region_(state.centre_count(), 0),
-      open_(state.centre_count()) {
+      open_(state.centre_count()),
+      capacity_by_pool_(spec.pools.size()) {
   for (NodeId n = 0; n < spec.nodes.size(); ++n) {
     ++centre_nodes_[state.centre_of(n)];
   }
@@ -138,10 +139,20 @@ void Ledger::transfer(JobIdx j, const JobSpec& job, double usd) {
 
 void Ledger::capacity(double t0, double t1, int fragmentation_block,
                       const std::vector<int64_t>& provisioned_gpus,
-                      const std::vector<int64_t>& booting_gpus) {
+                      const std::vector<int64_t>& booting_gpus,
+                      const std::vector<int64_t>& provisioned_nodes) {
   if (!(t1 > t0)) return;
   note_time(t0, t1);
   capacity_end_ = t1;
+  const double hours = (t1 - t0) / 3600.0;
+  for (uint32_t c = 0; c < state_.centre_count(); ++c) {
+    PoolCapacity& pc = capacity_by_pool_[state_.centre_pool(c)];
+    pc.gpu_hours += static_cast<double>(provisioned_gpus[c]) * hours;
+    if (c < booting_gpus.size())
+      pc.booting_gpu_hours += static_cast<double>(booting_gpus[c]) * hours;
+    if (c < provisioned_nodes.size())
+      pc.node_hours += static_cast<double>(provisioned_nodes[c]) * hours;
+  }
   const bool fragmented =
       fragmentation_block > 0 && fragmentation_block <= state_.free_whole_total();
   // Idle capacity is priced per constant stretch, not per step: a centre's open stretch
@@ -365,6 +376,9 @@ LedgerReport Ledger::report() const {
   for (size_t i = 0; i < spec_.pools.size(); ++i)
     if (unattributed_by_pool[i].total_usd() != 0 || unattributed_by_pool[i].gpu_hours > 0)
       r.unattributed_by_pool[spec_.pools[i].name] += unattributed_by_pool[i];
+  for (size_t i = 0; i < spec_.pools.size(); ++i)
+    if (capacity_by_pool_[i].gpu_hours > 0 || capacity_by_pool_[i].node_hours > 0)
+      r.capacity_by_pool[spec_.pools[i].name] = capacity_by_pool_[i];
   r.unattributed = unattributed;
   r.total += unattributed;
   for (size_t i = 0; i < spec_.regions.size(); ++i)

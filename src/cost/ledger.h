@@ -70,6 +70,15 @@ struct DeferrableTotals {
   double cost_usd = 0;
 };
 
+// Capacity held per pool, whether or not a job used it: what a rented pool was paid for.
+// Integrated from the provisioned counts each Ledger::capacity call is given (an autoscaled
+// pool: from the power-up request to the release; owned and reserved: all the time).
+struct PoolCapacity {
+  double gpu_hours = 0;          // provisioned GPU-hours
+  double node_hours = 0;         // provisioned node-hours (0 when node counts were not given)
+  double booting_gpu_hours = 0;  // of gpu_hours, on nodes still booting
+};
+
 struct LedgerReport {
   CostAccount total;         // everything: teams + unattributed
   CostAccount unattributed;  // provisioned capacity no job held
@@ -77,6 +86,8 @@ struct LedgerReport {
   // Unattributed cost per pool (the capacity no job held, where it was: e.g. how much of a
   // reserved commitment sat idle); pools with none are absent.
   std::map<std::string, CostAccount> unattributed_by_pool;
+  // Provisioned capacity per pool (pools that held none are absent).
+  std::map<std::string, PoolCapacity> capacity_by_pool;
   bool series_wrapped = false;  // a price/carbon series was reused past its end
   DeferrableTotals deferrable;
 };
@@ -100,10 +111,12 @@ class Ledger {
   // changes at t1): provisioned GPUs per cost centre (NodePool::provisioned_gpus) not
   // allocated to a job are unattributed; `fragmentation_block` as reported by the engine
   // after its last cycle; `booting_gpus` per centre (NodePool::booting_gpus; empty = none)
-  // the part of the provisioned GPUs on nodes still booting.
+  // the part of the provisioned GPUs on nodes still booting; `provisioned_nodes` per centre
+  // (NodePool::provisioned_nodes; empty = not counted) for capacity_by_pool's node-hours.
   void capacity(double t0, double t1, int fragmentation_block,
                 const std::vector<int64_t>& provisioned_gpus,
-                const std::vector<int64_t>& booting_gpus = {});
+                const std::vector<int64_t>& booting_gpus = {},
+                const std::vector<int64_t>& provisioned_nodes = {});
   // Job `j` ended or was rejected: storage and the per-job waste checks. `first_start` < 0
   // when it never ran; `run_time` is its total running time; `utilization` as in segment().
   void job_ended(JobIdx j, const JobSpec& job, double first_start, double finish, double run_time,
@@ -171,6 +184,7 @@ class Ledger {
   void price_stretch(uint32_t c, const IdleStretch& o, double until, CostAccount& total,
                      std::vector<CostAccount>& by_region, std::vector<CostAccount>& by_pool) const;
   std::vector<IdleStretch> open_;
+  std::vector<PoolCapacity> capacity_by_pool_;  // per pool index
   double capacity_end_ = 0;
   std::vector<StorageTier> default_tiers_ = default_storage_tiers();
   double first_t_ = 0, last_t_ = 0;

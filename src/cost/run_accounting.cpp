@@ -11,8 +11,9 @@ RunAccounting::RunAccounting(const ClusterSpec& spec, const GpuCatalog& catalog,
 
 void RunAccounting::capacity(double t0, double t1, int fragmentation_block,
                              const std::vector<int64_t>& provisioned_gpus,
-                             const std::vector<int64_t>& booting_gpus) {
-  ledger_.capacity(t0, t1, fragmentation_block, provisioned_gpus, booting_gpus);
+                             const std::vector<int64_t>& booting_gpus,
+                             const std::vector<int64_t>& provisioned_nodes) {
+  ledger_.capacity(t0, t1, fragmentation_block, provisioned_gpus, booting_gpus, provisioned_nodes);
 }
 
 void RunAccounting::segment_started(JobIdx j, const Placement& p, double t) {

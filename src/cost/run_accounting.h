@@ -27,7 +27,8 @@ class RunAccounting {
   // t1 (Ledger::capacity). Nothing happens unless t1 > t0.
   void capacity(double t0, double t1, int fragmentation_block,
                 const std::vector<int64_t>& provisioned_gpus,
-                const std::vector<int64_t>& booting_gpus = {});
+                const std::vector<int64_t>& booting_gpus = {},
+                const std::vector<int64_t>& provisioned_nodes = {});
 
   // Job j's run segment on `p` begins at t (a segment still open is replaced unpriced: end
   // it first).

@@ -42,9 +42,32 @@ struct GpuInfo {
   int64_t memory_mib = 0;  // 0 when unknown
 };
 
+// A node's power as a backend that powers nodes up and down sees it (live capacity).
+enum class PowerState : uint8_t {
+  kOn,       // up and registered (every node of a backend that does not power nodes)
+  kOff,      // powered down, or powering down
+  kBooting,  // power-up requested or in progress
+  kFailed,   // did not come up (e.g. Slurm's ResumeTimeout passed); stays so until repaired
+};
+inline const char* to_string(PowerState p) {
+  switch (p) {
+    case PowerState::kOn:
+      return "on";
+    case PowerState::kOff:
+      return "off";
+    case PowerState::kBooting:
+      return "booting";
+    case PowerState::kFailed:
+      return "failed";
+  }
+  return "?";
+}
+
 struct NodeInventory {
   std::string name;
-  std::vector<GpuInfo> gpus;  // empty: a CPU-only node
+  std::vector<GpuInfo> gpus;           // empty: a CPU-only node
+  std::vector<std::string> features;   // the backend's node features (Slurm: Feature=)
+  PowerState power = PowerState::kOn;  // as the backend sees it (kOn where it cannot tell)
 };
 
 // What the backend found. `source` says where it came from ("nvml", "config", "slurm") and
@@ -122,6 +145,9 @@ struct DriverEvent {
     // for adopt() and its one later kExited / kLost (whose job_id is "" unless adopted under
     // a job id); `owner` is who submitted it (Slurm: account or user), `job_id` its name.
     kForeign,
+    // A node the backend powers (Driver::power_up/power_down) is now `power`: after a request,
+    // or found so (powered up or down outside frugal); kFailed: message says why.
+    kPower,
   };
   Kind kind = Kind::kExited;
   std::string job_id;  // kExited / kLost
@@ -140,6 +166,8 @@ struct DriverEvent {
   std::vector<SlotAssignment> slots;
   std::string owner;
   double start_unix = 0;
+  // kPower only.
+  PowerState power = PowerState::kOn;
 };
 
 class Driver {
@@ -180,6 +208,20 @@ class Driver {
   // The job will not run again (cancelled while waiting): a backend that kept something
   // queued for it (Slurm: a requeued job) removes it. Default: nothing to do.
   virtual void discard(const std::string& job_id) { (void)job_id; }
+  // Live capacity. After inventory(): power `nodes` (the service config's on-demand pools'
+  // nodes) up and down on request from now on, reporting their power (kPower) from the state
+  // inventory() gave. Error when the backend cannot (default: every backend but Slurm).
+  virtual Status manage_power(const std::vector<std::string>& nodes) {
+    if (nodes.empty()) return Status::Ok();
+    return Error{"the " + name() + " backend does not power nodes up and down"};
+  }
+  // Whether manage_power() was given nodes.
+  virtual bool powers_nodes() const { return false; }
+  // Queues a power-up / power-down of `node` (the engine's kProvision / kRelease) and returns
+  // at once; what happened comes back as kPower events. Default: nothing (never called when
+  // powers_nodes() is false).
+  virtual void power_up(const std::string& node) { (void)node; }
+  virtual void power_down(const std::string& node) { (void)node; }
   // Non-blocking: events since the last call, in the order they were observed.
   virtual std::vector<DriverEvent> poll() = 0;
   // Latest readings of every GPU the backend can see (empty without telemetry).

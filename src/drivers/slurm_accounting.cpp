@@ -248,7 +248,9 @@ Result<SlurmAttribution> attribute_jobcomp(const std::vector<JobcompRecord>& rec
   double last_t = 0;
   for (const Ev& e : evs) {
     const double t = static_cast<double>(e.t - t0);
-    if (t > last_t) accounting.capacity(last_t, t, 0, pool.provisioned_gpus(), pool.booting_gpus());
+    if (t > last_t)
+      accounting.capacity(last_t, t, 0, pool.provisioned_gpus(), pool.booting_gpus(),
+                          pool.provisioned_nodes());
     last_t = std::max(last_t, t);
     Run& r = runs[e.run];
     const JobSpec& js = c.specs[r.job];

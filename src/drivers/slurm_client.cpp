@@ -222,4 +222,13 @@ Status SlurmClient::cancel(int64_t id) {
   return check_errors(body.value(), "slurmrestd DELETE " + path);
 }
 
+Status SlurmClient::power(const std::string& node, bool up) {
+  auto out = run_checked(
+      {config_.scontrol, "update", "NodeName=" + node, up ? "State=POWER_UP" : "State=POWER_DOWN"},
+      config_.timeout_s);
+  if (!out.ok())
+    return Error{fmt::format("power {} {}: {}", up ? "up" : "down", node, out.error().message)};
+  return Status::Ok();
+}
+
 }  // namespace frugal

@@ -76,6 +76,10 @@ class SlurmClient {
   // id, restarts+1; held afterwards when `hold`. Slurm delays eligibility by cred_expire+1 s.
   Status requeue(int64_t id, bool hold = false);
   Status cancel(int64_t id);
+  // `scontrol update NodeName=<node> State=POWER_UP` (up) or `State=POWER_DOWN` (Slurm's
+  // power saving: runs the site's ResumeProgram / SuspendProgram). Error names the node and
+  // what scontrol said (e.g. power saving off: "Invalid node state specified").
+  Status power(const std::string& node, bool up);
 
  private:
   struct Http;  // the HTTP connection (cpp-httplib), kept out of this header

@@ -40,7 +40,8 @@ struct Request {
 
 }  // namespace
 
-SlurmDriver::SlurmDriver(SlurmDriverOptions options) : o_(std::move(options)), client_(o_.slurm) {}
+SlurmDriver::SlurmDriver(SlurmDriverOptions options)
+    : o_(std::move(options)), client_(o_.slurm), power_(o_.power_settle_s, o_.power_hold_s) {}
 
 SlurmDriver::~SlurmDriver() {
   {
@@ -72,10 +73,9 @@ Result<Inventory> SlurmDriver::inventory() {
   {
     std::lock_guard<std::mutex> g(mu_);
     for (const SlurmNode& n : nodes.value()) {
-      if (!o_.slurm.partition.empty() && std::find(n.partitions.begin(), n.partitions.end(),
-                                                   o_.slurm.partition) == n.partitions.end())
-        continue;
-      NodeInventory ni{n.name, {}};
+      if (!in_partition(n)) continue;
+      NodeInventory ni{n.name, {}, n.features, power_of(n)};
+      inventory_power_[n.name] = ni.power;
       if (n.gpus > 0) {
         const GresMapping* m = o_.slurm.by_gres_type(n.gpu_type);
         if (m == nullptr)
@@ -98,6 +98,112 @@ Result<Inventory> SlurmDriver::inventory() {
       o_.stale_after_s);
   if (!thread_.joinable()) thread_ = std::thread([this] { worker(); });
   return inv;
+}
+
+bool SlurmDriver::in_partition(const SlurmNode& n) const {
+  if (o_.slurm.partition.empty()) return true;
+  const std::string& list = o_.slurm.partition;
+  for (size_t i = 0; i <= list.size();) {
+    size_t j = list.find(',', i);
+    if (j == std::string::npos) j = list.size();
+    const std::string p = list.substr(i, j - i);
+    if (std::find(n.partitions.begin(), n.partitions.end(), p) != n.partitions.end()) return true;
+    i = j + 1;
+  }
+  return false;
+}
+
+const SlurmNode* SlurmDriver::find_node(const std::string& name) const {
+  for (const SlurmNode& n : nodes_)
+    if (n.name == name) return &n;
+  return nullptr;
+}
+
+bool SlurmDriver::nodes_powered(const Run& r) const {
+  for (const SlotAssignment& s : r.spec.slots) {
+    if (power_nodes_.count(s.node) == 0) continue;
+    const SlurmNode* n = find_node(s.node);
+    if (n == nullptr || power_of(*n) != PowerState::kOn) return false;
+  }
+  return true;
+}
+
+Status SlurmDriver::manage_power(const std::vector<std::string>& nodes) {
+  std::lock_guard<std::mutex> g(mu_);
+  for (const std::string& name : nodes) {
+    const auto it = inventory_power_.find(name);
+    if (it == inventory_power_.end())
+      return Error{fmt::format("node {} is not in the Slurm inventory", name)};
+    power_.track(name, it->second);
+    power_nodes_.insert(name);
+  }
+  return Status::Ok();
+}
+
+bool SlurmDriver::powers_nodes() const {
+  std::lock_guard<std::mutex> g(mu_);
+  return !power_nodes_.empty();
+}
+
+void SlurmDriver::power_up(const std::string& node) {
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    power_requests_.emplace_back(node, true);
+  }
+  cv_.notify_all();
+}
+
+void SlurmDriver::power_down(const std::string& node) {
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    power_requests_.emplace_back(node, false);
+  }
+  cv_.notify_all();
+}
+
+void SlurmDriver::act_power() {
+  std::vector<std::pair<std::string, bool>> requests;
+  requests.swap(power_requests_);
+  for (const auto& [node, up] : requests) {
+    const double now = now_s();
+    if (Status st = client_.power(node, up); !st.ok()) {
+      power_.request_failed(node, now);
+      DriverEvent e{DriverEvent::Kind::kPower,
+                    "",
+                    "",
+                    node,
+                    -1,
+                    0,
+                    fmt::format("Slurm refused to power {} {}: {}", up ? "up" : "down", node,
+                                st.error().message)};
+      e.power = PowerState::kFailed;
+      emit(std::move(e));
+      continue;
+    }
+    power_.requested(node, up, now);
+    say(fmt::format("power {} {} requested", up ? "up" : "down", node));
+  }
+}
+
+void SlurmDriver::diff_power() {
+  const double now = now_s();
+  power_changed_.clear();
+  for (const SlurmNode& n : nodes_) {
+    if (!power_.tracks(n.name)) continue;
+    const std::optional<PowerState> p = power_.observe(n.name, power_of(n), now);
+    if (!p) continue;
+    DriverEvent e{DriverEvent::Kind::kPower,
+                  "",
+                  "",
+                  n.name,
+                  -1,
+                  0,
+                  fmt::format("Slurm node {} {} ({}{})", n.name, to_string(*p), n.state,
+                              n.reason.empty() ? "" : ", " + n.reason)};
+    e.power = *p;
+    emit(std::move(e));
+    power_changed_.insert(n.name);
+  }
 }
 
 Result<std::string> SlurmDriver::start(const LaunchSpec& spec) {
@@ -524,12 +630,14 @@ void SlurmDriver::act_stop(Run& r, double now) {
 
 void SlurmDriver::act(double now) {
   const bool fresh = now - last_ok_ <= o_.stale_after_s;
+  act_power();
   act_discards();
   act_deferrals();
   for (auto& [handle, r] : runs_) {
     if (r.ended) continue;
     if (!r.launched && !r.stopping) {
-      if (fresh) act_launch(r);  // no start on stale state
+      // No start on stale state, nor onto a node Slurm does not show powered up.
+      if (fresh && nodes_powered(r)) act_launch(r);
       continue;
     }
     if (r.stopping) act_stop(r, now);
@@ -579,6 +687,11 @@ void SlurmDriver::diff_nodes() {
     const bool usable = n.usable();
     if (usable == it->second) continue;
     it->second = usable;
+    // A power-managed node that is not on: its power is reported (kPower), not up/down.
+    if (power_.tracks(n.name) &&
+        (power_of(n) != PowerState::kOn || power_.reported(n.name) != PowerState::kOn ||
+         power_changed_.count(n.name) != 0))
+      continue;
     emit({usable ? DriverEvent::Kind::kNodeUp : DriverEvent::Kind::kNodeDown, "", "", n.name, -1, 0,
           fmt::format("Slurm node {} {}{}", n.name, n.state,
                       n.reason.empty() ? "" : " (" + n.reason + ")")});
@@ -657,6 +770,7 @@ void SlurmDriver::diff_run(Run& r) {
 void SlurmDriver::diff() {
   ++gen_;
   observe_foreign();
+  diff_power();
   diff_nodes();
   for (auto& [handle, r] : runs_) {
     if (r.ended || !r.launched || r.launch_gen >= gen_ - 1) continue;

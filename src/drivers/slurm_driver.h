@@ -19,6 +19,12 @@
 // kLost like frugal's own; the driver never signals, holds, requeues or cancels them.
 // Each job frugal releases gets the Slurm priority of its tier (SlurmConfig::priority_*),
 // set right after the release (Slurm takes no explicit priority while a job is held).
+// Power-managed nodes (manage_power(): the service config's on-demand pools' nodes, declared
+// State=CLOUD in Slurm) are powered up and down on request through Slurm's power saving
+// (scontrol update State=POWER_UP / POWER_DOWN, which run the site's ResumeProgram /
+// SuspendProgram); their power as Slurm shows it comes back as kPower events
+// (slurm_power.h). No run is released onto a power-managed node that Slurm does not show
+// up (Slurm would power it up by itself, outside frugal's accounting): it waits.
 // Thread-safe: every public method may be called from any thread.
 
 #include <condition_variable>
@@ -33,6 +39,7 @@
 
 #include "drivers/driver.h"
 #include "drivers/slurm_client.h"
+#include "drivers/slurm_power.h"
 
 namespace frugal {
 
@@ -46,6 +53,8 @@ struct SlurmDriverOptions {
   // services with different databases never take each other's jobs.
   std::string instance = "frugal";
   std::function<void(const std::string&)> log;  // one line per call; may be empty
+  double power_settle_s = 10;  // a request not yet shown by Slurm is waited for this long
+  double power_hold_s = 60;    // a node whose power request failed is reported failed this long
 };
 
 class SlurmDriver final : public Driver {
@@ -74,6 +83,13 @@ class SlurmDriver final : public Driver {
   void deferred(const LaunchSpec& spec, double until_unix) override;
   // Queues: cancel the job's pending (requeued, held) Slurm job, if any.
   void discard(const std::string& job_id) override;
+
+  // Nodes must be in the inventory; their power is tracked from what inventory() saw.
+  Status manage_power(const std::vector<std::string>& nodes) override;
+  bool powers_nodes() const override;
+  // Queue the power request; its outcome comes back as kPower events.
+  void power_up(const std::string& node) override;
+  void power_down(const std::string& node) override;
 
   // Seconds since the last snapshot Slurm answered (huge before the first). Thread-safe.
   double staleness_s() const;
@@ -121,6 +137,13 @@ class SlurmDriver final : public Driver {
   Status submit_placed(Run& r, const SlurmUpdate& u);
   // diff()'s steps: node usability changes, then per launched run what its Slurm job did.
   void diff_nodes();
+  void diff_power();  // power-managed nodes' power changes → kPower
+  void act_power();   // queued power requests
+  // Whether node `name` is in the configured partition(s) (slurm.partition: a comma list).
+  bool in_partition(const SlurmNode& n) const;
+  // Whether every power-managed node of the run's placement is up in the snapshot.
+  bool nodes_powered(const Run& r) const;
+  const SlurmNode* find_node(const std::string& name) const;  // nullptr when absent
   void diff_run(Run& r);
   void diff_running(Run& r, const SlurmJob& j);
   void diff_pending(Run& r, const SlurmJob& j);
@@ -153,6 +176,11 @@ class SlurmDriver final : public Driver {
   std::vector<std::pair<LaunchSpec, double>> deferrals_;  // (spec, until) to submit
   std::vector<std::string> discards_;             // job ids whose pending Slurm jobs are to go
   std::set<std::pair<int64_t, int64_t>> logged_;  // (slurm id, start) in the GRES log
+  std::vector<std::pair<std::string, bool>> power_requests_;  // (node, up) to send
+  PowerTracker power_;
+  std::set<std::string> power_nodes_;                  // manage_power()'s nodes
+  std::map<std::string, PowerState> inventory_power_;  // as inventory() saw them
+  std::set<std::string> power_changed_;  // nodes whose power diff_power() reported this diff
 };
 
 }  // namespace frugal

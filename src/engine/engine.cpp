@@ -389,6 +389,10 @@ Status Engine::adopt(JobIdx j, const JobSpec* spec, const Placement& p, Seconds 
 void Engine::node_down(NodeId n, Seconds now) {
   now_ = now;
   if (n >= state_.node_count() || !pool_.fail(n)) return;
+  evict(n, now, "node down");
+}
+
+void Engine::evict(NodeId n, Seconds now, const char* reason) {
   const std::vector<JobIdx> victims = node_jobs_[n];
   for (JobIdx j : victims) {
     if (jobs_[j].spec->pinned) continue;  // holds its GPUs until it is reported ended
@@ -396,9 +400,18 @@ void Engine::node_down(NodeId n, Seconds now) {
     stop(j, now);
     ++jobs_[j].preemptions;
     enqueue(j, now);
-    queued_.push_back(
-        job_decision(Decision::Kind::kPreempt, j, std::move(held), kNever, "node down"));
+    queued_.push_back(job_decision(Decision::Kind::kPreempt, j, std::move(held), kNever, reason));
   }
+}
+
+bool Engine::node_power(NodeId n, NodePower p, Seconds now) {
+  now_ = now;
+  if (n >= state_.node_count() || !pool_.on_demand(n) || !pool_.autoscaled()) return false;
+  const NodeLife l = pool_.life(n);
+  const bool holds = l == NodeLife::kUp || l == NodeLife::kFailed;
+  if (holds && (p == NodePower::kOff || p == NodePower::kFailed))
+    evict(n, now, p == NodePower::kOff ? "node powered down" : "node failed");
+  return pool_.observe_power(n, p, now);
 }
 
 void Engine::node_up(NodeId n, Seconds now) {

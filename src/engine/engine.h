@@ -46,6 +46,11 @@ class Engine final : private CycleOps {
   void node_up(NodeId n, Seconds now);  // a failed node was repaired
   // An on-demand node the engine asked for (kProvision) is now usable.
   void node_provisioned(NodeId n, Seconds now);
+  // Live capacity: what the backend sees of on-demand node n's power (NodePool::observe_power),
+  // whether or not the engine asked for it. Powered down or failed while it held jobs: they
+  // are stopped (kPreempt, reason "node powered down" / "node failed") and requeued. Returns
+  // whether the engine's view of n changed; false for nodes that are not autoscaled.
+  bool node_power(NodeId n, NodePower p, Seconds now);
 
   // Live-service additions (src/service): jobs leave and re-enter outside the trace's flow.
   // Withdraws a pending or deferred job (cancelled or held before it ran): it leaves the
@@ -135,6 +140,8 @@ class Engine final : private CycleOps {
   // running → pending (resources freed, not decided). `saved`: a signalled job's
   // checkpoint at the signal completed (else only periodic checkpoints count).
   void stop(JobIdx j, Seconds now, bool saved = false);
+  // Stops and requeues every job on node n but pinned ones (kPreempt with `reason`).
+  void evict(NodeId n, Seconds now, const char* reason);
   // Checkpoint-first preemption: signal `j`; its GPUs free at now + grace (or sooner: its
   // JobSpec::checkpoint_grace when that is shorter).
   void signal(JobIdx j, Seconds now, Seconds grace);

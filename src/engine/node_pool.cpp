@@ -13,6 +13,7 @@ NodePool::NodePool(const ClusterSpec& spec, ClusterState& state, bool static_cap
       idle_key_(spec.nodes.size(), kNever),
       idle_since_(spec.nodes.size(), 0),
       provisioned_(state.centre_count(), 0),
+      provisioned_nodes_(state.centre_count(), 0),
       booting_(state.centre_count(), 0) {
   GpuModelId max_model = 0;
   for (const NodeSpec& n : spec.nodes) max_model = std::max(max_model, n.model);
@@ -34,14 +35,20 @@ NodePool::NodePool(const ClusterSpec& spec, ClusterState& state, bool static_cap
       }
     } else {
       provisioned_[state.centre_of(n)] += spec.nodes[n].gpus;
+      ++provisioned_nodes_[state.centre_of(n)];
     }
   }
 }
 
 void NodePool::set_life(NodeId n, NodeLife l) {
-  const auto counted = [](NodeLife x) { return x != NodeLife::kUnprovisioned; };
+  const auto counted = [](NodeLife x) {
+    return x != NodeLife::kUnprovisioned && x != NodeLife::kUnavailable;
+  };
   const int64_t g = spec_.nodes[n].gpus;
-  if (counted(life_[n]) != counted(l)) provisioned_[state_.centre_of(n)] += counted(l) ? g : -g;
+  if (counted(life_[n]) != counted(l)) {
+    provisioned_[state_.centre_of(n)] += counted(l) ? g : -g;
+    provisioned_nodes_[state_.centre_of(n)] += counted(l) ? 1 : -1;
+  }
   if (life_[n] == NodeLife::kProvisioning) {
     booting_by_model_[spec_.nodes[n].model + 1] -= g;
     booting_[state_.centre_of(n)] -= g;
@@ -84,6 +91,33 @@ bool NodePool::provisioned(NodeId n, Seconds now) {
   if (life_[n] != NodeLife::kProvisioning) return false;
   set_life(n, NodeLife::kUp);
   if (jobs_on_[n] == 0) idle(n, now);
+  return true;
+}
+
+bool NodePool::observe_power(NodeId n, NodePower p, Seconds now) {
+  if (!on_demand_[n] || !autoscaled_) return false;
+  const NodeLife l = life_[n];
+  NodeLife to = l;
+  switch (p) {
+    case NodePower::kOn:
+      if (l == NodeLife::kProvisioning || l == NodeLife::kUnprovisioned ||
+          l == NodeLife::kUnavailable)
+        to = NodeLife::kUp;
+      break;
+    case NodePower::kBooting:
+      if (l == NodeLife::kUnprovisioned || l == NodeLife::kUnavailable)
+        to = NodeLife::kProvisioning;
+      break;
+    case NodePower::kOff:
+      if (l != NodeLife::kUnprovisioned) to = NodeLife::kUnprovisioned;
+      break;
+    case NodePower::kFailed:
+      if (l != NodeLife::kUnavailable && l != NodeLife::kFailed) to = NodeLife::kUnavailable;
+      break;
+  }
+  if (to == l) return false;
+  set_life(n, to);
+  if (to == NodeLife::kUp && jobs_on_[n] == 0) idle(n, now);
   return true;
 }
 

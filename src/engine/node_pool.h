@@ -8,6 +8,12 @@
 // timeout (kRelease). Provisioned capacity — including nodes still booting and failed
 // nodes not yet handed back — is what the ledger charges for.
 //
+// Live capacity (a backend that powers nodes, src/drivers/driver.h): the backend reports
+// what it sees of an on-demand node's power (observe_power), whether or not the engine asked
+// for it — a node found up at start, a power-up that failed, a node powered down outside
+// frugal. A node whose power-up failed is kUnavailable: neither provisioned nor offered to the
+// autoscaler, until the backend sees it powered down again (an operator brought it back).
+//
 // Owned by the Engine; not thread-safe.
 
 #include <functional>
@@ -20,7 +26,15 @@
 
 namespace frugal {
 
-enum class NodeLife : uint8_t { kUp, kFailed, kUnprovisioned, kProvisioning };
+enum class NodeLife : uint8_t { kUp, kFailed, kUnprovisioned, kProvisioning, kUnavailable };
+
+// An on-demand node's power as a backend sees it.
+enum class NodePower : uint8_t {
+  kOff,      // powered down (or powering down)
+  kBooting,  // power-up requested or in progress
+  kOn,       // up and registered
+  kFailed,   // did not come up (e.g. Slurm's ResumeTimeout passed); stays so until repaired
+};
 
 class NodePool final : public CapacityView {
  public:
@@ -32,6 +46,8 @@ class NodePool final : public CapacityView {
   bool usable(NodeId n) const override { return life_[n] == NodeLife::kUp; }
   // Provisioned GPUs per cost centre (ClusterState::centre_*), for the ledger.
   const std::vector<int64_t>& provisioned_gpus() const { return provisioned_; }
+  // Provisioned nodes per cost centre (as provisioned_gpus counts their GPUs).
+  const std::vector<int64_t>& provisioned_nodes() const { return provisioned_nodes_; }
   // Of those, GPUs on nodes still booting (requested, not yet usable), per cost centre.
   const std::vector<int64_t>& booting_gpus() const { return booting_; }
 
@@ -40,6 +56,13 @@ class NodePool final : public CapacityView {
   bool fail(NodeId n);                      // kUp → kFailed
   bool repair(NodeId n, Seconds now);       // kFailed → kUp (idle from now if no jobs)
   bool provisioned(NodeId n, Seconds now);  // kProvisioning → kUp (idle from now)
+  // What the backend sees of on-demand node n's power (no effect on other nodes):
+  //   kOn      kProvisioning, kUnprovisioned, kUnavailable → kUp (idle from now)
+  //   kBooting kUnprovisioned, kUnavailable → kProvisioning (powered up outside frugal)
+  //   kOff     kUp, kFailed, kProvisioning, kUnavailable → kUnprovisioned
+  //   kFailed  kUp, kProvisioning, kUnprovisioned → kUnavailable
+  // Returns whether n's life changed. The caller stops n's jobs first (Engine::node_power).
+  bool observe_power(NodeId n, NodePower p, Seconds now);
 
   // Jobs arriving on / leaving a node (for idle timers).
   void busy(NodeId n);
@@ -87,6 +110,7 @@ class NodePool final : public CapacityView {
   std::vector<Seconds> idle_key_;                    // per node: its key in idle_until_
   std::vector<Seconds> idle_since_;                  // per node: when it last became idle
   std::vector<int64_t> provisioned_;                 // per centre
+  std::vector<int64_t> provisioned_nodes_;           // per centre
   std::vector<int64_t> booting_;                     // per centre
   std::vector<int64_t> booting_by_model_;            // per catalog model id + 1
   std::vector<std::set<NodeId>> unprovisioned_;      // per catalog model id + 1

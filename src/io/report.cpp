@@ -135,6 +135,12 @@ nlohmann::json to_json(const LedgerReport& l) {
   j["by_class"] = accounts_json(l.by_class);
   j["by_region"] = accounts_json(l.by_region);
   j["unattributed_by_pool"] = accounts_json(l.unattributed_by_pool);
+  nlohmann::json cap = nlohmann::json::object();
+  for (const auto& [pool, c] : l.capacity_by_pool)
+    cap[pool] = {{"gpu_hours", c.gpu_hours},
+                 {"node_hours", c.node_hours},
+                 {"booting_gpu_hours", c.booting_gpu_hours}};
+  j["capacity_by_pool"] = std::move(cap);
   j["deferrable"] = {{"jobs", l.deferrable.jobs},
                      {"energy_usd", l.deferrable.energy_usd},
                      {"energy_kwh", l.deferrable.energy_kwh},

@@ -81,12 +81,24 @@ constexpr const char* kKeys[] = {"listen",
                                  "slurm"};
 constexpr const char* kPriceFallbackKeys[] = {"usd_per_mwh", "file", "command", "refresh_s",
                                               "timeout_s"};
-constexpr const char* kSlurmKeys[] = {
-    "rest_url",        "api_version",     "user",          "jwt",
-    "scontrol",        "partition",       "timeout_s",     "shards_per_gpu",
-    "manage_external", "poll_interval_s", "stale_after_s", "max_backoff_s",
-    "gres_log",        "gpu_map",         "priority_core", "priority_important",
-    "priority_general"};
+constexpr const char* kSlurmKeys[] = {"rest_url",
+                                      "api_version",
+                                      "user",
+                                      "jwt",
+                                      "scontrol",
+                                      "partition",
+                                      "timeout_s",
+                                      "shards_per_gpu",
+                                      "manage_external",
+                                      "poll_interval_s",
+                                      "stale_after_s",
+                                      "max_backoff_s",
+                                      "gres_log",
+                                      "gpu_map",
+                                      "priority_core",
+                                      "priority_important",
+                                      "priority_general",
+                                      "pools"};
 
 // One section of the file (or the top level's settings), read into the config; each leaves
 // what it does not name alone. Error: the first setting at fault.
@@ -276,6 +288,12 @@ Status read_slurm(const YAML::Node& root, Reader& r, ServiceConfig& c) {
   if (!sl.IsMap()) return Error{fmt::format("{}: slurm: expected a map", r.path)};
   if (Status st = check_keys(sl, kSlurmKeys, "slurm: ", r.path); !st.ok()) return st;
   if (Status st = read_slurm_access(sl, r, c.slurm); !st.ok()) return st;
+  if (sl["pools"]) {
+    r.key = "slurm.pools";
+    auto pools = parse_capacity_pools(sl["pools"], r.path);
+    if (!pools.ok()) return pools.error();
+    c.capacity_pools = std::move(pools).value();
+  }
   return read_slurm_state(sl, r, c);
 }
 

@@ -8,6 +8,7 @@
 
 #include "drivers/slurm_config.h"
 #include "model/result.h"
+#include "service/capacity_pools.h"
 
 namespace frugal {
 
@@ -87,6 +88,9 @@ struct ServiceConfig {
   double slurm_stale_after_s = 10;   // staleness bound: no start on older state
   double slurm_max_backoff_s = 30;   // retry period cap while Slurm does not answer
   std::string slurm_gres_log;        // GPUs each run held, for `frugal attribute` ("": none)
+  // Live capacity (slurm.pools, service/capacity_pools.h): Slurm nodes grouped into pools with
+  // a capacity type and rates; on-demand pools' nodes are powered up and down by frugal.
+  std::vector<CapacityPoolConfig> capacity_pools;
   std::vector<TeamConfig> teams;
   std::string admin_token_sha256;
   AlertRules alerts;

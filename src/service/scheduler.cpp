@@ -42,19 +42,22 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(Parts parts) {
   }
   // Migrations (+consolidate) and resizes (+elastic) are carried out by stopping the run
   // segment with its checkpoint plan and restarting it (move()). Pack-down, soon-free and
-  // autoscaling act only on on-demand pools, which the live cluster does not have
-  // (EngineOptions::static_capacity): with them the profile works live, those parts idle.
+  // autoscaling act only on on-demand pools the driver powers (scheduler_capacity.cpp);
+  // on a static cluster (EngineOptions::static_capacity) those parts idle.
   return std::unique_ptr<Scheduler>(new Scheduler(std::move(parts), std::move(profile)));
 }
 
 namespace {
-EngineOptions engine_options(const GpuCatalog& catalog, size_t max_jobs_per_cycle) {
+EngineOptions engine_options(const GpuCatalog& catalog, size_t max_jobs_per_cycle,
+                             bool powers_nodes) {
   EngineOptions o;
   o.walk_limit = max_jobs_per_cycle;  // a deep queue: bounded work per cycle
   // Speeds relative to the catalog's reference model (as `simulate` defaults), so that
   // heterogeneity-aware policies (tiers/hetero, frugal-place) see H100 faster than A100.
   if (auto ref = catalog.find("A100-80GB")) o.reference_model = *ref;
-  o.static_capacity = true;  // the live cluster: no autoscaling of on-demand pools
+  // On-demand pools are autoscaled where the backend powers their nodes (Slurm power
+  // saving, service/scheduler_capacity.cpp); elsewhere they are static (always provisioned).
+  o.static_capacity = !powers_nodes;
   return o;
 }
 }  // namespace
@@ -70,9 +73,11 @@ Scheduler::Scheduler(Parts parts, Profile profile)
       log_(std::move(parts.log)),
       fault_(std::move(parts.fault)),
       engine_(cluster_, catalog_, std::move(profile),
-              engine_options(catalog_, config_.max_jobs_per_cycle)),
+              engine_options(catalog_, config_.max_jobs_per_cycle, driver_->powers_nodes())),
       alerts_(config_.alerts, log_),
-      calendar_(std::make_unique<LiveCalendar>(cluster_.regions, config_.price_fallback, log_)) {}
+      calendar_(std::make_unique<LiveCalendar>(cluster_.regions, config_.price_fallback, log_)) {
+  initial_power_ = std::move(parts.initial_power);
+}
 
 Scheduler::~Scheduler() {
   stop();
@@ -215,13 +220,14 @@ void Scheduler::account_capacity(double now) {
   const Seconds t = engine_time(now);
   if (!accounting_ || !(t > accounted_until_)) return;
   accounting_->capacity(accounted_until_, t, engine_.fragmentation_block(),
-                        engine_.nodes().provisioned_gpus(), engine_.nodes().booting_gpus());
+                        engine_.nodes().provisioned_gpus(), engine_.nodes().booting_gpus(),
+                        engine_.nodes().provisioned_nodes());
   accounted_until_ = t;
 }
 
 Status Scheduler::rebuild_accounting() {
   accounting_.emplace(cluster_, catalog_, engine_.cluster(),
-                      engine_options(catalog_, 0).reference_model, jobs_.size());
+                      engine_options(catalog_, 0, false).reference_model, jobs_.size());
   Result<std::vector<SegmentRow>> stored = store_->load_segments();
   if (!stored.ok()) return stored.error();
   for (const SegmentRow& row : stored.value()) {
@@ -489,7 +495,10 @@ void Scheduler::launch(Live& l, double now) {
 }
 
 void Scheduler::apply(const Decision& d, double now, std::vector<int64_t>& starts) {
-  if (d.kind == Decision::Kind::kProvision || d.kind == Decision::Kind::kRelease) return;
+  if (d.kind == Decision::Kind::kProvision || d.kind == Decision::Kind::kRelease) {
+    apply_power_decision(d);
+    return;
+  }
   if (d.job >= by_idx_.size()) return;
   const auto it = jobs_.find(by_idx_[d.job]);
   if (it == jobs_.end()) return;
@@ -569,7 +578,7 @@ void Scheduler::apply(const Decision& d, double now, std::vector<int64_t>& start
       break;
     case Decision::Kind::kProvision:
     case Decision::Kind::kRelease:
-      break;  // handled above (the live cluster has no on-demand pools)
+      break;  // handled above
   }
   mark(l);
 }
@@ -647,6 +656,9 @@ void Scheduler::handle_event(const DriverEvent& e, double now, std::vector<int64
       return;
     case DriverEvent::Kind::kForeign:
       observe_foreign(e, now);
+      return;
+    case DriverEvent::Kind::kPower:
+      power_event(e, now);
       return;
     case DriverEvent::Kind::kExited:
     case DriverEvent::Kind::kLost:

@@ -98,13 +98,16 @@ class Scheduler {
     std::shared_ptr<const Clock> clock;
     // Crash tests: called with "decided" after a start is committed, before the launch.
     FaultHook fault;
+    // Each node's power as the backend's inventory saw it (live capacity; empty: all on).
+    std::map<std::string, PowerState> initial_power;
   };
   // Builds the engine for `parts.config.policy` ("" = default_profile_name(), the `frugal`
   // profile). The tier preemption of `tiers` and `frugal` uses config.checkpoint_grace_s.
   // Error for unknown policies. Every profile runs live; parts that act on autoscaled
-  // on-demand pools (autoscaling, pack-down, soon-free, time-of-use peak sizing) idle, as the
-  // live cluster is static; follow-the-sun and runtime prediction are simulation only
-  // (docs/API.md, "Live, simulation only, or both").
+  // on-demand pools (autoscaling, pack-down, soon-free, time-of-use peak sizing) act where
+  // the driver powers nodes (Driver::powers_nodes: Slurm with `slurm.pools`) and idle on a
+  // static cluster; follow-the-sun is simulation only (docs/API.md, "Live, simulation only,
+  // or both").
   static Result<std::unique_ptr<Scheduler>> create(Parts parts);
   ~Scheduler();  // stops the loop if running; running jobs keep running (adopted later)
 
@@ -218,6 +221,14 @@ class Scheduler {
   void close_segment(Live& l, double now);
   // A node's kNodeUp / kNodeDown.
   void node_event(const DriverEvent& e, double now);
+  // Live capacity (service/scheduler_capacity.cpp): the inventory's power states into the
+  // engine (before recovery adopts runs), kProvision / kRelease to the driver, kPower events.
+  std::optional<NodeId> node_named(const std::string& name) const;
+  void apply_initial_power(double now);
+  void apply_power_decision(const Decision& d);
+  void power_event(const DriverEvent& e, double now);
+  // frugal_pool_gpus{pool, state}: provisioned, booting and idle GPUs per pool.
+  void render_pool_metrics(std::string& out) const;
   // The job id a kExited / kLost event is about (0: none known).
   int64_t event_job(const DriverEvent& e) const;
   // `starts`: jobs whose new run segment begins (a moved job's old segment ended).
@@ -358,7 +369,8 @@ class Scheduler {
   std::vector<Held> held_;
   double last_telemetry_ = -1e18;
   std::vector<GpuTelemetry> telemetry_;
-  std::map<std::string, double> node_seen_;  // node → last telemetry/heartbeat (Unix s)
+  std::map<std::string, PowerState> initial_power_;  // Parts::initial_power
+  std::map<std::string, double> node_seen_;          // node → last telemetry/heartbeat (Unix s)
   // Metrics.
   LatencyHistogram decision_latency_;  // one engine cycle (schedule + applying it)
   LatencyHistogram submit_to_start_;   // acceptance → start decision

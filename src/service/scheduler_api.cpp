@@ -538,6 +538,7 @@ Status Scheduler::recover() {
   Result<std::vector<JobRecord>> stored = store_->load_jobs();
   if (!stored.ok()) return stored.error();
   const double now = wall_now();
+  apply_initial_power(now);  // runs on powered nodes are adopted below
   size_t adopted = 0, requeued = 0, queued = 0;
   // The runtime predictor learns from every job completed before, in completion order.
   learn_completed(stored.value());

@@ -111,7 +111,8 @@ nlohmann::json Scheduler::ledger_json(double now) {
   const Seconds t = engine_time(now);
   if (t > accounted_until_)
     at_now.capacity(accounted_until_, t, engine_.fragmentation_block(),
-                    engine_.nodes().provisioned_gpus(), engine_.nodes().booting_gpus());
+                    engine_.nodes().provisioned_gpus(), engine_.nodes().booting_gpus(),
+                    engine_.nodes().provisioned_nodes());
   for (const auto& [id, l] : jobs_)
     if (l.rec.state == JobStatus::kRunning && l.rec.segment_start >= 0)
       if (const auto p = parse_placement(l.rec.placement))
@@ -212,6 +213,7 @@ std::string Scheduler::metrics_text(double now, const nlohmann::json& ledger) {
                 "Cost so far (USD): jobs' GPU time and the capacity nobody held", cost, out);
   render_metric("frugal_alerts_active", "gauge", "Alerts firing",
                 static_cast<double>(alerts_.active_count()), out);
+  render_pool_metrics(out);
   std::map<std::string, size_t> by_state;
   for (const auto& [id, l] : jobs_) ++by_state[std::string(to_string(l.rec.state))];
   out += "# HELP frugal_jobs Jobs known to the service by state\n# TYPE frugal_jobs gauge\n";

@@ -19,6 +19,7 @@
 #include "drivers/slurm_driver.h"
 #include "io/catalog_yaml.h"
 #include "io/cluster_yaml.h"
+#include "service/capacity_pools.h"
 #include "service/http_api.h"
 #include "service/local_cluster.h"
 #include "service/scheduler.h"
@@ -225,6 +226,33 @@ Result<ClusterSpec> inventory_cluster(const Inventory& inv, const ServiceConfig&
   return c;
 }
 
+// Live capacity: the config's `slurm.pools` applied to the cluster, and the backend told which
+// nodes it powers (service/capacity_pools.h). Error names the config field or node at fault.
+Status place_capacity_pools(const ServiceConfig& config, const Inventory& inv,
+                            const GpuCatalog& catalog, Driver& driver, ClusterSpec& cluster,
+                            const Log& log) {
+  if (config.capacity_pools.empty()) return Status::Ok();
+  if (config.backend != "slurm")
+    return Error{fmt::format("slurm.pools: only the slurm backend powers nodes (backend is {})",
+                             config.backend)};
+  Result<ClusterSpec> c = apply_capacity_pools(cluster, inv, config.capacity_pools, catalog);
+  if (!c.ok()) return c.error();
+  cluster = std::move(c).value();
+  const std::vector<std::string> powered = powered_nodes(cluster);
+  if (Status st = driver.manage_power(powered); !st.ok())
+    return Error{"slurm.pools: " + st.error().message};
+  for (size_t p = 1; p < cluster.pools.size(); ++p) {
+    size_t nodes = 0;
+    for (const NodeSpec& n : cluster.nodes) nodes += n.pool == p ? 1 : 0;
+    log(fmt::format(
+        "capacity: pool '{}' ({}, {} node(s), boot {} s, idle timeout {} s)", cluster.pools[p].name,
+        cluster.pools[p].capacity == Capacity::kOnDemand ? "on demand, powered by frugal"
+                                                         : "always on",
+        nodes, cluster.pools[p].provisioning_delay_s, cluster.pools[p].idle_timeout_s));
+  }
+  return Status::Ok();
+}
+
 // Each GPU's memory as the inventory reports it: node name → MiB by GPU index.
 std::map<std::string, std::vector<int64_t>> gpu_memory(const Inventory& inv) {
   std::map<std::string, std::vector<int64_t>> out;
@@ -334,6 +362,11 @@ int run_serve(const ServeOptions& o) {
     }
     cluster = std::move(c).value();
   }
+  if (Status st = place_capacity_pools(config, inv.value(), catalog.value(), *driver, cluster, log);
+      !st.ok()) {
+    log(st.error().message);
+    return 1;
+  }
   int64_t gpus = 0;
   for (const NodeSpec& n : cluster.nodes) gpus += n.gpus;
   log(fmt::format("cluster: {} node(s), {} GPU(s)", cluster.nodes.size(), gpus));
@@ -349,6 +382,7 @@ int run_serve(const ServeOptions& o) {
   Scheduler::Parts parts{
       config, catalog.value(), cluster, std::move(driver), std::move(store).value(), log, {}};
   parts.gpu_memory_mib = gpu_memory(inv.value());
+  for (const NodeInventory& n : inv.value().nodes) parts.initial_power[n.name] = n.power;
   parts.fault = fault;
   Result<std::unique_ptr<Scheduler>> sched = Scheduler::create(std::move(parts));
   if (!sched.ok()) {

@@ -114,7 +114,8 @@ class Simulation {
       result_.allocated_gpu_seconds += alloc_milli_ * (t - last_t) / kMilliPerGpu;
       if (accounting_)
         accounting_->capacity(last_t, t, engine_.fragmentation_block(),
-                              engine_.nodes().provisioned_gpus(), engine_.nodes().booting_gpus());
+                              engine_.nodes().provisioned_gpus(), engine_.nodes().booting_gpus(),
+                              engine_.nodes().provisioned_nodes());
       last_t = t;
       while (!events_.empty() && events_.top().t <= t) {
         const Event e = events_.top();
@@ -240,7 +241,8 @@ class Simulation {
       t = std::max(t, last_t);
       if (accounting_)
         accounting_->capacity(last_t, t, engine_.fragmentation_block(),
-                              engine_.nodes().provisioned_gpus(), engine_.nodes().booting_gpus());
+                              engine_.nodes().provisioned_gpus(), engine_.nodes().booting_gpus(),
+                              engine_.nodes().provisioned_nodes());
       last_t = t;
       while (!events_.empty() && events_.top().t <= t &&
              events_.top().kind == Event::kNodeProvisioned) {

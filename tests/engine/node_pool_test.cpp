@@ -1,5 +1,6 @@
 // The autoscaler for on-demand pools (NodePool, driven through the Engine and the
-// simulator) and what the ledger charges for on-demand capacity.
+// simulator), what the ledger charges for on-demand capacity, and live capacity: the
+// backend's view of the nodes' power (Engine::node_power).
 
 #include "engine/node_pool.h"
 
@@ -8,6 +9,7 @@
 #include <algorithm>
 
 #include "../cost/cost_test_util.h"
+#include "cost/run_accounting.h"
 #include "engine/engine.h"
 #include "io/report.h"
 
@@ -368,6 +370,110 @@ TEST(NodePoolSim, OwnedCapacitySufficesNoOnDemandCost) {
                  c, "fifo");
   EXPECT_EQ(r.nodes_provisioned, 0);
   EXPECT_NEAR(r.ledger.total.compute.rental_usd, 8 * 2 * 1.0, 1e-9);
+}
+
+// Live capacity (Engine::node_power): the backend's view of on-demand nodes' power.
+std::vector<NodeId> nodes_of(const std::vector<Decision>& ds, Decision::Kind k) {
+  std::vector<NodeId> out;
+  for (const Decision& d : ds)
+    if (d.kind == k) out.push_back(d.node);
+  return out;
+}
+
+// A power-up that fails: the node is unavailable (not charged, not offered again) and the
+// next cycle asks for the other node; an operator's repair (seen powered down) offers it again.
+TEST(NodePower, FailedPowerUpAsksForAnotherNode) {
+  const ClusterSpec c = mixed(1, 2);
+  Drive d(c, {testing::job("a", 0, 8, 3600), testing::job("b", 0, 8, 3600)});
+  d.engine.submit(0, &d.jobs[0], 0);
+  d.engine.submit(1, &d.jobs[1], 0);
+  EXPECT_EQ(nodes_of(d.cycle(0), Decision::Kind::kProvision), std::vector<NodeId>{1});
+  const uint32_t od = d.engine.cluster().centre_of(1);
+  EXPECT_EQ(d.engine.nodes().provisioned_nodes()[od], 1);
+  EXPECT_TRUE(d.engine.node_power(1, NodePower::kFailed, 30));
+  EXPECT_EQ(d.engine.nodes().life(1), NodeLife::kUnavailable);
+  EXPECT_EQ(d.engine.nodes().provisioned_gpus()[od], 0);  // no longer charged
+  EXPECT_EQ(d.engine.nodes().provisioned_nodes()[od], 0);
+  EXPECT_EQ(nodes_of(d.cycle(30), Decision::Kind::kProvision), std::vector<NodeId>{2});
+  EXPECT_TRUE(d.engine.node_power(2, NodePower::kOn, 70));
+  const auto ds = d.cycle(70);
+  ASSERT_EQ(nodes_of(ds, Decision::Kind::kProvision).size(), 0u);
+  const auto start = std::find_if(
+      ds.begin(), ds.end(), [](const Decision& x) { return x.kind == Decision::Kind::kStart; });
+  ASSERT_NE(start, ds.end());
+  EXPECT_EQ(start->placement.nodes(), std::vector<NodeId>{2});
+  // Repaired: seen powered down again, the node can be asked for later.
+  EXPECT_TRUE(d.engine.node_power(1, NodePower::kOff, 80));
+  EXPECT_EQ(d.engine.nodes().life(1), NodeLife::kUnprovisioned);
+  EXPECT_EQ(d.engine.nodes().unprovisioned_gpus(kA100), 8);
+}
+
+// A node found up (at a restart, or powered up outside frugal) is used and released after
+// the idle timeout; one found booting counts as provisioning.
+TEST(NodePower, NodeFoundUpIsUsedAndReleased) {
+  const ClusterSpec c = mixed(0, 2);
+  Drive d(c, {testing::job("a", 0, 8, 600)});
+  EXPECT_TRUE(d.engine.node_power(0, NodePower::kOn, 0));
+  EXPECT_TRUE(d.engine.node_power(1, NodePower::kBooting, 0));
+  EXPECT_EQ(d.engine.nodes().life(1), NodeLife::kProvisioning);
+  EXPECT_FALSE(d.engine.node_power(0, NodePower::kOn, 0));  // no change
+  d.engine.submit(0, &d.jobs[0], 0);
+  auto ds = d.cycle(0);
+  EXPECT_EQ(nodes_of(ds, Decision::Kind::kProvision).size(), 0u);
+  d.engine.finish(0, 600);
+  d.cycle(600);
+  EXPECT_TRUE(d.engine.node_power(1, NodePower::kOn, 600));
+  ds = d.cycle(600 + kTimeout);
+  auto released = nodes_of(ds, Decision::Kind::kRelease);
+  std::sort(released.begin(), released.end());
+  EXPECT_EQ(released, (std::vector<NodeId>{0, 1}));
+}
+
+// Powered down outside frugal while a job ran there: the job is requeued.
+TEST(NodePower, PoweredDownUnderAJobRequeuesIt) {
+  const ClusterSpec c = mixed(0, 1);
+  Drive d(c, {testing::job("a", 0, 8, 3600)});
+  d.engine.node_power(0, NodePower::kOn, 0);
+  d.engine.submit(0, &d.jobs[0], 0);
+  d.cycle(0);
+  ASSERT_EQ(d.engine.running_count(), 1u);
+  EXPECT_TRUE(d.engine.node_power(0, NodePower::kOff, 100));
+  EXPECT_EQ(d.engine.running_count(), 0u);
+  const auto ds = d.cycle(100);
+  const auto pre = std::find_if(
+      ds.begin(), ds.end(), [](const Decision& x) { return x.kind == Decision::Kind::kPreempt; });
+  ASSERT_NE(pre, ds.end());
+  EXPECT_EQ(pre->reason, "node powered down");
+  EXPECT_EQ(nodes_of(ds, Decision::Kind::kProvision), std::vector<NodeId>{0});  // asked again
+}
+
+// Owned nodes and static capacity ignore power reports.
+TEST(NodePower, OwnedAndStaticNodesIgnorePower) {
+  const ClusterSpec c = mixed(1, 1);
+  Drive d(c, {});
+  EXPECT_FALSE(d.engine.node_power(0, NodePower::kOff, 0));
+  EXPECT_EQ(d.engine.nodes().life(0), NodeLife::kUp);
+  Drive fixed(c, {}, true);
+  EXPECT_FALSE(fixed.engine.node_power(1, NodePower::kOff, 0));
+  EXPECT_EQ(fixed.engine.nodes().life(1), NodeLife::kUp);
+}
+
+// The ledger's provisioned hours per pool follow the counts it is given.
+TEST(NodePower, LedgerCountsProvisionedNodeHoursPerPool) {
+  const ClusterSpec c = mixed(1, 2);
+  Drive d(c, {});
+  RunAccounting acc(c, priced_gpus(), d.engine.cluster(), kA100);
+  const auto& pool = d.engine.nodes();
+  acc.capacity(0, 3600, 0, pool.provisioned_gpus(), pool.booting_gpus(), pool.provisioned_nodes());
+  d.engine.node_power(1, NodePower::kBooting, 3600);
+  acc.capacity(3600, 3600 + 1800, 0, pool.provisioned_gpus(), pool.booting_gpus(),
+               pool.provisioned_nodes());
+  const LedgerReport r = acc.report();
+  ASSERT_EQ(r.capacity_by_pool.count("od"), 1u);
+  EXPECT_DOUBLE_EQ(r.capacity_by_pool.at("od").node_hours, 0.5);
+  EXPECT_DOUBLE_EQ(r.capacity_by_pool.at("od").gpu_hours, 4.0);
+  EXPECT_DOUBLE_EQ(r.capacity_by_pool.at("od").booting_gpu_hours, 4.0);
+  EXPECT_DOUBLE_EQ(r.capacity_by_pool.at("own").node_hours, 1.5);
 }
 
 }  // namespace

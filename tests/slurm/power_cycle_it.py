@@ -12,20 +12,12 @@ node whose ResumeProgram fails (deploy/slurm-local/power-resume.sh's fail-<node>
 is `down~` once ResumeTimeout passes, and `State=RESUME` brings it back to powered down.
 Standard library only.
 """
-import argparse, os, re, subprocess, sys, time
+import argparse, os, re, sys, time
 
-POWER = "/var/lib/frugal-slurm/power"
-POWER_LOG = "/var/log/frugal-slurm/power.log"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from slurm_test_util import POWER, POWER_LOG, run, state  # noqa: E402
+
 RUN = "/run/frugal-slurm/launch"
-
-
-def run(*cmd):
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=30)
-
-
-def state(node):
-    out = run("sinfo", "-h", "-N", "-n", node, "-o", "%t").stdout.split()
-    return out[0] if out else ""
 
 
 def wait_state(node, want, timeout_s):

@@ -14,25 +14,19 @@ what the service says against what Slurm says (squeue --json). Standard library 
 """
 import argparse, hashlib, json, os, socket, subprocess, sys, tempfile, time, urllib.request
 
-TOKEN = "alpha-dev-token"
-TOKEN_SHA = "96b19de18b9c05f8b1befddab64f030fe3203ba6f76814ce9b690eec08f5f8ce"
-ADMIN = "admin-dev-token"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from slurm_test_util import ADMIN, TOKEN, TOKEN_SHA, Serve, free_port  # noqa: E402
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Service:
+class Service(Serve):
     def __init__(self, frugal, workdir, policy="tiers/hetero", extra=""):
-        self.port = free_port()
-        self.frugal = frugal
-        self.dir = workdir
-        cfg = os.path.join(workdir, "frugal.yaml")
-        with open(cfg, "w") as f:
-            f.write(f"""listen: 127.0.0.1:{self.port}
+        port = free_port()
+        # The service's Slurm jobs carry the comment "frugal-<FNV-1a of the db path>:<id>".
+        h = 2166136261
+        for ch in os.path.abspath(os.path.join(workdir, "frugal.db")).encode():
+            h = ((h ^ ch) * 16777619) & 0xFFFFFFFF
+        self.instance = f"frugal-{h:08x}"
+        super().__init__(frugal, workdir, f"""listen: 127.0.0.1:{port}
 db: {workdir}/frugal.db
 backend: slurm
 policy: {policy}
@@ -53,40 +47,7 @@ slurm:
   max_backoff_s: 4
   gres_log: slurm-gres.log
   gpu_map: {{h100: H100, a100: A100-80GB}}
-""")
-        # The service's Slurm jobs carry the comment "frugal-<FNV-1a of the db path>:<id>".
-        h = 2166136261
-        for ch in os.path.abspath(os.path.join(workdir, "frugal.db")).encode():
-            h = ((h ^ ch) * 16777619) & 0xFFFFFFFF
-        self.instance = f"frugal-{h:08x}"
-        self.log = open(os.path.join(workdir, "serve.log"), "w")
-        self.proc = subprocess.Popen([frugal, "serve", "--config", cfg], stdout=self.log,
-                                     stderr=subprocess.STDOUT)
-        for _ in range(100):
-            try:
-                if self.get("/healthz")[0] == 200:
-                    return
-            except OSError:
-                pass
-            if self.proc.poll() is not None:
-                break
-            time.sleep(0.1)
-        self.stop()
-        raise SystemExit("frugal serve did not come up:\n" + open(self.log.name).read())
-
-    def call(self, method, path, body=None, token=TOKEN):
-        req = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", method=method,
-                                     data=None if body is None else json.dumps(body).encode(),
-                                     headers={"Authorization": f"Bearer {token}",
-                                              "Content-Type": "application/json"})
-        try:
-            with urllib.request.urlopen(req, timeout=10) as r:
-                return r.status, json.loads(r.read() or b"null")
-        except urllib.error.HTTPError as e:
-            return e.code, json.loads(e.read() or b"null")
-
-    def get(self, path, token=TOKEN):
-        return self.call("GET", path, token=token)
+""", port)
 
     def submit(self, **job):
         status, body = self.call("POST", "/v1/jobs", job)
@@ -107,15 +68,6 @@ slurm:
                 return j
             time.sleep(0.2)
         raise AssertionError(f"job {jid}: {what} not reached in {timeout} s; last {json.dumps(j)}")
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-        self.log.close()
 
 
 INSTANCE = None  # the running Service's instance name
@@ -486,10 +438,12 @@ def main():
     if os.path.exists(a.unavailable) and open(a.unavailable).read().strip():
         print("[  SKIPPED ] local Slurm unavailable:", open(a.unavailable).read().strip())
         return 0
-    # Start from a settled cluster: all four nodes usable (a restart test may have just run).
+    # Start from a settled cluster: all four nodes of partition gpu usable (a restart test may
+    # have just run; the cloud nodes of partition `cloud` stay powered down).
     end = time.time() + 30
     while time.time() < end:
-        out = subprocess.run(["sinfo", "-h", "-N", "-o", "%t"], capture_output=True, text=True).stdout
+        out = subprocess.run(["sinfo", "-h", "-N", "-p", "gpu", "-o", "%t"], capture_output=True,
+                             text=True).stdout
         if sorted(out.split()) == ["idle"] * 4:
             break
         time.sleep(0.3)

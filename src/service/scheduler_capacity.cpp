@@ -1,0 +1,99 @@
+// Scheduler: live capacity (docs/SLURM.md, "Cloud nodes"). With a backend that powers nodes
+// (Driver::powers_nodes: Slurm with on-demand pools in `slurm.pools`) the engine autoscales
+// those pools as in simulation: its kProvision / kRelease decisions become power-up and
+// power-down requests, and what the backend sees of the nodes' power (kPower events, and the
+// inventory's at start) is the pools' real state — a node found up is used, a node that did
+// not come up is unavailable (alert `node_power_failed`; the autoscaler asks for another), a
+// node powered down outside frugal has its jobs requeued. The ledger prices the capacity
+// from the engine's node pool, which follows that timeline (request → up → release).
+#include <fmt/format.h>
+
+#include "service/scheduler.h"
+
+namespace frugal {
+namespace {
+
+NodePower node_power_of(PowerState p) {
+  switch (p) {
+    case PowerState::kOn:
+      return NodePower::kOn;
+    case PowerState::kOff:
+      return NodePower::kOff;
+    case PowerState::kBooting:
+      return NodePower::kBooting;
+    case PowerState::kFailed:
+      return NodePower::kFailed;
+  }
+  return NodePower::kOn;
+}
+
+}  // namespace
+
+std::optional<NodeId> Scheduler::node_named(const std::string& name) const {
+  for (NodeId n = 0; n < cluster_.nodes.size(); ++n)
+    if (cluster_.nodes[n].name == name) return n;
+  return std::nullopt;
+}
+
+void Scheduler::apply_initial_power(double now) {
+  if (!driver_->powers_nodes()) return;
+  size_t on = 0, off = 0, other = 0;
+  for (const auto& [name, p] : initial_power_) {
+    const std::optional<NodeId> n = node_named(name);
+    if (!n || !engine_.nodes().on_demand(*n)) continue;
+    engine_.node_power(*n, node_power_of(p), engine_time(now));
+    (p == PowerState::kOn ? on : p == PowerState::kOff ? off : other) += 1;
+    if (p == PowerState::kFailed)
+      alerts_.raise("node_power_failed", name, "node " + name + " is down after a power-up", now);
+  }
+  log_(
+      fmt::format("capacity: on-demand nodes at start: {} up, {} powered down, {} booting or "
+                  "failed",
+                  on, off, other));
+}
+
+void Scheduler::apply_power_decision(const Decision& d) {
+  if (d.node >= cluster_.nodes.size()) return;
+  const std::string& name = cluster_.nodes[d.node].name;
+  const bool up = d.kind == Decision::Kind::kProvision;
+  log_(fmt::format("capacity: power {} {} ({})", up ? "up" : "down", name, d.reason));
+  if (up)
+    driver_->power_up(name);
+  else
+    driver_->power_down(name);
+}
+
+void Scheduler::power_event(const DriverEvent& e, double now) {
+  const std::optional<NodeId> n = node_named(e.node);
+  if (!n) return;
+  log_(fmt::format("capacity: {}", e.message));
+  if (e.power == PowerState::kFailed)
+    alerts_.raise("node_power_failed", e.node, e.message, now);
+  else if (e.power == PowerState::kOn || e.power == PowerState::kOff)
+    alerts_.clear("node_power_failed", e.node, now);
+  if (engine_.node_power(*n, node_power_of(e.power), engine_time(now))) engine_dirty_ = true;
+}
+
+void Scheduler::render_pool_metrics(std::string& out) const {
+  const ClusterState& st = engine_.cluster();
+  const NodePool& pool = engine_.nodes();
+  std::vector<double> provisioned(cluster_.pools.size(), 0), booting(cluster_.pools.size(), 0),
+      idle(cluster_.pools.size(), 0);
+  for (uint32_t c = 0; c < st.centre_count(); ++c) {
+    const uint32_t p = st.centre_pool(c);
+    provisioned[p] += static_cast<double>(pool.provisioned_gpus()[c]);
+    booting[p] += static_cast<double>(pool.booting_gpus()[c]);
+    idle[p] += static_cast<double>(st.centre_up_gpus(c)) -
+               static_cast<double>(st.centre_allocated_milli(c)) / kMilliPerGpu;
+  }
+  out +=
+      "# HELP frugal_pool_gpus GPUs per pool: provisioned (paid for, booting included), booting "
+      "(requested, not yet up), idle (up and not allocated)\n# TYPE frugal_pool_gpus gauge\n";
+  for (size_t p = 0; p < cluster_.pools.size(); ++p)
+    for (const auto& [state, v] :
+         {std::pair{"provisioned", provisioned[p]}, {"booting", booting[p]}, {"idle", idle[p]}})
+      out += fmt::format("frugal_pool_gpus{{pool=\"{}\",state=\"{}\"}} {}\n",
+                         cluster_.pools[p].name, state, v);
+}
+
+}  // namespace frugal
