@@ -49,7 +49,8 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--node-repair-hours", o.repair_hours, "Hours a failed node stays down")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  cmd.add_option("--seed", o.seed, "Seed for failure injection")->capture_default_str();
+  cmd.add_option("--seed", o.seed, "Seed for failure injection and spot reclaims")
+      ->capture_default_str();
   cmd.add_flag("--static-capacity", o.static_capacity,
                "Keep on-demand pools provisioned all the time (no autoscaling)");
   cmd.add_option("--migration-cost", o.migration_cost_s,

@@ -70,6 +70,14 @@ void InputOptions::add_to(CLI::App& cmd) {
   cmd.add_option("--movable-checkpoint-gb", movable_checkpoint_gb,
                  "Checkpoint GB of --movable-share jobs that declare none (moved with the job)")
       ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--checkpoint-interval", checkpoint_interval_s,
+                 "Seconds between checkpoints of jobs that declare no interval (0 = leave them: "
+                 "they checkpoint when stopped)")
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--checkpoint-write", checkpoint_write_s,
+                 "Seconds jobs that declare none need to write a checkpoint (a spot reclaim's "
+                 "notice must cover it, src/policy/spot_cost.h)")
+      ->check(CLI::NonNegativeNumber);
 }
 
 namespace {
@@ -86,6 +94,8 @@ void assign_attributes(std::vector<JobSpec>& jobs, const InputOptions& o) {
   if (o.movable_share > 0)
     assign_movable(jobs, o.movable_share, o.movable_seed, o.movable_dataset_gb,
                    o.movable_checkpoint_gb);
+  if (o.checkpoint_interval_s > 0 || o.checkpoint_write_s >= 0)
+    assign_checkpoints(jobs, o.checkpoint_interval_s, o.checkpoint_write_s);
 }
 
 // The cluster: --gpus, --cluster or the trace's own nodes. A --gpus cluster's model is the

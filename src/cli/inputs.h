@@ -34,11 +34,14 @@ struct InputOptions {
   uint64_t movable_seed = 1;
   double movable_dataset_gb = 0;  // ... with this dataset and checkpoint size where unset
   double movable_checkpoint_gb = 0;
+  double checkpoint_interval_s = 0;  // > 0: jobs declaring no checkpoint interval take it
+  double checkpoint_write_s = -1;    // >= 0: jobs declaring no checkpoint time take it
 
   // Registers --trace, --trace-format, --skip-bad-rows, --cluster, --gpus, --gpu-model,
   // --gpus-per-node, --catalog, --reference-model, --assign-classes, --assign-tiers,
   // --deferrable-share, --deadline-slack, --deferrable-seed, --movable-share, --movable-seed,
-  // --movable-dataset-gb, --movable-checkpoint-gb on `cmd`.
+  // --movable-dataset-gb, --movable-checkpoint-gb, --checkpoint-interval, --checkpoint-write
+  // on `cmd`.
   void add_to(CLI::App& cmd);
 };
 

@@ -72,6 +72,7 @@ ClusterState::ClusterState(const ClusterSpec& spec, const GpuCatalog& catalog)
 }
 
 bool ClusterState::host_fits(NodeId n, const JobSpec& job) const {
+  if (guard_ && !guard_->admits(n, job)) return false;
   const NodeSpec& ns = spec_->nodes[n];
   if (job.cpu_milli > 0 && ns.cpu_milli > 0 && nodes_[n].cpu_free < job.cpu_milli) return false;
   if (job.memory_mib > 0 && ns.memory_mib > 0 && nodes_[n].mem_free < job.memory_mib) return false;
@@ -150,7 +151,8 @@ Status ClusterState::allocate(const Placement& p, const JobSpec& job) {
     if (!nodes_[s.node].up) return Error{fmt::format("node {} is down", spec_->nodes[s.node].name)};
     if (s.node != last) {
       if (!host_fits(s.node, job))
-        return Error{fmt::format("node {} lacks CPU or memory", spec_->nodes[s.node].name)};
+        return Error{fmt::format("node {} lacks CPU or memory, or does not admit the job",
+                                 spec_->nodes[s.node].name)};
       last = s.node;
     }
     if (s.gpu < 0) continue;

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "cluster/node_guard.h"
 #include "cluster/placement.h"
 #include "model/cluster_spec.h"
 #include "model/gpu_catalog.h"
@@ -41,8 +42,14 @@ class ClusterState {
   Milli free_milli(NodeId n, int gpu) const { return gpu_free_milli_[offset_[n] + gpu]; }
   int64_t free_gpu_memory(NodeId n, int gpu) const { return gpu_free_mem_[offset_[n] + gpu]; }
   int64_t gpu_memory(NodeId n) const { return gpu_mem_[n]; }
-  // True when the node has room for the job's host CPU and memory share.
+  // True when the node may take the job (admits()) and has room for its host CPU and
+  // memory share.
   bool host_fits(NodeId n, const JobSpec& job) const;
+  // Whether the state's node guard (cluster/node_guard.h; none: every node) admits `job` to
+  // node n.
+  bool admits(NodeId n, const JobSpec& job) const { return !guard_ || guard_->admits(n, job); }
+  // Sets the node guard (nullptr: none). Copies made afterwards share it.
+  void set_guard(std::shared_ptr<const NodeGuard> guard) { guard_ = std::move(guard); }
   int64_t cpu_free(NodeId n) const { return nodes_[n].cpu_free; }
   int64_t mem_free(NodeId n) const { return nodes_[n].mem_free; }
 
@@ -115,6 +122,7 @@ class ClusterState {
 
   // Immutable after construction; copies of the state (tentative plans) share it.
   std::shared_ptr<ClusterSpec> spec_;
+  std::shared_ptr<const NodeGuard> guard_;  // shared by copies too
   std::vector<NodeState> nodes_;
   std::vector<uint32_t> offset_;  // first GPU of each node in the flat arrays
   std::vector<Milli> gpu_free_milli_;

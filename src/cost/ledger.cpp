@@ -22,12 +22,13 @@ Waste& Waste::operator+=(const Waste& o) {
   oversized_usd += o.oversized_usd;
   storage_tier_usd += o.storage_tier_usd;
   duplicate_storage_usd += o.duplicate_storage_usd;
+  spot_reclaim_usd += o.spot_reclaim_usd;
   return *this;
 }
 
 double Waste::total() const {
   return idle_allocated_usd + idle_unallocated_usd + stranded_usd + rework_usd + peak_premium_usd +
-         oversized_usd + storage_tier_usd + duplicate_storage_usd;
+         oversized_usd + storage_tier_usd + duplicate_storage_usd + spot_reclaim_usd;
 }
 
 CostAccount& CostAccount::operator+=(const CostAccount& o) {
@@ -88,7 +89,7 @@ void Ledger::note_time(double t0, double t1) {
 }
 
 void Ledger::segment(JobIdx j, const JobSpec& job, const Placement& p, double t0, double t1,
-                     double kept_s, double utilization) {
+                     double kept_s, double utilization, bool reclaimed) {
   JobAccount& ja = job_account(j);
   specs_[j] = &job;
   const double u = utilization >= 0 ? utilization : job.utilization;
@@ -128,7 +129,8 @@ void Ledger::segment(JobIdx j, const JobSpec& job, const Placement& p, double t0
   ja.account.gpu_hours += total_gpus * ran / 3600.0;
   ja.account.waste.idle_allocated_usd += cost.rental_usd * (1.0 - u);
   const double lost = std::clamp(ran - kept_s, 0.0, ran);
-  ja.account.waste.rework_usd += cost.total_usd() * lost / ran;
+  (reclaimed ? ja.account.waste.spot_reclaim_usd : ja.account.waste.rework_usd) +=
+      cost.total_usd() * lost / ran;
 }
 
 void Ledger::transfer(JobIdx j, const JobSpec& job, double usd) {
@@ -329,6 +331,7 @@ std::vector<double> Ledger::duplicate_storage() const {
 
 LedgerReport Ledger::report() const {
   LedgerReport r;
+  r.spot = spec_.has_spot();
   const std::vector<double> duplicate = duplicate_storage();
   // Fold by index first (no string work per job), then name the groups.
   std::map<std::string_view, CostAccount> by_team;

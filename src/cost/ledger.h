@@ -8,6 +8,8 @@
 //   inside teams' cost (also shown per team):
 //     idle_allocated   rental of allocated GPU time not spent computing: (1 − utilization)
 //     rework           cost of work lost since the last checkpoint at a stop, redone later
+//     spot_reclaim     the same for stops because the provider reclaimed a spot node (the
+//                      reclaim's lost work: reported apart from rework, not inside it)
 //     peak_premium     a deadline-flexible job's cost at its actual start minus its cost
 //                      at the cheapest start its deadline allowed (24 h for deferrable jobs
 //                      without one); contiguous run assumed for both
@@ -42,6 +44,7 @@ namespace frugal {
 struct Waste {
   double idle_allocated_usd = 0, idle_unallocated_usd = 0, stranded_usd = 0, rework_usd = 0,
          peak_premium_usd = 0, oversized_usd = 0, storage_tier_usd = 0, duplicate_storage_usd = 0;
+  double spot_reclaim_usd = 0;
   double booting_usd = 0;  // the part of idle_unallocated_usd on nodes still booting
   Waste& operator+=(const Waste& o);
   double total() const;  // the categories (booting_usd is inside idle_unallocated_usd)
@@ -89,6 +92,7 @@ struct LedgerReport {
   // Provisioned capacity per pool (pools that held none are absent).
   std::map<std::string, PoolCapacity> capacity_by_pool;
   bool series_wrapped = false;  // a price/carbon series was reused past its end
+  bool spot = false;            // the cluster has a spot pool (reports show spot_reclaim)
   DeferrableTotals deferrable;
 };
 
@@ -100,10 +104,11 @@ class Ledger {
          GpuModelId reference_model, size_t jobs_hint = 0);
 
   // A run segment of job `j` ended: it held `p` over [t0, t1), and `kept_s` seconds of the
-  // segment's work survived (the rest is rework). `utilization` >= 0 replaces the spec's
-  // (a measured one).
+  // segment's work survived (the rest is rework — spot_reclaim waste instead when
+  // `reclaimed`: the segment ended because a spot node was reclaimed). `utilization` >= 0
+  // replaces the spec's (a measured one).
   void segment(JobIdx j, const JobSpec& job, const Placement& p, double t0, double t1,
-               double kept_s, double utilization = -1);
+               double kept_s, double utilization = -1, bool reclaimed = false);
   // Job `j`'s data moved between regions before a run segment there (src/cost/transfer.h):
   // `usd` (>= 0) is added to its transfer cost (not waste: the move was chosen to save more).
   void transfer(JobIdx j, const JobSpec& job, double usd);

@@ -13,19 +13,15 @@ Pricing::Pricing(const ClusterSpec& spec, const GpuCatalog& catalog, const Clust
     const Pool& pool = spec.pools[state.centre_pool(c)];
     const GpuModelId m = state.centre_model(c);
     ce.region = pool.region;
-    ce.on_demand = pool.capacity == Capacity::kOnDemand;
+    ce.on_demand = rented(pool.capacity);
     ce.cpu_only = m == kNoGpuModel;
     ce.model = m;
     if (ce.cpu_only) continue;
     const GpuModel& gm = catalog.at(m);
-    double od = gm.on_demand_usd_h, rs = gm.reserved_usd_h;
-    for (const RentalOverride& o : pool.rental) {
-      if (o.model != m) continue;
-      if (o.on_demand_usd_h >= 0) od = o.on_demand_usd_h;
-      if (o.reserved_usd_h >= 0) rs = o.reserved_usd_h;
-    }
-    ce.rate_usd_h = ce.on_demand ? od : rs;
-    ce.discount = ce.on_demand ? spec.regions[pool.region].time_of_use.discount : 0;
+    ce.rate_usd_h = rental_rate_usd_h(pool, gm, m);
+    // Spot is a market price of its own: no time-of-use discount on top.
+    ce.discount =
+        pool.capacity == Capacity::kOnDemand ? spec.regions[pool.region].time_of_use.discount : 0;
     ce.idle_w = gm.idle_w;
     ce.peak_w = gm.peak_w;
   }

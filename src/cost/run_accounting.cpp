@@ -22,11 +22,11 @@ void RunAccounting::segment_started(JobIdx j, const Placement& p, double t) {
 }
 
 double RunAccounting::segment_ended(JobIdx j, const JobSpec& job, double t, double kept_s,
-                                    double utilization) {
+                                    double utilization, bool reclaimed) {
   if (j >= open_.size() || !open_[j]) return 0;
   const Open o = std::move(*open_[j]);
   open_[j].reset();
-  ledger_.segment(j, job, o.placement, o.since, t, kept_s, utilization);
+  ledger_.segment(j, job, o.placement, o.since, t, kept_s, utilization, reclaimed);
   const double ran = t - o.since;
   add_run_time(j, ran);
   return ran;

@@ -34,10 +34,11 @@ class RunAccounting {
   // it first).
   void segment_started(JobIdx j, const Placement& p, double t);
   // Job j's open segment ends at t; `kept_s` seconds of its work survived (the rest is
-  // rework). `utilization` >= 0 prices it at that utilisation instead of the spec's (a
-  // measured one). Returns the segment's length; 0 and nothing priced when none was open.
+  // rework; spot_reclaim waste when `reclaimed`, Ledger::segment). `utilization` >= 0 prices
+  // it at that utilisation instead of the spec's (a measured one). Returns the segment's
+  // length; 0 and nothing priced when none was open.
   double segment_ended(JobIdx j, const JobSpec& job, double t, double kept_s,
-                       double utilization = -1);
+                       double utilization = -1, bool reclaimed = false);
   // A whole segment known after the fact (a Slurm record, a stored segment after a
   // restart): as segment_started(t0) then segment_ended(t1), without touching an open one.
   void segment(JobIdx j, const JobSpec& job, const Placement& p, double t0, double t1,

@@ -24,6 +24,12 @@ Engine::Engine(const ClusterSpec& spec, const GpuCatalog& catalog, Profile profi
       node_jobs_(spec.nodes.size()),
       on_demand_(spec, catalog.size()) {
   pool_.set_prompt_release(profile_.prompt_release());
+  for (const auto& plugin : profile_.plugins) {
+    if (auto guard = plugin->node_guard(state_.spec(), catalog_)) {
+      state_.set_guard(std::move(guard));
+      break;
+    }
+  }
 }
 
 void Engine::leave_pending(JobIdx j) {
@@ -147,7 +153,8 @@ void Engine::apply_starvations(Seconds now) {
   }
 }
 
-void Engine::signal(JobIdx j, Seconds now, Seconds grace) {
+void Engine::signal(JobIdx j, Seconds now, Seconds grace, std::vector<Decision>& to,
+                    const char* reason) {
   JobRuntime& r = jobs_[j];
   if (r.state != JobState::kRunning || r.signalled()) return;
   r.signalled_at = now;
@@ -158,8 +165,7 @@ void Engine::signal(JobIdx j, Seconds now, Seconds grace) {
   end_key_[j] = r.expected_end(now);
   running_by_end_.emplace(end_key_[j], j);
   drains_.emplace(r.stop_at, j);
-  out_.push_back(job_decision(Decision::Kind::kSignal, j, r.placement, r.stop_at,
-                              "checkpoint: preempted for higher-tier work"));
+  to.push_back(job_decision(Decision::Kind::kSignal, j, r.placement, r.stop_at, reason));
 }
 
 void Engine::complete_drains(Seconds now) {
@@ -389,18 +395,26 @@ Status Engine::adopt(JobIdx j, const JobSpec* spec, const Placement& p, Seconds 
 void Engine::node_down(NodeId n, Seconds now) {
   now_ = now;
   if (n >= state_.node_count() || !pool_.fail(n)) return;
-  evict(n, now, "node down");
+  evict(n, now, false);
 }
 
-void Engine::evict(NodeId n, Seconds now, const char* reason) {
+void Engine::evict(NodeId n, Seconds now, bool reclaim, const char* reason) {
   const std::vector<JobIdx> victims = node_jobs_[n];
   for (JobIdx j : victims) {
     if (jobs_[j].spec->pinned) continue;  // holds its GPUs until it is reported ended
+    // A reclaim: a signalled job's checkpoint is written when its time is up (a
+    // microsecond's slack: the notice's time plus the notice may round past the reclaim's).
+    const bool saved = reclaim && jobs_[j].signalled() && jobs_[j].stop_at <= now + 1e-6;
     Placement held = jobs_[j].placement;
-    stop(j, now);
+    stop(j, now, saved);
     ++jobs_[j].preemptions;
     enqueue(j, now);
-    queued_.push_back(job_decision(Decision::Kind::kPreempt, j, std::move(held), kNever, reason));
+    Decision d = job_decision(Decision::Kind::kPreempt, j, std::move(held), kNever,
+                              !reclaim ? reason
+                              : saved  ? "spot reclaim (checkpointed)"
+                                       : "spot reclaim");
+    d.saved = saved;
+    queued_.push_back(std::move(d));
   }
 }
 
@@ -410,7 +424,7 @@ bool Engine::node_power(NodeId n, NodePower p, Seconds now) {
   const NodeLife l = pool_.life(n);
   const bool holds = l == NodeLife::kUp || l == NodeLife::kFailed;
   if (holds && (p == NodePower::kOff || p == NodePower::kFailed))
-    evict(n, now, p == NodePower::kOff ? "node powered down" : "node failed");
+    evict(n, now, false, p == NodePower::kOff ? "node powered down" : "node failed");
   return pool_.observe_power(n, p, now);
 }
 
@@ -422,6 +436,23 @@ void Engine::node_up(NodeId n, Seconds now) {
 void Engine::node_provisioned(NodeId n, Seconds now) {
   now_ = now;
   if (n < state_.node_count()) pool_.provisioned(n, now);
+}
+
+void Engine::reclaim_notice(NodeId n, Seconds now, Seconds notice) {
+  now_ = now;
+  if (n >= state_.node_count() || !pool_.spot(n) || !pool_.autoscaled() || !pool_.fail(n)) return;
+  for (JobIdx j : node_jobs_[n]) {
+    const JobSpec& s = *jobs_[j].spec;
+    if (!s.pinned && s.checkpoint_grace <= notice)
+      signal(j, now, notice, queued_, "checkpoint: spot node reclaimed soon");
+  }
+}
+
+void Engine::node_reclaimed(NodeId n, Seconds now) {
+  now_ = now;
+  if (n >= state_.node_count() || !pool_.spot(n)) return;
+  evict(n, now, true);
+  pool_.reclaim(n);
 }
 
 std::vector<double> Engine::unmet_demand() {
@@ -532,7 +563,7 @@ std::vector<std::pair<JobIdx, JobRuntime>> Engine::preempt_point(Seconds now) {
   for (JobIdx j : profile_.preempt->victims(*this, pending_, running_)) {
     if (jobs_[j].spec->pinned) continue;
     if (grace >= 0) {
-      signal(j, now, grace);
+      signal(j, now, grace, out_);
       continue;
     }
     JobRuntime before = jobs_[j];
@@ -680,7 +711,7 @@ void Engine::autoscale(Seconds now) {
   if (pending_.empty() && !grow && pool_.next_wakeup() > now) return;
   std::function<double(NodeId)> rank;
   for (const auto& plugin : profile_.plugins) {
-    if (!plugin->ranks_provisioning()) continue;
+    if (!plugin->ranks_provisioning(*this)) continue;
     const CyclePlugin* ranker = plugin.get();
     rank = [this, ranker](NodeId n) { return ranker->provision_rank(*this, n); };
     break;

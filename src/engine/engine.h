@@ -51,6 +51,17 @@ class Engine final : private CycleOps {
   // are stopped (kPreempt, reason "node powered down" / "node failed") and requeued. Returns
   // whether the engine's view of n changed; false for nodes that are not autoscaled.
   bool node_power(NodeId n, NodePower p, Seconds now);
+  // Spot reclaims (Capacity::kSpot; no-ops for other nodes or a static cluster). The
+  // provider announced that it takes spot node n back at now + notice: nothing new is placed
+  // on it from now on (it stays paid), and each job on it whose checkpoint fits in the
+  // notice (JobSpec::checkpoint_grace <= notice; an unknown one, < 0, is taken to fit) is
+  // signalled (kSignal; it stops, saved, when its checkpoint is written). The others compute
+  // on until the node goes.
+  void reclaim_notice(NodeId n, Seconds now, Seconds notice);
+  // Spot node n is gone: jobs still on it stop (kPreempt, "spot reclaim"; saved when their
+  // checkpoint was being written and its time is up) and are requeued; the node is
+  // unprovisioned and the autoscaler may ask for it again.
+  void node_reclaimed(NodeId n, Seconds now);
 
   // Live-service additions (src/service): jobs leave and re-enter outside the trace's flow.
   // Withdraws a pending or deferred job (cancelled or held before it ran): it leaves the
@@ -140,11 +151,14 @@ class Engine final : private CycleOps {
   // running → pending (resources freed, not decided). `saved`: a signalled job's
   // checkpoint at the signal completed (else only periodic checkpoints count).
   void stop(JobIdx j, Seconds now, bool saved = false);
-  // Stops and requeues every job on node n but pinned ones (kPreempt with `reason`).
-  void evict(NodeId n, Seconds now, const char* reason);
   // Checkpoint-first preemption: signal `j`; its GPUs free at now + grace (or sooner: its
-  // JobSpec::checkpoint_grace when that is shorter).
-  void signal(JobIdx j, Seconds now, Seconds grace);
+  // JobSpec::checkpoint_grace when that is shorter). The kSignal goes to `to` with `reason`.
+  void signal(JobIdx j, Seconds now, Seconds grace, std::vector<Decision>& to,
+              const char* reason = "checkpoint: preempted for higher-tier work");
+  // Node n failed (`reclaim` false; kPreempt with `reason`) or was reclaimed: the jobs on it,
+  // but pinned ones, stop and are requeued, each with a kPreempt for the next cycle (saved: a
+  // reclaimed job whose checkpoint after the notice is written).
+  void evict(NodeId n, Seconds now, bool reclaim, const char* reason = "node down");
   // Stops signalled jobs whose grace has ended (kPreempt, saved) and requeues them.
   void complete_drains(Seconds now);
   // Marks pending jobs that waited past the sort's starvation limit (re-keys them).

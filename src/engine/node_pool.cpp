@@ -22,7 +22,7 @@ NodePool::NodePool(const ClusterSpec& spec, ClusterState& state, bool static_cap
   unprovisioned_gpus_.assign(booting_by_model_.size(), 0);
   has_on_demand_.assign(booting_by_model_.size(), 0);
   for (NodeId n = 0; n < spec.nodes.size(); ++n) {
-    const bool od = spec.pools[spec.nodes[n].pool].capacity == Capacity::kOnDemand;
+    const bool od = rented(spec.pools[spec.nodes[n].pool].capacity);
     on_demand_[n] = od;
     if (od && !static_capacity) {
       autoscaled_ = true;
@@ -118,6 +118,12 @@ bool NodePool::observe_power(NodeId n, NodePower p, Seconds now) {
   if (to == l) return false;
   set_life(n, to);
   if (to == NodeLife::kUp && jobs_on_[n] == 0) idle(n, now);
+  return true;
+}
+
+bool NodePool::reclaim(NodeId n) {
+  if (!spot(n) || !autoscaled_ || life_[n] == NodeLife::kUnprovisioned) return false;
+  set_life(n, NodeLife::kUnprovisioned);
   return true;
 }
 

@@ -1,6 +1,9 @@
 #pragma once
 // Node lifecycle and the autoscaler for on-demand pools.
 //
+// Spot pools (Capacity::kSpot) are autoscaled exactly like on-demand ones (spot() tells
+// them apart); the provider may also take a provisioned spot node back (reclaim()).
+//
 // Owned and reserved nodes are always provisioned. On-demand nodes start unprovisioned;
 // when queued work cannot fit, the autoscaler asks for enough nodes of the model that work
 // would use (kProvision; usable after the pool's provisioning delay, when the driver calls
@@ -63,6 +66,10 @@ class NodePool final : public CapacityView {
   //   kFailed  kUp, kProvisioning, kUnprovisioned → kUnavailable
   // Returns whether n's life changed. The caller stops n's jobs first (Engine::node_power).
   bool observe_power(NodeId n, NodePower p, Seconds now);
+  // The provider took spot node n back: kUp, kFailed or kProvisioning → kUnprovisioned
+  // (it may be provisioned again later). Jobs on it must have been stopped by the caller.
+  bool reclaim(NodeId n);
+  bool spot(NodeId n) const { return spec_.pools[spec_.nodes[n].pool].capacity == Capacity::kSpot; }
 
   // Jobs arriving on / leaving a node (for idle timers).
   void busy(NodeId n);

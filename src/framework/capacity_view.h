@@ -37,7 +37,7 @@ struct OnDemandShape {
       : delay(models, kNever), node_gpus(models, 0), region(models, -1) {
     for (const NodeSpec& n : spec.nodes) {
       const Pool& pool = spec.pools[n.pool];
-      if (pool.capacity != Capacity::kOnDemand || n.model < 0) continue;
+      if (!rented(pool.capacity) || n.model < 0) continue;
       const auto m = static_cast<size_t>(n.model);
       delay[m] = std::min(delay[m], static_cast<Seconds>(pool.provisioning_delay_s));
       if (node_gpus[m] == 0) node_gpus[m] = n.gpus;

@@ -11,12 +11,14 @@
 //   Autoscale ── Demand           what queued jobs count for; what to subtract; what to add
 //                                 with nothing queued; the order nodes are provisioned in
 //   Release                       whether idle on-demand nodes go back at once
+//   Guard                         (once, at engine start) nodes a job may not use at all
 //   Wakeup                        when the plugin needs the next cycle
 //
 // A plugin overrides the points it uses; the defaults do nothing. It may keep state between
 // cycles (the engine owns one instance per profile) and changes the cycle only through
 // CycleOps. Adding one: a class here in src/policy/, its registration in policy/features.cpp.
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -73,13 +75,26 @@ class CyclePlugin {
     (void)ops;
     return {};
   }
-  // Provision order: when some plugin ranks (the first that does), the autoscaler provisions
-  // a model's on-demand nodes lowest rank first (ties: node id), else in node order.
-  virtual bool ranks_provisioning() const { return false; }
+  // Provision order: when some plugin ranks (the first that does on this cluster), the
+  // autoscaler provisions a model's on-demand nodes lowest rank first (ties: node id), else
+  // in node order.
+  virtual bool ranks_provisioning(const CycleOps& ops) const {
+    (void)ops;
+    return false;
+  }
   virtual double provision_rank(const CycleOps& ops, NodeId n) const {
     (void)ops;
     (void)n;
     return 0;
+  }
+  // Guard (once, when the engine starts): the nodes jobs may use at all on cluster `spec`
+  // priced by `catalog` (cluster/node_guard.h); nullptr: no restriction. The first plugin
+  // that gives one sets the engine's.
+  virtual std::shared_ptr<const NodeGuard> node_guard(const ClusterSpec& spec,
+                                                      const GpuCatalog& catalog) const {
+    (void)spec;
+    (void)catalog;
+    return nullptr;
   }
   // Release: hand an idle on-demand node back at once rather than after its pool's idle
   // timeout (NodePool::set_prompt_release).

@@ -36,6 +36,9 @@ constexpr double kMaxUsdPerGbMonth = 1000;
 constexpr double kMaxProvisioningDelayS = 86400;  // a day
 constexpr double kMaxIdleTimeoutS = 604800;       // a week
 constexpr size_t kOffpeakHoursDefault = 8760;     // a year, when no price series sets it
+constexpr double kMaxReclaimRate = 1000;          // spot reclaims per node-hour
+constexpr size_t kMaxReclaimSeriesHours = 1000000;
+constexpr double kMaxNoticeS = 86400;  // spot reclaim notice
 
 // Names become node names, report keys and CSV cells.
 void check_name(const Reader& r, const YAML::Node& n, const std::string& path,
@@ -211,7 +214,47 @@ Capacity parse_capacity(const Reader& r, const YAML::Node& n, const std::string&
   if (s == "owned") return Capacity::kOwned;
   if (s == "reserved") return Capacity::kReserved;
   if (s == "on_demand") return Capacity::kOnDemand;
-  r.fail(path, n, "must be one of owned, reserved, on_demand, got '" + s + "'");
+  if (s == "spot") return Capacity::kSpot;
+  r.fail(path, n, "must be one of owned, reserved, on_demand, spot, got '" + s + "'");
+}
+
+// reclaim_rate_per_node_hour: a number, or a list of hourly rates (hour i of the trace from
+// the cluster's epoch, wrapping).
+void parse_reclaim_rate(const Reader& r, const YAML::Node& n, const std::string& path,
+                        SpotTerms& t) {
+  if (!n.IsSequence()) {
+    t.reclaim_rate_per_node_hour = bounded_number(r, n, path, 0, kMaxReclaimRate);
+    return;
+  }
+  if (n.size() == 0 || n.size() > kMaxReclaimSeriesHours)
+    r.fail(path, n, "a list of hourly reclaim rates needs 1 to 1000000 values");
+  std::vector<double> hours;
+  for (size_t i = 0; i < n.size(); ++i)
+    hours.push_back(bounded_number(r, n[i], index(path, i), 0, kMaxReclaimRate));
+  t.reclaim_rate_series = HourlySeries(0, std::move(hours));
+  t.reclaim_rate_per_node_hour = t.mean_rate();
+}
+
+// The spot keys of a pool (spot_price_factor, reclaim_notice_s, reclaim_rate_per_node_hour,
+// spot_allow_core): only a spot pool may give them.
+void parse_spot_terms(const Reader& r, const YAML::Node& n, const std::string& path, Pool& p) {
+  for (const char* key :
+       {"spot_price_factor", "reclaim_notice_s", "reclaim_rate_per_node_hour", "spot_allow_core"})
+    if (r.optional(n, key) && p.capacity != Capacity::kSpot)
+      r.fail(join(path, key), n[key], "only a pool of capacity spot takes " + std::string(key));
+  SpotTerms& t = p.spot;
+  if (auto v = r.optional(n, "spot_price_factor")) {
+    t.price_factor = r.number_value(*v, join(path, "spot_price_factor"));
+    if (!(t.price_factor > 0 && t.price_factor <= 1))
+      r.fail(join(path, "spot_price_factor"), *v,
+             "must be above 0 and at most 1 (a share of the on-demand rate), got " + v->Scalar());
+  }
+  if (auto v = r.optional(n, "reclaim_notice_s"))
+    t.reclaim_notice_s = bounded_number(r, *v, join(path, "reclaim_notice_s"), 0, kMaxNoticeS);
+  if (auto v = r.optional(n, "reclaim_rate_per_node_hour"))
+    parse_reclaim_rate(r, *v, join(path, "reclaim_rate_per_node_hour"), t);
+  if (auto v = r.optional(n, "spot_allow_core"))
+    t.allow_core = bool_value(r, *v, join(path, "spot_allow_core"));
 }
 
 // rental: {MODEL: {on_demand_usd_h: X, reserved_usd_h: Y}, ...}; either price may be left out
@@ -255,7 +298,8 @@ void parse_pool(Walk& w, const YAML::Node& n, const std::string& path, uint32_t 
   r.require_map(n, path);
   r.check_keys(
       n, path,
-      {"name", "capacity", "provisioning_delay_s", "idle_timeout_s", "rental", "node_groups"});
+      {"name", "capacity", "provisioning_delay_s", "idle_timeout_s", "rental", "node_groups",
+       "spot_price_factor", "reclaim_notice_s", "reclaim_rate_per_node_hour", "spot_allow_core"});
   const std::string name = unique_name(w, n, path, w.pool_names, "pool");
   const auto pool = static_cast<uint32_t>(w.spec.pools.size());
   Pool p;
@@ -269,6 +313,7 @@ void parse_pool(Walk& w, const YAML::Node& n, const std::string& path, uint32_t 
   if (auto d = r.optional(n, "idle_timeout_s"))
     p.idle_timeout_s = bounded_number(r, *d, join(path, "idle_timeout_s"), 0, kMaxIdleTimeoutS);
   if (auto rent = r.optional(n, "rental")) p.rental = parse_rental(w, *rent, join(path, "rental"));
+  parse_spot_terms(r, n, path, p);
   w.spec.pools.push_back(p);
 
   const YAML::Node groups = r.required(n, path, "node_groups");

@@ -11,27 +11,31 @@ nlohmann::json dist_json(const Distribution& d) {
   return {{"mean", d.mean}, {"p50", d.p50}, {"p95", d.p95}, {"p99", d.p99}};
 }
 
-// Waste categories in report order, with their JSON names.
-std::vector<std::pair<const char*, double>> waste_items(const Waste& w) {
-  return {{"idle_allocated_usd", w.idle_allocated_usd},
-          {"idle_unallocated_usd", w.idle_unallocated_usd},
-          {"stranded_usd", w.stranded_usd},
-          {"rework_usd", w.rework_usd},
-          {"peak_premium_usd", w.peak_premium_usd},
-          {"oversized_usd", w.oversized_usd},
-          {"storage_tier_usd", w.storage_tier_usd},
-          {"duplicate_storage_usd", w.duplicate_storage_usd}};
+// Waste categories in report order, with their JSON names; spot_reclaim on clusters with a
+// spot pool only (the reports of other clusters keep their shape).
+std::vector<std::pair<const char*, double>> waste_items(const Waste& w, bool spot) {
+  std::vector<std::pair<const char*, double>> items = {
+      {"idle_allocated_usd", w.idle_allocated_usd},
+      {"idle_unallocated_usd", w.idle_unallocated_usd},
+      {"stranded_usd", w.stranded_usd},
+      {"rework_usd", w.rework_usd},
+      {"peak_premium_usd", w.peak_premium_usd},
+      {"oversized_usd", w.oversized_usd},
+      {"storage_tier_usd", w.storage_tier_usd},
+      {"duplicate_storage_usd", w.duplicate_storage_usd}};
+  if (spot) items.emplace_back("spot_reclaim_usd", w.spot_reclaim_usd);
+  return items;
 }
 
-nlohmann::json waste_json(const Waste& w) {
+nlohmann::json waste_json(const Waste& w, bool spot) {
   nlohmann::json j = nlohmann::json::object();
-  for (const auto& [k, v] : waste_items(w)) j[k] = v;
+  for (const auto& [k, v] : waste_items(w, spot)) j[k] = v;
   return j;
 }
 
-nlohmann::json accounts_json(const std::map<std::string, CostAccount>& m) {
+nlohmann::json accounts_json(const std::map<std::string, CostAccount>& m, bool spot) {
   nlohmann::json j = nlohmann::json::object();
-  for (const auto& [k, a] : m) j[k] = to_json(a);
+  for (const auto& [k, a] : m) j[k] = to_json(a, spot);
   return j;
 }
 
@@ -53,6 +57,26 @@ std::string cost_block(const Summary& s) {
   return ledger_table(s.policy, s.ledger);
 }
 
+// The `spot` block of a run on a cluster with a spot pool (docs/REPORT.md).
+nlohmann::json spot_json(const Summary& s) {
+  return {{"gpu_hours", s.spot_gpu_hours},
+          {"nodes_provisioned", s.spot_nodes_provisioned},
+          {"reclaim_notices", s.spot_notices},
+          {"reclaims", s.spot_reclaims},
+          {"jobs_stopped", s.spot_jobs_stopped},
+          {"rework_gpu_hours", s.spot_rework_gpu_hours},
+          {"spot_reclaim_usd", s.ledger.total.waste.spot_reclaim_usd}};
+}
+
+// One line per run on spot capacity, for the text report.
+std::string spot_line(const Summary& s) {
+  return fmt::format(
+      "{}: spot {:.0f} GPU-h on {} spot nodes provisioned, {} reclaims ({} notices), {} jobs "
+      "stopped by them, {:.1f} GPU-h of work lost (spot_reclaim waste {})\n",
+      s.policy, s.spot_gpu_hours, s.spot_nodes_provisioned, s.spot_reclaims, s.spot_notices,
+      s.spot_jobs_stopped, s.spot_rework_gpu_hours, usd(s.ledger.total.waste.spot_reclaim_usd));
+}
+
 }  // namespace
 
 std::string ledger_table(const std::string& title, const LedgerReport& l) {
@@ -68,7 +92,7 @@ std::string ledger_table(const std::string& title, const LedgerReport& l) {
           ? fmt::format(" ({} of it booting)", usd(l.unattributed.waste.booting_usd))
           : std::string(),
       l.series_wrapped ? " [price series reused past its end]" : "");
-  auto items = waste_items(l.total.waste);
+  auto items = waste_items(l.total.waste, l.spot);
   std::stable_sort(items.begin(), items.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
   out += "  waste, largest first:\n";
@@ -100,12 +124,12 @@ nlohmann::json to_json(const PredictionReport& p) {
           {"by_level", by_level}};
 }
 
-nlohmann::json to_json(const CostAccount& a) {
+nlohmann::json to_json(const CostAccount& a, bool spot) {
   return {{"total_usd", a.total_usd()},         {"rental_usd", a.compute.rental_usd},
           {"energy_usd", a.compute.energy_usd}, {"storage_usd", a.storage_usd},
           {"transfer_usd", a.transfer_usd},     {"gpu_hours", a.gpu_hours},
           {"energy_kwh", a.compute.energy_kwh}, {"co2_kg", a.compute.co2_kg},
-          {"waste", waste_json(a.waste)}};
+          {"waste", waste_json(a.waste, spot)}};
 }
 
 nlohmann::json to_json(const LedgerReport& l) {
@@ -121,7 +145,7 @@ nlohmann::json to_json(const LedgerReport& l) {
                {"booting_usd", l.unattributed.waste.booting_usd},
                {"booting_gpu_hours", l.unattributed.booting_gpu_hours},
                {"series_wrapped", l.series_wrapped}};
-  j["waste"] = waste_json(l.total.waste);
+  j["waste"] = waste_json(l.total.waste, l.spot);
   // Allocated GPU-hours over provisioned GPU-hours (allocated + provisioned-but-idle).
   const double provisioned_h = l.total.gpu_hours;
   const double allocated_h = provisioned_h - l.unattributed.gpu_hours;
@@ -131,10 +155,10 @@ nlohmann::json to_json(const LedgerReport& l) {
   // capacity from the scheduler's; provisioned_allocated_share is the one that is paid for.
   const double ready_h = provisioned_h - l.unattributed.booting_gpu_hours;
   j["ready_allocated_share"] = ready_h > 0 ? allocated_h / ready_h : 0.0;
-  j["by_team"] = accounts_json(l.by_team);
-  j["by_class"] = accounts_json(l.by_class);
-  j["by_region"] = accounts_json(l.by_region);
-  j["unattributed_by_pool"] = accounts_json(l.unattributed_by_pool);
+  j["by_team"] = accounts_json(l.by_team, l.spot);
+  j["by_class"] = accounts_json(l.by_class, l.spot);
+  j["by_region"] = accounts_json(l.by_region, l.spot);
+  j["unattributed_by_pool"] = accounts_json(l.unattributed_by_pool, l.spot);
   nlohmann::json cap = nlohmann::json::object();
   for (const auto& [pool, c] : l.capacity_by_pool)
     cap[pool] = {{"gpu_hours", c.gpu_hours},
@@ -199,6 +223,7 @@ nlohmann::json to_json(const Summary& s) {
     }
   }
   if (s.has_prediction) j["prediction"] = to_json(s.prediction);
+  if (s.has_spot) j["spot"] = spot_json(s);
   return j;
 }
 
@@ -217,6 +242,8 @@ std::string to_table(const std::vector<Summary>& runs) {
         usd(s.ledger.total.total_usd()), usd(s.ledger.total.waste.total()),
         s.ledger.total.compute.co2_kg / 1000, s.wall_s);
   }
+  for (const Summary& s : runs)
+    if (s.has_spot) out += spot_line(s);
   for (const Summary& s : runs)
     if (s.has_ledger) out += cost_block(s);
   for (const Summary& s : runs)

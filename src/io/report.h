@@ -21,8 +21,9 @@ nlohmann::json to_json(const PredictionReport& p);
 // One shape for `simulate`, `attribute` and the service's GET /v1/ledger.
 nlohmann::json to_json(const LedgerReport& l);
 // One account of it (an entry of by_team, by_class, ...): total, rental, energy, storage,
-// transfer, GPU-hours, kWh, CO2 and its waste by category.
-nlohmann::json to_json(const CostAccount& a);
+// transfer, GPU-hours, kWh, CO2 and its waste by category (spot_reclaim_usd only when
+// `spot`: the cluster has a spot pool, LedgerReport::spot).
+nlohmann::json to_json(const CostAccount& a, bool spot = false);
 // The ledger as text: total, waste largest first, regions; `title` heads it.
 std::string ledger_table(const std::string& title, const LedgerReport& l);
 

@@ -14,6 +14,36 @@ int64_t ClusterSpec::total_gpus() const {
   return n;
 }
 
+bool ClusterSpec::has_spot() const {
+  for (const Pool& p : pools)
+    if (p.capacity == Capacity::kSpot) return true;
+  return false;
+}
+
+double SpotTerms::mean_rate() const {
+  if (reclaim_rate_series.empty()) return reclaim_rate_per_node_hour;
+  double sum = 0;
+  for (double v : reclaim_rate_series.values()) sum += v;
+  return sum / static_cast<double>(reclaim_rate_series.hours());
+}
+
+double on_demand_rate_usd_h(const Pool& pool, const GpuModel& gm, GpuModelId m) {
+  double od = gm.on_demand_usd_h;
+  for (const RentalOverride& o : pool.rental)
+    if (o.model == m && o.on_demand_usd_h >= 0) od = o.on_demand_usd_h;
+  return od;
+}
+
+double rental_rate_usd_h(const Pool& pool, const GpuModel& gm, GpuModelId m) {
+  if (pool.capacity == Capacity::kOnDemand) return on_demand_rate_usd_h(pool, gm, m);
+  if (pool.capacity == Capacity::kSpot)
+    return on_demand_rate_usd_h(pool, gm, m) * pool.spot.price_factor;
+  double rs = gm.reserved_usd_h;
+  for (const RentalOverride& o : pool.rental)
+    if (o.model == m && o.reserved_usd_h >= 0) rs = o.reserved_usd_h;
+  return rs;
+}
+
 std::vector<StorageTier> default_storage_tiers() {
   return {{"hot", 0.10}, {"warm", 0.02}, {"cold", 0.004}};
 }

@@ -44,6 +44,29 @@ enum class Capacity : uint8_t {
   kOwned,     // bought: paid (at the reserved rate) whether used or not
   kReserved,  // committed rental: paid whether used or not
   kOnDemand,  // paid only while provisioned; frugal's autoscaler adds and releases nodes
+  kSpot,      // as on demand (autoscaled, paid while provisioned) at a discount, but the
+              // provider may reclaim a node at any time after a short notice (Pool::spot)
+};
+
+// Rented by the hour (paid only while provisioned, autoscaled): on-demand and spot pools.
+inline bool rented(Capacity c) {
+  return c == Capacity::kOnDemand || c == Capacity::kSpot;
+}
+
+// A spot pool's terms. The price is a share of the model's on-demand rate (the pool's rental
+// override, else the catalog's); reclaims come as a Poisson process per provisioned node at
+// `reclaim_rate_per_node_hour` (or, when `reclaim_rate_series` is not empty, at its hourly
+// values: a node-hour rate per UTC hour from the cluster's epoch, wrapping), each announced
+// `reclaim_notice_s` before the node goes.
+struct SpotTerms {
+  double price_factor = 0.35;                // (0, 1]: spot rate = factor × on-demand rate
+  double reclaim_notice_s = 120;             // >= 0
+  double reclaim_rate_per_node_hour = 0.01;  // >= 0; 0 = never reclaimed
+  HourlySeries reclaim_rate_series;          // empty = the flat rate above
+  // Whether frugal's spot placement (policy/spot.h) may put core-tier work here.
+  bool allow_core = false;
+  // The mean reclaim rate per node-hour (the series' mean when it has one).
+  double mean_rate() const;
 };
 
 // Per-pool override of a GPU model's catalog rental prices.
@@ -60,6 +83,7 @@ struct Pool {
   double provisioning_delay_s = 300;  // on-demand: time from request to a usable node
   double idle_timeout_s = 900;        // on-demand: an idle node is released after this
   std::vector<RentalOverride> rental;
+  SpotTerms spot;  // capacity kSpot only
 };
 
 struct NodeSpec {
@@ -93,10 +117,19 @@ struct ClusterSpec {
   // Index of the region named `name`; -1 when there is none.
   int64_t region_index(const std::string& name) const;
   uint32_t region_of(const NodeSpec& n) const { return pools[n.pool].region; }
+  bool has_spot() const;  // any pool of capacity kSpot
 };
 
 // hot NVMe $0.10, warm SSD/HDD $0.02, cold object store $0.004 per GB-month (docs/COST.md).
 std::vector<StorageTier> default_storage_tiers();
+
+// Rental per GPU-hour of model m (catalog entry `gm`) in `pool`, before time-of-use
+// discounts: the pool's override, else the catalog's — the reserved rate for owned and
+// reserved pools, the on-demand rate for on-demand pools, and for spot pools the on-demand
+// rate × SpotTerms::price_factor. on_demand_rate_usd_h: the on-demand rate whatever the
+// pool's capacity (what a spot discount is taken off).
+double on_demand_rate_usd_h(const Pool& pool, const GpuModel& gm, GpuModelId m);
+double rental_rate_usd_h(const Pool& pool, const GpuModel& gm, GpuModelId m);
 
 // A cluster of one region named `region` (timezone UTC, no prices) holding one pool named
 // `pool` (default Pool fields) and no nodes yet: the skeleton of node lists read elsewhere.

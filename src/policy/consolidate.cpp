@@ -23,6 +23,7 @@ class Overlay {
     return st_.free_gpu_memory(n, g) - (it == card_.end() ? 0 : it->second.second);
   }
   bool host_fits(NodeId n, const JobSpec& job) const {
+    if (!st_.admits(n, job)) return false;
     const NodeSpec& ns = st_.spec().nodes[n];
     const auto it = host_.find(n);
     const int64_t cpu = it == host_.end() ? 0 : it->second.first;

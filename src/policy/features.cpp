@@ -5,10 +5,12 @@
 #include "policy/prompt_release.h"
 #include "policy/relay_step.h"
 #include "policy/soon_free.h"
+#include "policy/spot_placement.h"
 
 namespace frugal {
 
 void add_features(Profile& p, const FeatureSet& f) {
+  if (f.spot) p.plugins.push_back(make_spot_placement());
   if (f.elastic)
     p.plugins.push_back(make_elastic_sizing({.tou = f.tou, .autoscale_first = f.autoscale_first}));
   if (p.relay) p.plugins.push_back(make_relay_step(*p.relay));

@@ -14,11 +14,13 @@ struct FeatureSet {
   bool pack_down = false;        // policy/pack_down.h
   bool soon_free = false;        // policy/soon_free.h
   bool prompt_release = false;   // policy/prompt_release.h
+  bool spot = false;             // policy/spot_placement.h (frugal only; no suffix)
 };
 
-// Appends the set's plugins to p.plugins in the fixed order elastic, relay (the runner of
-// p.relay when the profile has one: call this after setting p.relay), packdown, soonfree,
-// release. tou and autoscale_first are options of the elastic plugin: nothing without it.
+// Appends the set's plugins to p.plugins in the fixed order spot (first: its provision rank
+// wins on clusters with spot pools), elastic, relay (the runner of p.relay when the profile
+// has one: call this after setting p.relay), packdown, soonfree, release. tou and autoscale_first
+// are options of the elastic plugin: nothing without it.
 void add_features(Profile& p, const FeatureSet& f);
 
 }  // namespace frugal

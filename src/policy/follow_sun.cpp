@@ -11,21 +11,6 @@
 namespace frugal {
 namespace {
 
-// A RegionCost for the view's cluster, kept in the view (framework/plugin_state.h) for the
-// plugin `owner` and rebuilt only when the view's cluster changes.
-struct CostCache final : PluginState {
-  const ClusterState* state = nullptr;
-  std::unique_ptr<RegionCost> cost;
-};
-const RegionCost& region_cost(const CycleView& v, const void* owner) {
-  CostCache& c = v.plugin_state().of<CostCache>(owner);
-  if (c.state != &v.cluster() || !c.cost) {
-    c.state = &v.cluster();
-    c.cost = std::make_unique<RegionCost>(v.cluster(), v.catalog());
-  }
-  return *c.cost;
-}
-
 class SunFilter final : public Filter {
  public:
   explicit SunFilter(std::unique_ptr<Filter> inner) : inner_(std::move(inner)) {}

@@ -72,7 +72,8 @@ FeatureSet frugal_features(const FrugalOptions& o) {
           .autoscale_first = o.autoscale_first,
           .pack_down = o.pack_down,
           .soon_free = o.soon_free,
-          .prompt_release = o.prompt_release};
+          .prompt_release = o.prompt_release,
+          .spot = true};
 }
 
 Profile make_frugal_profile(const FrugalOptions& o) {

@@ -12,7 +12,10 @@
 //   Relay       follow-the-sun when `sun` (policy/follow_sun.h).
 //   Cycle plugins (policy/features.h): elastic sizing with time-of-use sizing when `tou`
 //               and `autoscale_first` as set; pack-down; soon-free; prompt release when
-//               `prompt_release`.
+//               `prompt_release`; on clusters with spot pools, spot placement
+//               (policy/spot_placement.h: which jobs go on spot, spot-or-on-demand
+//               provisioning; not named in the description, which is the same on every
+//               cluster).
 //
 // Why each default is what it is — the measurements behind them — is in docs/EXPERIMENTS.md
 // ("Why frugal's defaults"). Options follow the name: "frugal:max_delay_s=43200:tou=0".

@@ -10,15 +10,7 @@ std::vector<double> model_rates(const ClusterSpec& spec, const GpuCatalog& catal
   std::vector<double> rates(catalog.size(), -1.0);
   for (const NodeSpec& n : spec.nodes) {
     if (n.model == kNoGpuModel || n.gpus == 0) continue;
-    const Pool& pool = spec.pools[n.pool];
-    const GpuModel& gm = catalog.at(n.model);
-    double od = gm.on_demand_usd_h, rs = gm.reserved_usd_h;
-    for (const RentalOverride& o : pool.rental) {
-      if (o.model != n.model) continue;
-      if (o.on_demand_usd_h >= 0) od = o.on_demand_usd_h;
-      if (o.reserved_usd_h >= 0) rs = o.reserved_usd_h;
-    }
-    const double rate = pool.capacity == Capacity::kOnDemand ? od : rs;
+    const double rate = rental_rate_usd_h(spec.pools[n.pool], catalog.at(n.model), n.model);
     double& r = rates[static_cast<size_t>(n.model)];
     if (r < 0 || rate < r) r = rate;
   }

@@ -35,7 +35,8 @@
 
 namespace frugal {
 
-// Rental USD per GPU-hour per model id (index = GpuModelId, catalog size); < 0 where the
+// Rental USD per GPU-hour per model id (index = GpuModelId, catalog size): the cheapest of
+// its pools (rental_rate_usd_h, so a spot pool counts at its spot rate); < 0 where the
 // cluster holds no GPU of that model.
 std::vector<double> model_rates(const ClusterSpec& spec, const GpuCatalog& catalog);
 

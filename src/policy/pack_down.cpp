@@ -93,7 +93,7 @@ std::optional<std::pair<double, NodeId>> destination(const CycleOps& ops, const 
   for (int k = g; k <= state.max_gpus_per_node(m) && scanned < scan; ++k) {
     for (NodeId d : state.nodes_with_free(m, k)) {
       if (scanned++ >= scan) break;
-      if (d == plan.donor || emptied[d] || !pool.usable(d)) continue;
+      if (d == plan.donor || emptied[d] || !pool.usable(d) || !state.admits(d, *r.spec)) continue;
       const auto t = plan.taken.find(d);
       const int free = k - (t == plan.taken.end() ? 0 : t->second);
       if (free < g) continue;

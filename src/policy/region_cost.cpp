@@ -15,7 +15,7 @@ RegionCost::RegionCost(const ClusterState& state, const GpuCatalog& catalog)
     m = std::max(m, spec.nodes[n].gpus);
   }
   for (uint32_t c = 0; c < state.centre_count(); ++c)
-    on_demand_[c] = spec.pools[state.centre_pool(c)].capacity == Capacity::kOnDemand ? 1 : 0;
+    on_demand_[c] = rented(spec.pools[state.centre_pool(c)].capacity) ? 1 : 0;
 }
 
 double RegionCost::marginal_usd(uint32_t centre, double gpus, double utilization, double t0,
@@ -23,6 +23,22 @@ double RegionCost::marginal_usd(uint32_t centre, double gpus, double utilization
   if (!(t1 > t0)) return 0;
   const SpanCost s = pricing_.span(centre, gpus, utilization, t0, t1);
   return s.energy_usd + (on_demand(centre) ? s.rental_usd : 0.0);
+}
+
+namespace {
+struct CostCache final : PluginState {
+  const ClusterState* state = nullptr;
+  std::unique_ptr<RegionCost> cost;
+};
+}  // namespace
+
+const RegionCost& region_cost(const CycleView& v, const void* owner) {
+  CostCache& c = v.plugin_state().of<CostCache>(owner);
+  if (c.state != &v.cluster() || !c.cost) {
+    c.state = &v.cluster();
+    c.cost = std::make_unique<RegionCost>(v.cluster(), v.catalog());
+  }
+  return *c.cost;
 }
 
 uint32_t node_region(const ClusterState& st, NodeId n) {

@@ -15,6 +15,7 @@
 
 #include "cluster/cluster_state.h"
 #include "cost/pricing.h"
+#include "framework/plugins.h"
 #include "model/gpu_catalog.h"
 #include "model/job.h"
 
@@ -38,6 +39,10 @@ class RegionCost {
   std::vector<int> max_node_gpus_;
   std::vector<char> on_demand_;
 };
+
+// A RegionCost for the view's cluster, kept in the view (framework/plugin_state.h) for the
+// plugin `owner` and rebuilt only when the view's cluster changes.
+const RegionCost& region_cost(const CycleView& v, const void* owner);
 
 // Region of node n.
 uint32_t node_region(const ClusterState& st, NodeId n);

@@ -36,7 +36,7 @@ class RelayStep final : public CyclePlugin {
     }
   }
 
-  bool ranks_provisioning() const override { return true; }
+  bool ranks_provisioning(const CycleOps& /*ops*/) const override { return true; }
   double provision_rank(const CycleOps& ops, NodeId n) const override {
     return relay_.provision_rank(ops, n);
   }

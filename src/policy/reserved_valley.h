@@ -36,7 +36,7 @@ class ReservedValleys {
     const ClusterState& st = v.cluster();
     for (NodeId n = 0; n < st.node_count(); ++n) {
       if (!st.up(n) || st.gpus(n) < job.gpus ||
-          st.spec().pools[st.centre_pool(st.centre_of(n))].capacity == Capacity::kOnDemand)
+          rented(st.spec().pools[st.centre_pool(st.centre_of(n))].capacity))
         continue;
       const double rt = runtime_on(st.model(n));
       if (!(rt > 0)) continue;

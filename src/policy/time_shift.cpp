@@ -92,7 +92,7 @@ struct Cand {
 };
 
 bool on_demand(const ClusterState& st, const Cand& c) {
-  return st.spec().pools[st.centre_pool(c.centre)].capacity == Capacity::kOnDemand;
+  return rented(st.spec().pools[st.centre_pool(c.centre)].capacity);
 }
 
 bool model_allowed(const JobSpec& job, GpuModelId m) {

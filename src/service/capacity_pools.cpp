@@ -218,7 +218,7 @@ Result<ClusterSpec> apply_capacity_pools(ClusterSpec cluster, const Inventory& i
 std::vector<std::string> powered_nodes(const ClusterSpec& cluster) {
   std::vector<std::string> out;
   for (const NodeSpec& n : cluster.nodes)
-    if (cluster.pools[n.pool].capacity == Capacity::kOnDemand) out.push_back(n.name);
+    if (rented(cluster.pools[n.pool].capacity)) out.push_back(n.name);
   return out;
 }
 

@@ -61,6 +61,13 @@ void assign_elastic(std::vector<JobSpec>& jobs, double share, uint64_t seed) {
   }
 }
 
+void assign_checkpoints(std::vector<JobSpec>& jobs, Seconds interval_s, Seconds write_s) {
+  for (JobSpec& j : jobs) {
+    if (interval_s > 0 && j.checkpoint_interval <= 0) j.checkpoint_interval = interval_s;
+    if (write_s >= 0 && j.checkpoint_grace < 0) j.checkpoint_grace = write_s;
+  }
+}
+
 void assign_tiers(std::vector<JobSpec>& jobs, uint64_t seed) {
   std::mt19937_64 rng(seed ^ 0x7469'6572'7331ULL);
   std::uniform_real_distribution<double> uniform(0.0, 1.0);

@@ -47,6 +47,12 @@ void assign_movable(std::vector<JobSpec>& jobs, double share, uint64_t seed, dou
 // already declare bounds, fractional and CPU-only jobs are left as they are.
 void assign_elastic(std::vector<JobSpec>& jobs, double share, uint64_t seed);
 
+// Gives jobs that declare no checkpointing a checkpoint model (spot experiments on traces
+// without one, docs/EXPERIMENTS.md): interval_s > 0 becomes the checkpoint_interval of jobs
+// whose interval is 0, and write_s >= 0 the checkpoint_grace (time to write one) of jobs
+// whose grace is unset (< 0). No draw: every such job gets them.
+void assign_checkpoints(std::vector<JobSpec>& jobs, Seconds interval_s, Seconds write_s);
+
 // Gives priority tiers by job class (for traces without tiers, e.g. ITP; call after
 // assign_classes): one uniform draw per job from std::mt19937_64(seed ^ 0x7469'6572'7331)
 // in trace order (drawn for every job):

@@ -12,18 +12,26 @@
 #include "cost/run_accounting.h"
 #include "cost/transfer.h"
 #include "engine/engine.h"
+#include "sim/spot_reclaims.h"
 
 namespace frugal {
 namespace {
 
 // Ordered by time, then kind (finishes before node events), then insertion order.
 struct Event {
-  enum Kind : uint8_t { kFinish = 0, kNodeDown = 1, kNodeUp = 2, kNodeProvisioned = 3 };
+  enum Kind : uint8_t {
+    kFinish = 0,
+    kNodeDown = 1,
+    kNodeUp = 2,
+    kNodeProvisioned = 3,
+    kSpotNotice = 4,
+    kSpotReclaim = 5
+  };
   Seconds t;
   Kind kind;
   uint64_t seq;
   uint32_t id;     // job or node
-  uint32_t epoch;  // a finish is stale when the job's epoch moved on
+  uint32_t epoch;  // a finish (spot event) is stale when the job's (node's) epoch moved on
   bool operator>(const Event& o) const {
     if (t != o.t) return t > o.t;
     if (kind != o.kind) return kind > o.kind;
@@ -64,7 +72,13 @@ class Simulation {
         cluster_(cluster),
         sim_(jobs.size()),
         rng_(opt.seed),
+        reclaims_(cluster, opt.seed),
         predictor_(opt.predictor) {
+    result_.spot = cluster.has_spot();
+    if (result_.spot) {
+      spot_epoch_.assign(cluster.nodes.size(), 0);
+      spot_hit_.assign(cluster.nodes.size(), 0);
+    }
     if (opt.predict_runtimes) predicted_.resize(jobs.size());
     if (opt.ledger)
       accounting_.emplace(cluster, catalog, engine_.cluster(), opt.reference_model, jobs.size());
@@ -305,17 +319,68 @@ class Simulation {
       case Event::kNodeProvisioned:
         ++result_.events;
         engine_.node_provisioned(e.id, t);
+        if (result_.spot) draw_reclaim(e.id, t);
+        return;
+      case Event::kSpotNotice:
+      case Event::kSpotReclaim:
+        spot_event(e, t);
         return;
     }
   }
 
+  // A spot node became usable at t: its reclaim (and notice) are drawn.
+  void draw_reclaim(NodeId n, Seconds t) {
+    if (!engine_.nodes().spot(n) || engine_.nodes().life(n) != NodeLife::kUp) return;
+    ++spot_epoch_[n];
+    spot_hit_[n] = 0;
+    const Seconds at = reclaims_.next(n, t);
+    if (at == kNever) return;
+    const Seconds notice = cluster_.pools[cluster_.nodes[n].pool].spot.reclaim_notice_s;
+    push(std::max(t, at - notice), Event::kSpotNotice, n, spot_epoch_[n]);
+    push(at, Event::kSpotReclaim, n, spot_epoch_[n]);
+  }
+
+  // A reclaim notice or reclaim of a spot node, unless the node was released (or reclaimed)
+  // since it drew it.
+  void spot_event(const Event& e, Seconds t) {
+    if (e.epoch != spot_epoch_[e.id] || engine_.nodes().life(e.id) == NodeLife::kUnprovisioned)
+      return;
+    ++result_.events;
+    spot_hit_[e.id] = 1;
+    if (e.kind == Event::kSpotNotice) {
+      ++result_.spot_notices;
+      engine_.reclaim_notice(e.id, t,
+                             cluster_.pools[cluster_.nodes[e.id].pool].spot.reclaim_notice_s);
+      return;
+    }
+    ++result_.spot_reclaims;
+    engine_.node_reclaimed(e.id, t);
+    ++spot_epoch_[e.id];
+  }
+
+  // Whether a placement holds a spot node under a reclaim notice (or reclaimed).
+  bool on_reclaimed_node(const Placement& p) const {
+    if (!result_.spot) return false;
+    return std::any_of(p.slots.begin(), p.slots.end(),
+                       [this](const Slot& s) { return spot_hit_[s.node] != 0; });
+  }
+
+  // Milli-GPU a placement holds on spot nodes.
+  double spot_milli(const Placement& p) const {
+    double m = 0;
+    for (const Slot& sl : p.slots)
+      if (sl.gpu >= 0 && engine_.nodes().spot(sl.node)) m += sl.milli;
+    return m;
+  }
+
   // Closes a running segment: accounts time and GPU-seconds.
   // `kept` is the part of the segment whose work survives (all of it at completion).
-  void end_segment(JobIdx j, Seconds t, Seconds kept) {
+  void end_segment(JobIdx j, Seconds t, Seconds kept, bool reclaimed = false) {
     SimJob& s = sim_[j];
     JobOutcome& o = result_.jobs[j];
     const Seconds ran = t - s.seg_start;
-    if (accounting_) accounting_->segment_ended(j, jobs_[j], t, kept);
+    if (accounting_) accounting_->segment_ended(j, jobs_[j], t, kept, -1, reclaimed);
+    if (result_.spot) result_.spot_gpu_seconds += ran * spot_milli(s.placement) / kMilliPerGpu;
     const double milli = held_milli(s.placement);
     s.placement = Placement{};
     o.run_time += ran;
@@ -368,8 +433,9 @@ class Simulation {
   // Stops a running segment. Computing ended at the signal when there was one (the grace
   // after it is paid checkpoint time, not rework). Of the productive time after a restart,
   // work is kept up to the last checkpoint — all of it when the signal's checkpoint was
-  // `saved` or the job has no checkpoint interval; the rest (and the restart) is rework.
-  void stop_segment(JobIdx j, Seconds t, bool saved) {
+  // `saved` or the job has no checkpoint interval; the rest (and the restart) is rework
+  // (`reclaimed`: lost to a spot reclaim).
+  void stop_segment(JobIdx j, Seconds t, bool saved, bool reclaimed = false) {
     SimJob& s = sim_[j];
     JobOutcome& o = result_.jobs[j];
     const double gpus = held_milli(s.placement) / kMilliPerGpu;
@@ -381,8 +447,9 @@ class Simulation {
         saved || interval <= 0 ? productive : std::floor(productive / interval) * interval;
     s.remaining_ref = std::max(0.0, s.remaining_ref - kept * s.speed);
     o.rework_gpu_seconds += (worked - kept) * gpus;
+    if (reclaimed) o.spot_rework_gpu_seconds += (worked - kept) * gpus;
     o.checkpoint_gpu_seconds += (ran - worked) * gpus;
-    end_segment(j, t, ran - (worked - kept));
+    end_segment(j, t, ran - (worked - kept), reclaimed);
     s.signal_at = -1;
   }
 
@@ -402,12 +469,15 @@ class Simulation {
         s.signal_at = t;
         ++s.epoch;
         return;
-      case Decision::Kind::kPreempt:
+      case Decision::Kind::kPreempt: {
         if (!s.running) return;
-        stop_segment(j, t, d.saved);
+        const bool reclaimed = on_reclaimed_node(s.placement);
+        result_.spot_jobs_stopped += reclaimed ? 1 : 0;
+        stop_segment(j, t, d.saved, reclaimed);
         ++o.preemptions;
         ++result_.preemptions;
         return;
+      }
       case Decision::Kind::kMigrate:
         if (!s.running) return;
         stop_segment(j, t, false);
@@ -431,11 +501,13 @@ class Simulation {
         return;
       case Decision::Kind::kProvision:
         ++result_.nodes_provisioned;
+        if (result_.spot && engine_.nodes().spot(d.node)) ++result_.spot_nodes_provisioned;
         push(t + cluster_.pools[cluster_.nodes[d.node].pool].provisioning_delay_s,
              Event::kNodeProvisioned, d.node, 0);
         return;
       case Decision::Kind::kRelease:
         ++result_.nodes_released;
+        if (result_.spot) ++spot_epoch_[d.node];  // its drawn reclaim will not happen
         return;
     }
   }
@@ -458,6 +530,9 @@ class Simulation {
   std::vector<JobIdx> order_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   std::mt19937_64 rng_;
+  SpotReclaims reclaims_;
+  std::vector<uint32_t> spot_epoch_;  // per node (spot clusters): draws of its reclaims
+  std::vector<char> spot_hit_;        // per node: under a reclaim notice since its provisioning
   uint64_t seq_ = 0;
   double alloc_milli_ = 0;
   size_t left_ = 0;              // jobs neither finished nor rejected

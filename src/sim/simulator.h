@@ -12,6 +12,15 @@
 // signalled, stops computing, holds its GPUs through the grace while its checkpoint is
 // written, then stops with all its progress up to the signal saved (no rework).
 //
+// Spot pools (Capacity::kSpot, autoscaled; not on a static cluster): each spot node, once
+// usable, draws a reclaim time (sim/spot_reclaims.h). At the reclaim minus the pool's notice
+// the engine is told (Engine::reclaim_notice: jobs whose checkpoint fits the notice are
+// signalled and stop saved, nothing new lands there); at the reclaim the node goes
+// (Engine::node_reclaimed: the jobs still on it stop, losing the work since their last
+// periodic checkpoint — rework, priced as the ledger's spot_reclaim waste — and are
+// requeued; the node may be provisioned again). Stops of jobs on a node under notice count as
+// the reclaim's (SimResult::spot_jobs_stopped).
+//
 // Deterministic: events at the same instant are handled finishes first, then node events,
 // then arrivals in trace order; the engine's own tie-breaks are stable. The same inputs
 // give the same result.
@@ -45,7 +54,7 @@ struct SimOptions {
   // Without it a failure rate no job can outrun (a gang spanning many nodes, checkpoints
   // further apart than failures) would never end.
   uint64_t max_node_failures = 0;
-  uint64_t seed = 1;
+  uint64_t seed = 1;   // node failures and spot reclaims (separate streams)
   bool ledger = true;  // price every GPU-second (src/cost/ledger.h); off only for benchmarks
   // On-demand pools always provisioned (a static cluster) instead of autoscaled.
   bool static_capacity = false;
@@ -75,11 +84,12 @@ struct SimOptions {
 
 struct JobOutcome {
   Seconds submit = 0;
-  Seconds first_start = -1;       // -1 = never started
-  Seconds finish = -1;            // -1 = did not complete
-  Seconds run_time = 0;           // wall time spent running, all segments
-  double gpu_seconds = 0;         // allocated GPU-seconds (milli-GPU share × time)
-  double rework_gpu_seconds = 0;  // GPU-seconds of work lost to stops and redone
+  Seconds first_start = -1;            // -1 = never started
+  Seconds finish = -1;                 // -1 = did not complete
+  Seconds run_time = 0;                // wall time spent running, all segments
+  double gpu_seconds = 0;              // allocated GPU-seconds (milli-GPU share × time)
+  double rework_gpu_seconds = 0;       // GPU-seconds of work lost to stops and redone
+  double spot_rework_gpu_seconds = 0;  // of which lost to spot reclaims
   // GPU-seconds held between a checkpoint signal and the stop (checkpoint-first
   // preemption's grace): paid, included in gpu_seconds, no progress, not rework.
   double checkpoint_gpu_seconds = 0;
@@ -112,6 +122,13 @@ struct SimResult {
   int64_t node_failures = 0;
   int64_t nodes_provisioned = 0;  // on-demand node requests by the autoscaler
   int64_t nodes_released = 0;
+  // Spot capacity (set when the cluster has a spot pool).
+  bool spot = false;
+  double spot_gpu_seconds = 0;         // allocated GPU-seconds on spot nodes
+  int64_t spot_nodes_provisioned = 0;  // of nodes_provisioned, spot nodes
+  int64_t spot_notices = 0;            // reclaim notices of provisioned spot nodes
+  int64_t spot_reclaims = 0;           // spot nodes taken back
+  int64_t spot_jobs_stopped = 0;       // job stops caused by them
   double wall_s = 0;
   std::string invariant_violation;  // first one found, when check_invariants is on
   std::string stopped;          // why the run stopped before every job ended (empty: it did not)

@@ -36,9 +36,10 @@ Summary summarize(const SimResult& r) {
   std::vector<double> jct, wait, wait_multi, jct_deferrable, jct_other;
   jct.reserve(r.jobs.size());
   wait.reserve(r.jobs.size());
-  double rework = 0;
+  double rework = 0, spot_rework = 0;
   for (const JobOutcome& o : r.jobs) {
     rework += o.rework_gpu_seconds;
+    spot_rework += o.spot_rework_gpu_seconds;
     if (o.unschedulable) {
       ++s.unschedulable;
       if (s.first_unschedulable_reason.empty()) s.first_unschedulable_reason = o.reason;
@@ -67,6 +68,13 @@ Summary summarize(const SimResult& r) {
   s.node_failures = r.node_failures;
   s.nodes_provisioned = r.nodes_provisioned;
   s.nodes_released = r.nodes_released;
+  s.has_spot = r.spot;
+  s.spot_gpu_hours = r.spot_gpu_seconds / 3600;
+  s.spot_rework_gpu_hours = spot_rework / 3600;
+  s.spot_nodes_provisioned = r.spot_nodes_provisioned;
+  s.spot_notices = r.spot_notices;
+  s.spot_reclaims = r.spot_reclaims;
+  s.spot_jobs_stopped = r.spot_jobs_stopped;
   s.wall_s = r.wall_s;
   s.events = r.events;
   s.invariant_violation = r.invariant_violation;

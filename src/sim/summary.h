@@ -41,6 +41,11 @@ struct Summary {
   double rework_gpu_hours = 0;
   int64_t node_failures = 0;
   int64_t nodes_provisioned = 0, nodes_released = 0;
+  // Spot capacity (SimResult's spot figures; has_spot: the cluster has a spot pool).
+  bool has_spot = false;
+  double spot_gpu_hours = 0;         // allocated GPU-hours on spot nodes
+  double spot_rework_gpu_hours = 0;  // of rework_gpu_hours, lost to reclaims
+  int64_t spot_nodes_provisioned = 0, spot_notices = 0, spot_reclaims = 0, spot_jobs_stopped = 0;
   double wall_s = 0;
   uint64_t events = 0;
   std::string first_unschedulable_reason;

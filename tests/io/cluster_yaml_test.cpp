@@ -239,9 +239,9 @@ std::string pool_with(const std::string& extra) {
 }
 
 TEST(ClusterYaml, RejectsBadPoolCostKeys) {
-  expect_error(pool_with("        capacity: spot\n"),
-               "regions[0].pools[0].capacity: must be one of owned, reserved, on_demand, got "
-               "'spot'");
+  expect_error(pool_with("        capacity: preemptible\n"),
+               "regions[0].pools[0].capacity: must be one of owned, reserved, on_demand, spot, "
+               "got 'preemptible'");
   expect_error(pool_with("        capacity: Owned\n"), "got 'Owned'");
   expect_error(pool_with("        provisioning_delay_s: -1\n"),
                "regions[0].pools[0].provisioning_delay_s: must be between 0 and 86400, got -1");
@@ -263,7 +263,8 @@ TEST(ClusterYaml, RejectsBadPoolCostKeys) {
   expect_error(pool_with("        rental: [H100]\n"), "rental: expected a map");
   expect_error(pool_with("        price: 3\n"),
                "regions[0].pools[0]: unknown key(s) 'price' (allowed: name, capacity, "
-               "provisioning_delay_s, idle_timeout_s, rental, node_groups)");
+               "provisioning_delay_s, idle_timeout_s, rental, node_groups, spot_price_factor, "
+               "reclaim_notice_s, reclaim_rate_per_node_hour, spot_allow_core)");
 }
 
 TEST(ClusterYaml, RejectsBadOverhead) {
