@@ -153,8 +153,7 @@ void Engine::apply_starvations(Seconds now) {
   }
 }
 
-void Engine::signal(JobIdx j, Seconds now, Seconds grace, std::vector<Decision>& to,
-                    const char* reason) {
+void Engine::signal(JobIdx j, Seconds now, Seconds grace) {
   JobRuntime& r = jobs_[j];
   if (r.state != JobState::kRunning || r.signalled()) return;
   r.signalled_at = now;
@@ -165,7 +164,8 @@ void Engine::signal(JobIdx j, Seconds now, Seconds grace, std::vector<Decision>&
   end_key_[j] = r.expected_end(now);
   running_by_end_.emplace(end_key_[j], j);
   drains_.emplace(r.stop_at, j);
-  to.push_back(job_decision(Decision::Kind::kSignal, j, r.placement, r.stop_at, reason));
+  out_.push_back(job_decision(Decision::Kind::kSignal, j, r.placement, r.stop_at,
+                              "checkpoint: preempted for higher-tier work"));
 }
 
 void Engine::complete_drains(Seconds now) {
@@ -240,8 +240,7 @@ void Engine::stop(JobIdx j, Seconds now, bool saved) {
   // signalled job computed only until its signal; its checkpoint then saved all of it.
   const bool signalled = r.signalled();
   const Seconds end = signalled ? r.signalled_at : now;
-  const Seconds kept =
-      signalled && saved ? std::max(0.0, end - r.run_start - r.restart_s) : r.kept_at(end);
+  const Seconds kept = saved ? std::max(0.0, end - r.run_start - r.restart_s) : r.kept_at(end);
   r.progress_ref_s += kept * r.speed;
   r.restart_s = 0;
   r.placement = Placement{};
@@ -395,24 +394,20 @@ Status Engine::adopt(JobIdx j, const JobSpec* spec, const Placement& p, Seconds 
 void Engine::node_down(NodeId n, Seconds now) {
   now_ = now;
   if (n >= state_.node_count() || !pool_.fail(n)) return;
-  evict(n, now, false);
+  evict(n, now, "node down");
 }
 
-void Engine::evict(NodeId n, Seconds now, bool reclaim, const char* reason) {
+void Engine::evict(NodeId n, Seconds now, const char* reason, Seconds notice) {
   const std::vector<JobIdx> victims = node_jobs_[n];
   for (JobIdx j : victims) {
     if (jobs_[j].spec->pinned) continue;  // holds its GPUs until it is reported ended
-    // A reclaim: a signalled job's checkpoint is written when its time is up (a
-    // microsecond's slack: the notice's time plus the notice may round past the reclaim's).
-    const bool saved = reclaim && jobs_[j].signalled() && jobs_[j].stop_at <= now + 1e-6;
+    const bool saved = notice >= 0 && jobs_[j].spec->checkpoint_grace <= notice;
     Placement held = jobs_[j].placement;
     stop(j, now, saved);
     ++jobs_[j].preemptions;
     enqueue(j, now);
     Decision d = job_decision(Decision::Kind::kPreempt, j, std::move(held), kNever,
-                              !reclaim ? reason
-                              : saved  ? "spot reclaim (checkpointed)"
-                                       : "spot reclaim");
+                              saved ? fmt::format("{} (checkpointed)", reason) : reason);
     d.saved = saved;
     queued_.push_back(std::move(d));
   }
@@ -424,7 +419,7 @@ bool Engine::node_power(NodeId n, NodePower p, Seconds now) {
   const NodeLife l = pool_.life(n);
   const bool holds = l == NodeLife::kUp || l == NodeLife::kFailed;
   if (holds && (p == NodePower::kOff || p == NodePower::kFailed))
-    evict(n, now, false, p == NodePower::kOff ? "node powered down" : "node failed");
+    evict(n, now, p == NodePower::kOff ? "node powered down" : "node failed");
   return pool_.observe_power(n, p, now);
 }
 
@@ -441,17 +436,13 @@ void Engine::node_provisioned(NodeId n, Seconds now) {
 void Engine::reclaim_notice(NodeId n, Seconds now, Seconds notice) {
   now_ = now;
   if (n >= state_.node_count() || !pool_.spot(n) || !pool_.autoscaled() || !pool_.fail(n)) return;
-  for (JobIdx j : node_jobs_[n]) {
-    const JobSpec& s = *jobs_[j].spec;
-    if (!s.pinned && s.checkpoint_grace <= notice)
-      signal(j, now, notice, queued_, "checkpoint: spot node reclaimed soon");
-  }
+  evict(n, now, "spot reclaim notice", std::max(0.0, notice));
 }
 
 void Engine::node_reclaimed(NodeId n, Seconds now) {
   now_ = now;
   if (n >= state_.node_count() || !pool_.spot(n)) return;
-  evict(n, now, true);
+  evict(n, now, "spot reclaim");
   pool_.reclaim(n);
 }
 
@@ -563,7 +554,7 @@ std::vector<std::pair<JobIdx, JobRuntime>> Engine::preempt_point(Seconds now) {
   for (JobIdx j : profile_.preempt->victims(*this, pending_, running_)) {
     if (jobs_[j].spec->pinned) continue;
     if (grace >= 0) {
-      signal(j, now, grace, out_);
+      signal(j, now, grace);
       continue;
     }
     JobRuntime before = jobs_[j];

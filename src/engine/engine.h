@@ -52,15 +52,19 @@ class Engine final : private CycleOps {
   // whether the engine's view of n changed; false for nodes that are not autoscaled.
   bool node_power(NodeId n, NodePower p, Seconds now);
   // Spot reclaims (Capacity::kSpot; no-ops for other nodes or a static cluster). The
-  // provider announced that it takes spot node n back at now + notice: nothing new is placed
-  // on it from now on (it stays paid), and each job on it whose checkpoint fits in the
-  // notice (JobSpec::checkpoint_grace <= notice; an unknown one, < 0, is taken to fit) is
-  // signalled (kSignal; it stops, saved, when its checkpoint is written). The others compute
-  // on until the node goes.
+  // provider announced that it takes spot node n back at now + notice: the node is out of
+  // service from now on (still paid until it goes) and the jobs on it stop now and are
+  // requeued (kPreempt): saved — all their progress kept — when their checkpoint fits in the
+  // notice (JobSpec::checkpoint_grace <= notice; an unknown one, < 0, is taken to fit),
+  // else keeping only the work up to their last periodic checkpoint (what computing on until
+  // the node goes would not have saved either). They stop at the notice rather than when
+  // their checkpoint is written or the node goes: running jobs never sit on a node out of
+  // service (tentative plans re-place running jobs), at the price of requeuing them up to a
+  // notice early and of the checkpoint writes showing as the node's idle time.
   void reclaim_notice(NodeId n, Seconds now, Seconds notice);
-  // Spot node n is gone: jobs still on it stop (kPreempt, "spot reclaim"; saved when their
-  // checkpoint was being written and its time is up) and are requeued; the node is
-  // unprovisioned and the autoscaler may ask for it again.
+  // Spot node n is gone: jobs still on it (none after a notice) stop, losing the work since
+  // their last checkpoint, and are requeued; the node is unprovisioned and the autoscaler may
+  // ask for it again.
   void node_reclaimed(NodeId n, Seconds now);
 
   // Live-service additions (src/service): jobs leave and re-enter outside the trace's flow.
@@ -148,17 +152,16 @@ class Engine final : private CycleOps {
   JobRuntime& fresh_runtime(JobIdx j, const JobSpec* spec, Seconds now);
   void enqueue(JobIdx j, Seconds now);
   void start(JobIdx j, Placement p, Seconds now);
-  // running → pending (resources freed, not decided). `saved`: a signalled job's
-  // checkpoint at the signal completed (else only periodic checkpoints count).
+  // running → pending (resources freed, not decided). `saved`: the job's checkpoint at its
+  // signal (or, unsignalled, now) completed (else only periodic checkpoints count).
   void stop(JobIdx j, Seconds now, bool saved = false);
   // Checkpoint-first preemption: signal `j`; its GPUs free at now + grace (or sooner: its
-  // JobSpec::checkpoint_grace when that is shorter). The kSignal goes to `to` with `reason`.
-  void signal(JobIdx j, Seconds now, Seconds grace, std::vector<Decision>& to,
-              const char* reason = "checkpoint: preempted for higher-tier work");
-  // Node n failed (`reclaim` false; kPreempt with `reason`) or was reclaimed: the jobs on it,
-  // but pinned ones, stop and are requeued, each with a kPreempt for the next cycle (saved: a
-  // reclaimed job whose checkpoint after the notice is written).
-  void evict(NodeId n, Seconds now, bool reclaim, const char* reason = "node down");
+  // JobSpec::checkpoint_grace when that is shorter).
+  void signal(JobIdx j, Seconds now, Seconds grace);
+  // Node n failed or is being reclaimed: the jobs on it, but pinned ones, stop and are
+  // requeued, each with a kPreempt (`reason`) for the next cycle; with a `notice` (>= 0) those
+  // whose checkpoint fits in it stop saved.
+  void evict(NodeId n, Seconds now, const char* reason, Seconds notice = -1);
   // Stops signalled jobs whose grace has ended (kPreempt, saved) and requeues them.
   void complete_drains(Seconds now);
   // Marks pending jobs that waited past the sort's starvation limit (re-keys them).

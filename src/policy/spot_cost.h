@@ -17,8 +17,8 @@
 //   h = the GPU time held without progress: its checkpoint write (JobSpec::checkpoint_grace)
 //       when that fits in the notice (an unknown one, < 0, is taken to fit and to take the
 //       whole notice), else the notice itself; and
-//   L = the work lost: 0 when the checkpoint fits in the notice (the engine signals the job
-//       at the notice: Engine::reclaim_notice); otherwise half the checkpoint interval (a
+//   L = the work lost: 0 when the checkpoint fits in the notice (the job stops saved at the
+//       notice: Engine::reclaim_notice); otherwise half the checkpoint interval (a
 //       reclaim falls uniformly between periodic checkpoints), capped at half the run, or
 //       half the run when the job has no periodic checkpoint,
 // with the run T = JobSpec::runtime_estimate() on the reference model. Both sides scale with

@@ -14,12 +14,11 @@
 //
 // Spot pools (Capacity::kSpot, autoscaled; not on a static cluster): each spot node, once
 // usable, draws a reclaim time (sim/spot_reclaims.h). At the reclaim minus the pool's notice
-// the engine is told (Engine::reclaim_notice: jobs whose checkpoint fits the notice are
-// signalled and stop saved, nothing new lands there); at the reclaim the node goes
-// (Engine::node_reclaimed: the jobs still on it stop, losing the work since their last
-// periodic checkpoint — rework, priced as the ledger's spot_reclaim waste — and are
-// requeued; the node may be provisioned again). Stops of jobs on a node under notice count as
-// the reclaim's (SimResult::spot_jobs_stopped).
+// the engine is told (Engine::reclaim_notice): the node leaves service and its jobs stop —
+// saved when their checkpoint fits the notice, else losing the work since their last
+// periodic checkpoint (rework, priced as the ledger's spot_reclaim waste) — and are requeued;
+// at the reclaim the node goes (Engine::node_reclaimed) and may be provisioned again. Stops
+// of jobs on a node under notice count as the reclaim's (SimResult::spot_jobs_stopped).
 //
 // Deterministic: events at the same instant are handled finishes first, then node events,
 // then arrivals in trace order; the engine's own tie-breaks are stable. The same inputs

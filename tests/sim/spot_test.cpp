@@ -113,7 +113,8 @@ TEST(SpotSim, ReclaimsAreSeededAndLoseWorkSinceTheLastCheckpoint) {
   const double lost_h = r.jobs[0].spot_rework_gpu_seconds / 3600;
   EXPECT_GT(w.spot_reclaim_usd, lost_h * 1.4);
   EXPECT_LT(w.spot_reclaim_usd, lost_h * 1.4 * 1.5);
-  EXPECT_GT(r.spot_gpu_seconds, 40 * kHour * 8);
+  // Mostly on spot (on demand only while both spot nodes were under notice or booting).
+  EXPECT_GT(r.spot_gpu_seconds, 0.5 * 40 * kHour * 8);
 }
 
 TEST(SpotSim, RateZeroMeansNoReclaims) {
@@ -127,14 +128,15 @@ TEST(SpotSim, RateZeroMeansNoReclaims) {
 }
 
 TEST(SpotSim, ACheckpointThatFitsTheNoticeLosesNothing) {
-  // 60 s to write a checkpoint, 120 s notice: the job is signalled and stops saved.
+  // 60 s to write a checkpoint, 120 s notice: the job stops saved at each notice.
   const SimResult r = run_priced({checkpointing("a", 40, 60)}, spot_cluster(0.5), "fifo");
   EXPECT_GT(r.spot_reclaims, 3);
   EXPECT_EQ(r.spot_notices, r.spot_reclaims);
+  EXPECT_GE(r.spot_jobs_stopped, r.spot_reclaims - 1);
   EXPECT_EQ(r.jobs[0].rework_gpu_seconds, 0);
   EXPECT_EQ(r.ledger.total.waste.spot_reclaim_usd, 0);
-  EXPECT_GT(r.jobs[0].checkpoint_gpu_seconds, 0);  // the writes: held, paid, not rework
   ASSERT_GT(r.jobs[0].finish, 0);
+  EXPECT_GT(r.jobs[0].finish, 40 * kHour);  // requeued, waiting for a node each time
 }
 
 TEST(SpotCost, CandidatesAndTheSavingAgainstTheRework) {
