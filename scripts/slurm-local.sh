@@ -14,6 +14,10 @@
 #   scripts/slurm-local.sh stop              cancel jobs, stop exactly the daemons started here
 #   scripts/slurm-local.sh status            exit 0 when controller, 4 nodes and REST answer
 #   scripts/slurm-local.sh restart-ctld [TERM|KILL] [down_s]   restart slurmctld, keep state
+#   scripts/slurm-local.sh reclaim NODE [notice_s]   a spot reclaim as a provider's notice
+#       handler would do it: drain NODE with reason "spot reclaim" (frugal's reclaim notice),
+#       wait notice_s (default 5), then POWER_DOWN_FORCE (jobs still there are killed); both
+#       steps are lines in the power log ("reclaim-notice", "reclaim")
 #   scripts/slurm-local.sh ctest-start MARKER  the CTest fixture: stop, start --clean; where
 #       Slurm cannot be installed or started, write why to MARKER and exit 0 so the tests
 #       skip (with FRUGAL_SLURM_REQUIRED=1, as in CI, that is a failure instead)
@@ -217,6 +221,15 @@ cmd_status() {
 }
 
 # Stops slurmctld with SIG (TERM|KILL), stays down DOWN seconds, starts it on the same state.
+cmd_reclaim() {
+  local node=${1:?node} notice=${2:-5}
+  echo "$(date +%s.%N) reclaim-notice $node" >>"$LOG/power.log"
+  scontrol update NodeName="$node" State=DRAIN Reason="spot reclaim"
+  sleep "$notice"
+  echo "$(date +%s.%N) reclaim $node" >>"$LOG/power.log"
+  scontrol update NodeName="$node" State=POWER_DOWN_FORCE
+}
+
 cmd_restart_ctld() {
   local sig=${1:-TERM} down=${2:-0} pid
   pid=$(cat "$RUN/slurmctld.pid")
@@ -259,6 +272,7 @@ case "${1:-}" in
   stop) cmd_stop ;;
   status) cmd_status ;;
   restart-ctld) shift; cmd_restart_ctld "$@" ;;
+  reclaim) shift; cmd_reclaim "$@" ;;
   ctest-start) shift; cmd_ctest_start "${1:?marker file}" ;;
-  *) sed -n '2,19p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,26p' "$0" >&2; exit 2 ;;
 esac

@@ -48,6 +48,9 @@ enum class PowerState : uint8_t {
   kOff,      // powered down, or powering down
   kBooting,  // power-up requested or in progress
   kFailed,   // did not come up (e.g. Slurm's ResumeTimeout passed); stays so until repaired
+  // A spot node's reclaim notice: the provider takes it back soon (Slurm: the site's notice
+  // handler drained it with the reclaim reason, slurm.reclaim_reason).
+  kReclaiming,
 };
 inline const char* to_string(PowerState p) {
   switch (p) {
@@ -59,6 +62,8 @@ inline const char* to_string(PowerState p) {
       return "booting";
     case PowerState::kFailed:
       return "failed";
+    case PowerState::kReclaiming:
+      return "reclaiming";
   }
   return "?";
 }

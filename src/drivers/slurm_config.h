@@ -23,9 +23,12 @@ struct SlurmConfig {
   std::string jwt;
   int token_lifespan_s = 3600;
   std::string scontrol = "scontrol";  // for requeue (not in REST v0.0.38) and tokens
-  std::string partition = "gpu";      // where frugal's jobs go
-  double timeout_s = 5;               // per REST request / command
-  int shards_per_gpu = 8;             // gres/shard per GPU (fractional jobs)
+  std::string partition = "gpu";      // where frugal's jobs go (a comma list: several)
+  // A spot node drained with a reason starting with this is under a reclaim notice (the site's
+  // notice handler drains it, then the provider takes it; docs/SLURM.md).
+  std::string reclaim_reason = "spot reclaim";
+  double timeout_s = 5;    // per REST request / command
+  int shards_per_gpu = 8;  // gres/shard per GPU (fractional jobs)
   // Jobs submitted to Slurm directly (not through frugal) are observed and accounted for
   // and left alone. `true` (frugal may hold, release or preempt them) is not supported:
   // the config loader refuses it.

@@ -74,7 +74,7 @@ Result<Inventory> SlurmDriver::inventory() {
     std::lock_guard<std::mutex> g(mu_);
     for (const SlurmNode& n : nodes.value()) {
       if (!in_partition(n)) continue;
-      NodeInventory ni{n.name, {}, n.features, power_of(n)};
+      NodeInventory ni{n.name, {}, n.features, power_of(n, o_.slurm.reclaim_reason)};
       inventory_power_[n.name] = ni.power;
       if (n.gpus > 0) {
         const GresMapping* m = o_.slurm.by_gres_type(n.gpu_type);
@@ -123,7 +123,7 @@ bool SlurmDriver::nodes_powered(const Run& r) const {
   for (const SlotAssignment& s : r.spec.slots) {
     if (power_nodes_.count(s.node) == 0) continue;
     const SlurmNode* n = find_node(s.node);
-    if (n == nullptr || power_of(*n) != PowerState::kOn) return false;
+    if (n == nullptr || power_of(*n, o_.slurm.reclaim_reason) != PowerState::kOn) return false;
   }
   return true;
 }
@@ -190,7 +190,8 @@ void SlurmDriver::diff_power() {
   power_changed_.clear();
   for (const SlurmNode& n : nodes_) {
     if (!power_.tracks(n.name)) continue;
-    const std::optional<PowerState> p = power_.observe(n.name, power_of(n), now);
+    const std::optional<PowerState> p =
+        power_.observe(n.name, power_of(n, o_.slurm.reclaim_reason), now);
     if (!p) continue;
     DriverEvent e{DriverEvent::Kind::kPower,
                   "",
@@ -689,8 +690,8 @@ void SlurmDriver::diff_nodes() {
     it->second = usable;
     // A power-managed node that is not on: its power is reported (kPower), not up/down.
     if (power_.tracks(n.name) &&
-        (power_of(n) != PowerState::kOn || power_.reported(n.name) != PowerState::kOn ||
-         power_changed_.count(n.name) != 0))
+        (power_of(n, o_.slurm.reclaim_reason) != PowerState::kOn ||
+         power_.reported(n.name) != PowerState::kOn || power_changed_.count(n.name) != 0))
       continue;
     emit({usable ? DriverEvent::Kind::kNodeUp : DriverEvent::Kind::kNodeDown, "", "", n.name, -1, 0,
           fmt::format("Slurm node {} {}{}", n.name, n.state,

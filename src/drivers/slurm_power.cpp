@@ -4,13 +4,16 @@
 
 namespace frugal {
 
-PowerState power_of(const SlurmNode& n) {
+PowerState power_of(const SlurmNode& n, const std::string& reclaim_reason) {
   const auto has = [&n](const char* f) {
     return std::find(n.flags.begin(), n.flags.end(), f) != n.flags.end();
   };
   if (n.state == "down" && has("POWERED_DOWN")) return PowerState::kFailed;
   if (has("POWER_UP") || has("POWERING_UP")) return PowerState::kBooting;
   if (has("POWERED_DOWN") || has("POWERING_DOWN") || has("POWER_DOWN")) return PowerState::kOff;
+  if ((has("DRAIN") || has("DRAINING") || has("DRAINED")) && !reclaim_reason.empty() &&
+      n.reason.rfind(reclaim_reason, 0) == 0)
+    return PowerState::kReclaiming;
   return PowerState::kOn;
 }
 

@@ -4,7 +4,8 @@
 //
 // power_of() reads slurmrestd v0.0.38's node state and flags (Slurm 22.05): POWER_UP or
 // POWERING_UP → booting; down with POWERED_DOWN (`down~`, ResumeTimeout passed) → failed;
-// POWERED_DOWN, POWERING_DOWN or POWER_DOWN → off; anything else → on.
+// POWERED_DOWN, POWERING_DOWN or POWER_DOWN → off; drained with a reason starting with
+// `reclaim_reason` → reclaiming (a spot reclaim notice); anything else → on.
 //
 // PowerTracker decides what to report (DriverEvent::kPower) per power-managed node: each
 // change of what Slurm shows, once, except while a request of frugal's is not yet visible
@@ -22,7 +23,7 @@
 
 namespace frugal {
 
-PowerState power_of(const SlurmNode& n);
+PowerState power_of(const SlurmNode& n, const std::string& reclaim_reason = "spot reclaim");
 
 class PowerTracker {
  public:

@@ -12,14 +12,24 @@
 namespace frugal {
 namespace {
 
-constexpr const char* kPoolKeys[] = {
-    "name", "nodes", "features", "capacity", "provisioning_delay_s", "idle_timeout_s", "rental"};
+constexpr const char* kPoolKeys[] = {"name",
+                                     "nodes",
+                                     "features",
+                                     "capacity",
+                                     "provisioning_delay_s",
+                                     "idle_timeout_s",
+                                     "rental",
+                                     "spot_price_factor",
+                                     "reclaim_notice_s",
+                                     "reclaim_rate_per_node_hour"};
 
 Result<Capacity> capacity_named(const std::string& s, const std::string& where) {
   if (s == "owned") return Capacity::kOwned;
   if (s == "reserved") return Capacity::kReserved;
   if (s == "on_demand") return Capacity::kOnDemand;
-  return Error{fmt::format("{}: must be one of owned, reserved, on_demand, got '{}'", where, s)};
+  if (s == "spot") return Capacity::kSpot;
+  return Error{
+      fmt::format("{}: must be one of owned, reserved, on_demand, spot, got '{}'", where, s)};
 }
 
 Result<double> seconds(const YAML::Node& n, const std::string& where) {
@@ -64,6 +74,35 @@ Result<std::vector<PoolRate>> rates_of(const YAML::Node& n, const std::string& w
   return out;
 }
 
+// spot_price_factor, reclaim_notice_s and reclaim_rate_per_node_hour (the rate frugal's spot
+// placement plans with; live reclaims are the provider's): spot pools only.
+Status spot_terms(const YAML::Node& n, const std::string& where, CapacityPoolConfig& p) {
+  for (const char* key : {"spot_price_factor", "reclaim_notice_s", "reclaim_rate_per_node_hour"}) {
+    if (!n[key]) continue;
+    const std::string at = fmt::format("{}.{}", where, key);
+    if (p.capacity != Capacity::kSpot)
+      return Error{fmt::format("{}: only a pool of capacity spot takes it", at)};
+    double v = 0;
+    try {
+      v = n[key].as<double>();
+    } catch (const YAML::Exception&) {
+      return Error{fmt::format("{}: expected a number", at)};
+    }
+    if (std::string(key) == "spot_price_factor") {
+      if (!(v > 0 && v <= 1))
+        return Error{fmt::format("{}: a share of the on-demand rate in (0, 1]", at)};
+      p.spot.price_factor = v;
+    } else if (std::string(key) == "reclaim_rate_per_node_hour") {
+      if (!(v >= 0 && v <= 1000)) return Error{fmt::format("{}: 0..1000 per node-hour", at)};
+      p.spot.reclaim_rate_per_node_hour = v;
+    } else {
+      if (!(v >= 0 && v <= 86400)) return Error{fmt::format("{}: 0..86400 seconds", at)};
+      p.spot.reclaim_notice_s = v;
+    }
+  }
+  return Status::Ok();
+}
+
 Result<CapacityPoolConfig> pool_of(const YAML::Node& n, const std::string& where) {
   if (!n.IsMap()) return Error{fmt::format("{}: expected a map", where)};
   for (const auto& kv : n) {
@@ -102,6 +141,7 @@ Result<CapacityPoolConfig> pool_of(const YAML::Node& n, const std::string& where
     if (!v.ok()) return v.error();
     *dst = v.value();
   }
+  if (Status st = spot_terms(n, where, p); !st.ok()) return st.error();
   if (n["rental"]) {
     auto r = rates_of(n["rental"], where + ".rental");
     if (!r.ok()) return r.error();
@@ -201,6 +241,7 @@ Result<ClusterSpec> apply_capacity_pools(ClusterSpec cluster, const Inventory& i
     p.capacity = c.capacity;
     p.provisioning_delay_s = c.provisioning_delay_s;
     p.idle_timeout_s = c.idle_timeout_s;
+    p.spot = c.spot;
     for (const PoolRate& r : c.rates) {
       const auto m = catalog.find(r.model);
       if (!m)

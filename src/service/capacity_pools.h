@@ -29,14 +29,18 @@ struct CapacityPoolConfig {
   std::string nodes;                  // a Slurm host list ("gpu[5-6],gpu9"); may be empty
   std::vector<std::string> features;  // nodes with any of these Slurm features; may be empty
   Capacity capacity = Capacity::kOnDemand;
+  SpotTerms spot;                     // capacity spot: price factor and reclaim notice
   double provisioning_delay_s = 300;  // what the engine expects a power-up to take
   double idle_timeout_s = 900;        // an idle node is powered down after this
   std::vector<PoolRate> rates;
 };
 
 // `slurm.pools` of config file `path`: a list of maps with keys name, nodes, features,
-// capacity (owned, reserved, on_demand), provisioning_delay_s, idle_timeout_s, rental
-// ({MODEL: {on_demand_usd_h, reserved_usd_h}}). Error names the file and the field
+// capacity (owned, reserved, on_demand, spot), provisioning_delay_s, idle_timeout_s, rental
+// ({MODEL: {on_demand_usd_h, reserved_usd_h}}); spot pools also spot_price_factor (0..1],
+// reclaim_notice_s (how long a reclaim notice leaves: the checkpoint grace then) and
+// reclaim_rate_per_node_hour (what frugal's spot placement plans with). Error names the file and
+// the field
 // ("slurm.pools[1].idle_timeout_s: ...").
 Result<std::vector<CapacityPoolConfig>> parse_capacity_pools(const YAML::Node& list,
                                                              const std::string& path);
@@ -49,7 +53,7 @@ Result<ClusterSpec> apply_capacity_pools(ClusterSpec cluster, const Inventory& i
                                          const std::vector<CapacityPoolConfig>& pools,
                                          const GpuCatalog& catalog);
 
-// The nodes of on-demand pools (the ones frugal powers), by name.
+// The nodes of rented pools (on demand and spot: the ones frugal powers), by name.
 std::vector<std::string> powered_nodes(const ClusterSpec& cluster);
 
 }  // namespace frugal

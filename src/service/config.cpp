@@ -81,24 +81,12 @@ constexpr const char* kKeys[] = {"listen",
                                  "slurm"};
 constexpr const char* kPriceFallbackKeys[] = {"usd_per_mwh", "file", "command", "refresh_s",
                                               "timeout_s"};
-constexpr const char* kSlurmKeys[] = {"rest_url",
-                                      "api_version",
-                                      "user",
-                                      "jwt",
-                                      "scontrol",
-                                      "partition",
-                                      "timeout_s",
-                                      "shards_per_gpu",
-                                      "manage_external",
-                                      "poll_interval_s",
-                                      "stale_after_s",
-                                      "max_backoff_s",
-                                      "gres_log",
-                                      "gpu_map",
-                                      "priority_core",
-                                      "priority_important",
-                                      "priority_general",
-                                      "pools"};
+constexpr const char* kSlurmKeys[] = {
+    "rest_url",         "api_version",     "user",          "jwt",
+    "scontrol",         "partition",       "timeout_s",     "shards_per_gpu",
+    "manage_external",  "poll_interval_s", "stale_after_s", "max_backoff_s",
+    "gres_log",         "gpu_map",         "priority_core", "priority_important",
+    "priority_general", "pools",           "reclaim_reason"};
 
 // One section of the file (or the top level's settings), read into the config; each leaves
 // what it does not name alone. Error: the first setting at fault.
@@ -236,6 +224,7 @@ Status read_slurm_access(const YAML::Node& sl, Reader& r, SlurmConfig& s) {
   r.read(sl, "slurm.", "jwt", s.jwt);
   r.read(sl, "slurm.", "scontrol", s.scontrol);
   r.read(sl, "slurm.", "partition", s.partition);
+  r.read(sl, "slurm.", "reclaim_reason", s.reclaim_reason);
   r.read(sl, "slurm.", "timeout_s", s.timeout_s);
   r.read(sl, "slurm.", "shards_per_gpu", s.shards_per_gpu);
   r.read(sl, "slurm.", "manage_external", s.manage_external);

@@ -525,7 +525,7 @@ void Scheduler::apply(const Decision& d, double now, std::vector<int64_t>& start
       break;
     case Decision::Kind::kPreempt: {
       if (!l.draining && !l.rec.handle.empty() && !l.exited)
-        (void)driver_->stop(l.rec.handle, stop_plan(l, false));
+        (void)driver_->stop(l.rec.handle, preempt_plan(l));
       const bool outlived = !l.rec.handle.empty() && !l.exited;
       if (outlived) {
         // The engine frees its GPUs now, but the process is still in its stop sequence

@@ -227,6 +227,9 @@ class Scheduler {
   void apply_initial_power(double now);
   void apply_power_decision(const Decision& d);
   void power_event(const DriverEvent& e, double now);
+  // How a kPreempt stops a run: stop_plan(l, false), or on a node under a spot reclaim notice
+  // checkpoint-first with a grace of at most the notice.
+  StopPlan preempt_plan(const Live& l) const;
   // frugal_pool_gpus{pool, state}: provisioned, booting and idle GPUs per pool.
   void render_pool_metrics(std::string& out) const;
   // The job id a kExited / kLost event is about (0: none known).
@@ -370,6 +373,7 @@ class Scheduler {
   double last_telemetry_ = -1e18;
   std::vector<GpuTelemetry> telemetry_;
   std::map<std::string, PowerState> initial_power_;  // Parts::initial_power
+  std::set<NodeId> reclaiming_;                      // spot nodes under a reclaim notice
   std::map<std::string, double> node_seen_;          // node → last telemetry/heartbeat (Unix s)
   // Metrics.
   LatencyHistogram decision_latency_;  // one engine cycle (schedule + applying it)

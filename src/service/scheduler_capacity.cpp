@@ -6,7 +6,12 @@
 // not come up is unavailable (alert `node_power_failed`; the autoscaler asks for another), a
 // node powered down outside frugal has its jobs requeued. The ledger prices the capacity
 // from the engine's node pool, which follows that timeline (request → up → release).
+// A spot node's reclaim notice (kReclaiming) takes it out of service: its jobs are preempted
+// with their checkpoint signal and a grace of at most the pool's reclaim_notice_s, and
+// requeued; the autoscaler finds them other capacity.
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "service/scheduler.h"
 
@@ -23,6 +28,8 @@ NodePower node_power_of(PowerState p) {
       return NodePower::kBooting;
     case PowerState::kFailed:
       return NodePower::kFailed;
+    case PowerState::kReclaiming:  // handled apart (Engine::reclaim_notice)
+      return NodePower::kOn;
   }
   return NodePower::kOn;
 }
@@ -42,6 +49,11 @@ void Scheduler::apply_initial_power(double now) {
     const std::optional<NodeId> n = node_named(name);
     if (!n || !engine_.nodes().on_demand(*n)) continue;
     engine_.node_power(*n, node_power_of(p), engine_time(now));
+    if (p == PowerState::kReclaiming) {  // up, under a reclaim notice
+      reclaiming_.insert(*n);
+      engine_.reclaim_notice(*n, engine_time(now),
+                             cluster_.pools[cluster_.nodes[*n].pool].spot.reclaim_notice_s);
+    }
     (p == PowerState::kOn ? on : p == PowerState::kOff ? off : other) += 1;
     if (p == PowerState::kFailed)
       alerts_.raise("node_power_failed", name, "node " + name + " is down after a power-up", now);
@@ -67,11 +79,34 @@ void Scheduler::power_event(const DriverEvent& e, double now) {
   const std::optional<NodeId> n = node_named(e.node);
   if (!n) return;
   log_(fmt::format("capacity: {}", e.message));
+  if (e.power == PowerState::kReclaiming) {
+    reclaiming_.insert(*n);
+    const Pool& pool = cluster_.pools[cluster_.nodes[*n].pool];
+    engine_.reclaim_notice(*n, engine_time(now), pool.spot.reclaim_notice_s);
+    engine_dirty_ = true;
+    return;
+  }
+  reclaiming_.erase(*n);
   if (e.power == PowerState::kFailed)
     alerts_.raise("node_power_failed", e.node, e.message, now);
   else if (e.power == PowerState::kOn || e.power == PowerState::kOff)
     alerts_.clear("node_power_failed", e.node, now);
   if (engine_.node_power(*n, node_power_of(e.power), engine_time(now))) engine_dirty_ = true;
+}
+
+StopPlan Scheduler::preempt_plan(const Live& l) const {
+  double notice = -1;
+  for (NodeId n : l.placement.nodes())
+    if (reclaiming_.count(n) != 0) {
+      const double s = cluster_.pools[cluster_.nodes[n].pool].spot.reclaim_notice_s;
+      notice = notice < 0 ? s : std::min(notice, s);
+    }
+  if (notice < 0) return stop_plan(l, false);
+  // A reclaim notice: the checkpoint signal, and as much of the notice as the job's grace
+  // asks for, before the requeue.
+  StopPlan p = stop_plan(l, true);
+  p.grace_s = std::min(p.grace_s, notice);
+  return p;
 }
 
 void Scheduler::render_pool_metrics(std::string& out) const {

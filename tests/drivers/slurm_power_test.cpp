@@ -35,6 +35,24 @@ TEST(SlurmPower, StatesAsSlurmShowsThem) {
   EXPECT_EQ(power_of(node("down", {"NOT_RESPONDING"})), PowerState::kOn);
 }
 
+// A spot reclaim notice: drained with the reclaim reason (scripts/slurm-local.sh reclaim);
+// POWER_DOWN_FORCE then clears the drain. Other drains are not notices.
+TEST(SlurmPower, ReclaimNoticeIsADrainWithTheReason) {
+  SlurmNode n = node("mixed", {"CLOUD", "DRAIN"});
+  n.reason = "spot reclaim";
+  EXPECT_EQ(power_of(n), PowerState::kReclaiming);
+  EXPECT_EQ(power_of(n, "preempt"), PowerState::kOn);
+  n.reason = "spot reclaim at 12:00 (aws)";
+  EXPECT_EQ(power_of(n), PowerState::kReclaiming);
+  n.reason = "bad GPU";
+  EXPECT_EQ(power_of(n), PowerState::kOn);
+  n.reason = "spot reclaim";
+  n.flags = {"CLOUD", "DRAIN", "POWER_DOWN"};
+  EXPECT_EQ(power_of(n), PowerState::kOff);
+  n.flags = {"CLOUD", "POWERING_DOWN"};
+  EXPECT_EQ(power_of(n), PowerState::kOff);
+}
+
 TEST(SlurmPower, ReportsEachChangeOnce) {
   PowerTracker t(10, 60);
   t.track("gpu5", PowerState::kOff);

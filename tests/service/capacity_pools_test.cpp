@@ -71,6 +71,25 @@ TEST(CapacityPools, NodesAndFeaturesFormPools) {
   EXPECT_EQ(powered_nodes(s), (std::vector<std::string>{"gpu5", "gpu6"}));
 }
 
+TEST(CapacityPools, SpotPoolTerms) {
+  auto p = parse(R"([{name: spot, nodes: gpu6, capacity: spot, spot_price_factor: 0.4,
+                      reclaim_notice_s: 30, reclaim_rate_per_node_hour: 0.02}])");
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  const GpuCatalog cat = load_builtin_catalog().value();
+  const Inventory inv = inventory();
+  auto c = apply_capacity_pools(cluster_of(inv), inv, p.value(), cat);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c.value().pools[1].capacity, Capacity::kSpot);
+  EXPECT_EQ(c.value().pools[1].spot.price_factor, 0.4);
+  EXPECT_EQ(c.value().pools[1].spot.reclaim_notice_s, 30);
+  EXPECT_EQ(c.value().pools[1].spot.reclaim_rate_per_node_hour, 0.02);
+  EXPECT_EQ(powered_nodes(c.value()), std::vector<std::string>{"gpu6"});
+  EXPECT_EQ(error_of("[{name: a, nodes: gpu5, reclaim_notice_s: 30}]"),
+            "f.yaml: slurm.pools[0].reclaim_notice_s: only a pool of capacity spot takes it");
+  EXPECT_EQ(error_of("[{name: a, nodes: gpu5, capacity: spot, spot_price_factor: 1.5}]"),
+            "f.yaml: slurm.pools[0].spot_price_factor: a share of the on-demand rate in (0, 1]");
+}
+
 TEST(CapacityPools, BadInputNamesTheFault) {
   EXPECT_EQ(error_of("[{name: cloud, nodes: \"gpu[5-7]\"}]"),
             "slurm.pools 'cloud': no Slurm node gpu7 (in the configured partitions)");
@@ -81,8 +100,8 @@ TEST(CapacityPools, BadInputNamesTheFault) {
   EXPECT_EQ(error_of("[{name: a}]"),
             "f.yaml: slurm.pools[0]: give nodes (a Slurm host list), features, or both");
   EXPECT_EQ(error_of("[{name: a, nodes: gpu5, capacity: spotty}]"),
-            "f.yaml: slurm.pools[0].capacity: must be one of owned, reserved, on_demand, got "
-            "'spotty'");
+            "f.yaml: slurm.pools[0].capacity: must be one of owned, reserved, on_demand, spot, "
+            "got 'spotty'");
   EXPECT_EQ(error_of("[{name: a, nodes: gpu5, idle_timeout_s: -1}]"),
             "f.yaml: slurm.pools[0].idle_timeout_s: 0..604800 seconds");
   EXPECT_EQ(error_of("[{name: a, nodes: gpu5, idle_timeout_s: soon}]"),

@@ -17,6 +17,10 @@ powered down, ResumeProgram/SuspendProgram logging to /var/log/frugal-slurm/powe
    nodes busy, the job that needs a cloud node waits for gpu5, which Slurm marks down after
    ResumeTimeout: frugal reports it (alert node_power_failed) and powers up gpu6, where the job
    runs; nothing of frugal's ever runs on gpu5.
+3. A spot reclaim: gpu6 is pool `spot`; `scripts/slurm-local.sh reclaim gpu6 5` drains it with
+   reason "spot reclaim" (the notice) and powers it down 5 s later. frugal sends the job there
+   its checkpoint signal within the notice (it writes a checkpoint file), requeues it, powers
+   gpu5 up for it, and the job completes there from its checkpoint.
 Standard library only; leaves the cloud nodes powered down.
 """
 import argparse, hashlib, json, os, re, subprocess, sys, tempfile, time
@@ -27,8 +31,9 @@ from slurm_test_util import (ADMIN, POWER, TOKEN_SHA, Serve, free_port, power_lo
 
 POLL_S = 1.0          # slurm.poll_interval_s
 BOOT_S = 4            # the pool's provisioning_delay_s: the local ResumeProgram's 2 s + registration
-IDLE_S = 15           # the pool's idle_timeout_s
-JOB_S = 30            # each burst job's run time
+IDLE_S = 10           # the pools' idle_timeout_s
+JOB_S = 20            # each burst job's run time
+NOTICE_S = 5          # the spot pool's reclaim notice
 
 
 def wait_for(what, pred, timeout_s):
@@ -63,17 +68,28 @@ slurm:
   gpu_map: {{h100: H100, a100: A100-80GB}}
   pools:
     - name: cloud
-      features: [cloud]
+      nodes: gpu5
       capacity: on_demand
       provisioning_delay_s: {BOOT_S}
       idle_timeout_s: {IDLE_S}
       rental: {{A100-80GB: {{on_demand_usd_h: 4.0}}}}
+    - name: spot
+      nodes: gpu6
+      capacity: spot
+      provisioning_delay_s: {BOOT_S}
+      idle_timeout_s: {IDLE_S}
+      spot_price_factor: 0.35
+      reclaim_notice_s: {NOTICE_S}
+      rental: {{A100-80GB: {{on_demand_usd_h: 4.0}}}}
 """, port)
 
     def submit(self, name, secs):
-        st, body = self.call("POST", "/v1/jobs", {"name": name, "command": f"sleep {secs}",
-                                                  "gpus": 8, "gpu_model": "A100-80GB",
-                                                  "estimate_s": secs, "class": "pretrain"})
+        return self.submit_command(name, f"sleep {secs}", secs)
+
+    def submit_command(self, name, command, estimate_s):
+        st, body = self.call("POST", "/v1/jobs", {"name": name, "command": command, "gpus": 8,
+                                                  "gpu_model": "A100-80GB",
+                                                  "estimate_s": estimate_s, "class": "pretrain"})
         assert st == 201, (st, body)
         return body["id"]
 
@@ -98,10 +114,10 @@ slurm:
         return seen
 
 
-def pool_gpus(svc):
+def pool_gpus(svc, pool="cloud"):
     text = svc.call("GET", "/metrics", token=ADMIN, raw=True)[1]
     out = {}
-    for m in re.finditer(r'frugal_pool_gpus\{pool="cloud",state="(\w+)"\} ([0-9.e+-]+)', text):
+    for m in re.finditer(rf'frugal_pool_gpus\{{pool="{pool}",state="(\w+)"\}} ([0-9.e+-]+)', text):
         out[m.group(1)] = float(m.group(2))
     return out
 
@@ -125,12 +141,20 @@ def simulate(svc, d, n_jobs):
         provisioning_delay_s: {BOOT_S}
         idle_timeout_s: {IDLE_S}
         node_groups:
-          - {{name: cloud, count: 2, gpu_model: A100-80GB, gpus_per_node: 8}}
+          - {{name: cloud, count: 1, gpu_model: A100-80GB, gpus_per_node: 8}}
+      - name: spot
+        capacity: spot
+        provisioning_delay_s: {BOOT_S}
+        idle_timeout_s: {IDLE_S}
+        reclaim_rate_per_node_hour: 0
+        node_groups:
+          - {{name: spot, count: 1, gpu_model: A100-80GB, gpus_per_node: 8}}
 """)
     r = subprocess.run([svc.frugal, "simulate", "--trace", f"{d}/trace.csv", "--cluster",
                         f"{d}/cluster.yaml", "--policy", "backfill", "--reference-model",
                         "A100-80GB", "--format", "json"], check=True, capture_output=True, text=True)
-    return json.loads(r.stdout)["capacity_by_pool"]["cloud"]["node_hours"]
+    cap = json.loads(r.stdout)["capacity_by_pool"]
+    return cap["cloud"]["node_hours"] + cap["spot"]["node_hours"]
 
 
 def burst(svc, d):
@@ -153,7 +177,7 @@ def burst(svc, d):
         spans[node] = downs[0] - ups[0]
     log_h = sum(spans.values()) / 3600
     led = svc.call("GET", "/v1/ledger", token=ADMIN)[1]
-    live_h = led["capacity_by_pool"]["cloud"]["node_hours"]
+    live_h = sum(led["capacity_by_pool"][p]["node_hours"] for p in ("cloud", "spot"))
     sim_h = simulate(svc, d, 4)
     tol_h = max(0.05 * log_h, 2 * POLL_S / 3600 * 2)  # two polls at each of the two nodes
     print(f"burst: cloud node-seconds: power log {log_h * 3600:.1f} ({spans}), live ledger "
@@ -161,7 +185,7 @@ def burst(svc, d):
     assert abs(live_h - log_h) <= tol_h, (live_h * 3600, log_h * 3600, tol_h * 3600)
     assert abs(sim_h - log_h) <= 0.15 * log_h, (sim_h * 3600, log_h * 3600)
     assert led["unattributed_by_pool"]["cloud"]["gpu_hours"] > 0, "idle cloud capacity unpriced"
-    assert booting_seen.get("provisioned", 0) == 16, booting_seen
+    assert booting_seen.get("provisioned", 0) == 8, booting_seen
     final = pool_gpus(svc)
     assert final == {"provisioned": 0, "booting": 0, "idle": 0}, final
 
@@ -181,37 +205,91 @@ def failed_power_up(svc):
         print("failed power-up reported:", alert[0].get("message"))
         seen = svc.until_done([jid], 90)
         assert seen[jid] == {"gpu6"}, seen
-        for h in hold:
-            svc.call("POST", f"/v1/jobs/{h}/cancel")
         log = power_log(t0)
         assert ("resume-failed", "gpu5") in [(k, n) for _, k, n in log], log
         assert ("resume", "gpu6") in [(k, n) for _, k, n in log], log
-        wait_for("gpu6 powered down after its idle timeout", lambda: state("gpu6") == "idle~",
-                 IDLE_S + 60)
+        # While gpu6 is still up (its idle timeout), a job for the reclaim phase lands there.
+        spot_job = svc.submit_command("on-spot", SPOT_JOB, 300)
+        wait_for("the job running on gpu6", lambda: svc.job(spot_job)["state"] == "running", 10)
     finally:
         os.remove(marker)
         sh("scontrol", "update", "NodeName=gpu5", "State=RESUME")
     wait_for("gpu5 back to powered down", lambda: state("gpu5") == "idle~", 60)
+    return hold, spot_job
+
+
+# Checkpoints on SIGUSR1 (a file in its checkpoint folder); a run that finds it ends in 3 s.
+SPOT_JOB = ('mkdir -p "$FRUGAL_CHECKPOINT_DIR"; '
+            'if [ -f "$FRUGAL_CHECKPOINT_DIR/ckpt" ]; then sleep 3; exit 0; fi; '
+            'trap \'echo saved > "$FRUGAL_CHECKPOINT_DIR/ckpt"\' USR1; '
+            'touch "$FRUGAL_CHECKPOINT_DIR/started"; sleep 300 & wait; sleep 300 & wait')
+
+
+def reclaim(svc, hold, jid, script):
+    """The provider reclaims spot node gpu6 under a job: the notice (a drain with reason "spot
+    reclaim") makes frugal checkpoint the job within the notice and requeue it; it finishes on
+    gpu5, powered up for it."""
+    started = os.path.join(svc.dir, "ckpt", str(jid), "started")
+    wait_for("the job's process started on gpu6", lambda: os.path.exists(started), 30)
+    t0 = time.time()
+    seen = {"gpu6"}
+    r = subprocess.run(["bash", script, "reclaim", "gpu6", str(NOTICE_S)], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    def done():
+        j = svc.job(jid)
+        if j["state"] == "running":
+            seen.update(g["node"] for g in j["placement"]["gpus"])
+        return j if j["state"] == "completed" else None
+    j = wait_for("the reclaimed job completed elsewhere", done, 90)
+    assert seen == {"gpu6", "gpu5"}, seen
+    assert j["restart_count"] >= 1, j
+    ckpt = os.path.join(svc.dir, "ckpt", str(jid), "ckpt")
+    assert os.path.exists(ckpt), f"no checkpoint written on the reclaim notice ({ckpt})"
+    log = [(k, n) for _, k, n in power_log(t0)]
+    assert [k for k, n in log if n == "gpu6"][:3] == ["reclaim-notice", "reclaim", "suspend"], log
+    assert ("resume", "gpu5") in log, log
+    print(f"reclaim: job {jid} ran on gpu6, checkpointed within the {NOTICE_S} s notice, "
+          f"finished on gpu5 (restart_count {j['restart_count']})")
+    for h in hold:
+        svc.call("POST", f"/v1/jobs/{h}/cancel")
+    for node in ("gpu5", "gpu6"):
+        wait_for(f"{node} powered down at the end", lambda: state(node) == "idle~", IDLE_S + 60)
+
+
+def settle():
+    """Both cloud nodes powered down (after an earlier run that failed half-way, too)."""
+    for node in ("gpu5", "gpu6"):
+        st = state(node)
+        if st.startswith("down"):
+            sh("scontrol", "update", f"NodeName={node}", "State=RESUME")
+        elif st != "idle~" and not st.endswith("%"):
+            sh("scontrol", "update", f"NodeName={node}", "State=POWER_DOWN_FORCE")
+    for node in ("gpu5", "gpu6"):
+        wait_for(f"{node} powered down", lambda: state(node) == "idle~", 60)
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--frugal", required=True)
     ap.add_argument("--unavailable", required=True)
+    ap.add_argument("--slurm-local", default=os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "slurm-local.sh"))
     a = ap.parse_args()
     if os.path.exists(a.unavailable) and open(a.unavailable).read().strip():
         print("[  SKIPPED ] local Slurm unavailable:", open(a.unavailable).read().strip())
         return 0
-    for node in ("gpu5", "gpu6"):
-        wait_for(f"{node} powered down at the start", lambda: state(node) == "idle~", 60)
+    settle()
     with tempfile.TemporaryDirectory(prefix="frugal-slurm-cloud-") as d:
         os.chmod(d, 0o755)
         svc = Service(a.frugal, d)
         try:
             burst(svc, d)
-            failed_power_up(svc)
+            hold, spot_job = failed_power_up(svc)
+            reclaim(svc, hold, spot_job, a.slurm_local)
             print("ok: cloud nodes powered up for a burst and down after the idle timeout; "
-                  "a failed power-up reported and its job placed elsewhere")
+                  "a failed power-up reported and its job placed elsewhere; a spot reclaim "
+                  "checkpointed and requeued its job")
         except BaseException:
             svc.stop()
             print(open(os.path.join(d, "serve.log")).read()[-6000:])
@@ -222,6 +300,7 @@ def main():
             mine = [l.split()[0] for l in ids if l.strip() and "frugal-" in l]
             if mine:
                 sh("scancel", *mine)
+            settle()
     return 0
 
 
