@@ -602,7 +602,9 @@ void SlurmDriver::act_end(Run& r, const SlurmJob& j) {
     if (st.ok()) {
       r.ended = true;
       emit({DriverEvent::Kind::kExited, r.job_id, r.handle, "", -1, SIGTERM,
-            fmt::format("Slurm job {} stopped before it ran", r.slurm_id)});
+            fmt::format("Slurm job {} was pending when stopped (not started yet, or requeued "
+                        "by Slurm after its node went); {}",
+                        r.slurm_id, r.plan.requeue ? "held" : "cancelled")});
     }
   } else if (j.running()) {
     st = r.plan.requeue ? client_.requeue(r.slurm_id, /*hold=*/true) : client_.cancel(r.slurm_id);
