@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   frugal::add_predict_command(app, exit_code);
   frugal::add_serve_commands(app, exit_code);
   frugal::add_client_commands(app, exit_code);
+  frugal::add_agent_command(app, exit_code);
   frugal::add_attribute_command(app, exit_code);
   CLI11_PARSE(app, argc, argv);
   return exit_code;

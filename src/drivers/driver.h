@@ -83,6 +83,15 @@ struct Inventory {
   std::string note;
 };
 
+// A process using a GPU: its pid on the node, its GPU memory, and the frugal job it belongs
+// to where the sampler could tell (agent/process_jobs.h; "" unknown).
+struct GpuProcess {
+  int64_t pid = 0;
+  int64_t memory_mib = -1;  // < 0 unknown
+  std::string job;          // frugal job id (decimal), or "" when not mapped
+  std::string slurm_job;    // Slurm job id when the process runs in one, else ""
+};
+
 // Instant readings of one GPU. Fields the backend cannot read are negative.
 struct GpuTelemetry {
   std::string node;
@@ -91,6 +100,8 @@ struct GpuTelemetry {
   int64_t memory_used_mib = -1;
   int64_t memory_total_mib = -1;
   double power_w = -1;
+  double temperature_c = -1;          // degrees Celsius
+  std::vector<GpuProcess> processes;  // empty: none or unknown
 };
 
 // A share of one GPU (or, gpu = -1, a CPU-only share of a node) given to a job.

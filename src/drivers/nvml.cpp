@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 
 namespace frugal {
@@ -17,6 +18,15 @@ struct nvmlMemory_t {
 struct nvmlUtilization_t {
   unsigned int gpu, memory;  // percent over the last sample period
 };
+// nvmlProcessInfo_t as the _v2/_v3 process queries take it (NVML 11+).
+struct nvmlProcessInfo_t {
+  unsigned int pid;
+  unsigned long long usedGpuMemory;  // NOLINT(google-runtime-int): bytes
+  unsigned int gpuInstanceId, computeInstanceId;
+};
+constexpr int kNvmlTemperatureGpu = 0;
+constexpr nvmlReturn_t kNvmlInsufficientSize = 7;
+constexpr unsigned long long kNvmlValueNotAvailable = ~0ULL;  // NOLINT(google-runtime-int)
 
 }  // namespace
 
@@ -31,6 +41,9 @@ struct Nvml::Api {
   nvmlReturn_t (*memory)(nvmlDevice_t, nvmlMemory_t*) = nullptr;
   nvmlReturn_t (*utilization)(nvmlDevice_t, nvmlUtilization_t*) = nullptr;
   nvmlReturn_t (*power)(nvmlDevice_t, unsigned int*) = nullptr;
+  // Optional (nullptr where the library lacks them): the reading is then unknown.
+  nvmlReturn_t (*temperature)(nvmlDevice_t, int, unsigned int*) = nullptr;
+  nvmlReturn_t (*processes)(nvmlDevice_t, unsigned int*, nvmlProcessInfo_t*) = nullptr;
 };
 
 namespace {
@@ -42,12 +55,12 @@ bool bind(void* lib, const char* name, F& f) {
 }
 }  // namespace
 
-Result<std::unique_ptr<Nvml>> Nvml::load() {
+Result<std::unique_ptr<Nvml>> Nvml::load(const std::string& library) {
   auto api = std::make_unique<Api>();
-  api->lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  api->lib = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!api->lib) {
     const char* e = dlerror();
-    return Error{fmt::format("NVML not loaded: {}", e ? e : "libnvidia-ml.so.1 not found")};
+    return Error{fmt::format("NVML not loaded: {}", e ? e : library + " not found")};
   }
   const bool ok = bind(api->lib, "nvmlInit_v2", api->init) &&
                   bind(api->lib, "nvmlShutdown", api->shutdown) &&
@@ -58,9 +71,12 @@ Result<std::unique_ptr<Nvml>> Nvml::load() {
                   bind(api->lib, "nvmlDeviceGetMemoryInfo", api->memory) &&
                   bind(api->lib, "nvmlDeviceGetUtilizationRates", api->utilization) &&
                   bind(api->lib, "nvmlDeviceGetPowerUsage", api->power);
+  bind(api->lib, "nvmlDeviceGetTemperature", api->temperature);
+  if (!bind(api->lib, "nvmlDeviceGetComputeRunningProcesses_v3", api->processes))
+    bind(api->lib, "nvmlDeviceGetComputeRunningProcesses_v2", api->processes);
   if (!ok) {
     dlclose(api->lib);
-    return Error{"NVML not used: libnvidia-ml.so.1 lacks an expected symbol"};
+    return Error{fmt::format("NVML not used: {} lacks an expected symbol", library)};
   }
   if (const nvmlReturn_t rc = api->init(); rc != 0) {
     dlclose(api->lib);
@@ -96,6 +112,29 @@ std::vector<GpuInfo> Nvml::gpus() {
   return out;
 }
 
+std::vector<GpuProcess> Nvml::processes(void* device) {
+  std::vector<nvmlProcessInfo_t> infos(16);
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    auto n = static_cast<unsigned int>(infos.size());
+    const nvmlReturn_t rc = api_->processes(device, &n, infos.data());
+    if (rc == kNvmlInsufficientSize) {  // more processes than room: grow and ask again
+      infos.resize(std::max<size_t>(n, infos.size() * 2));
+      continue;
+    }
+    if (rc != 0) return {};
+    std::vector<GpuProcess> out;
+    for (unsigned int i = 0; i < n && i < infos.size(); ++i) {
+      GpuProcess p;
+      p.pid = infos[i].pid;
+      if (infos[i].usedGpuMemory != kNvmlValueNotAvailable)
+        p.memory_mib = static_cast<int64_t>(infos[i].usedGpuMemory >> 20);
+      out.push_back(std::move(p));
+    }
+    return out;
+  }
+  return {};
+}
+
 std::vector<GpuTelemetry> Nvml::sample(const std::string& node) {
   std::vector<GpuTelemetry> out;
   unsigned int n = 0;
@@ -115,7 +154,11 @@ std::vector<GpuTelemetry> Nvml::sample(const std::string& node) {
     }
     unsigned int mw = 0;
     if (api_->power(d, &mw) == 0) t.power_w = mw / 1000.0;
-    out.push_back(t);
+    unsigned int celsius = 0;
+    if (api_->temperature && api_->temperature(d, kNvmlTemperatureGpu, &celsius) == 0)
+      t.temperature_c = celsius;
+    if (api_->processes) t.processes = processes(d);
+    out.push_back(std::move(t));
   }
   return out;
 }

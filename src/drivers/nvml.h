@@ -15,19 +15,22 @@ namespace frugal {
 
 class Nvml {
  public:
-  // Loads and initialises NVML. Error (with the reason) when the library or a symbol is
-  // missing or nvmlInit fails.
-  static Result<std::unique_ptr<Nvml>> load();
+  // Loads and initialises NVML from `library` (a name the dynamic loader searches for, or a
+  // path). Error (with the reason) when the library or a symbol is missing or nvmlInit fails.
+  static Result<std::unique_ptr<Nvml>> load(const std::string& library = "libnvidia-ml.so.1");
   ~Nvml();
   Nvml(const Nvml&) = delete;
   Nvml& operator=(const Nvml&) = delete;
 
   // The GPUs of this host (index, product name, UUID, memory). Not thread-safe.
   std::vector<GpuInfo> gpus();
-  // Utilisation, memory and power of every GPU, for `node`. Fields NVML refuses are < 0.
+  // Utilisation, memory, power, temperature and compute processes of every GPU, for
+  // `node`. Fields NVML refuses are < 0; processes are empty where the query is missing or
+  // fails (the processes' `job` is left for the caller to map: agent/process_jobs.h).
   std::vector<GpuTelemetry> sample(const std::string& node);
 
  private:
+  std::vector<GpuProcess> processes(void* device);
   struct Api;
   explicit Nvml(std::unique_ptr<Api> api);
   std::unique_ptr<Api> api_;

@@ -42,7 +42,7 @@ void AlertBook::evaluate(double now, const std::vector<GpuView>& gpus,
       }
       const bool on = low && now - low_since_[key] >= rules_.low_utilization_minutes * 60;
       check(key, on, "low_utilization", where,
-            fmt::format("allocated GPU {} busy {:.0f}% (< {:.0f}%) for {:.0f} min", where,
+            fmt::format("allocated GPU {} busy {:.0f}% (< {:.0f}%) for {:g} min", where,
                         g.utilization * 100, rules_.low_utilization_below * 100,
                         rules_.low_utilization_minutes));
     }

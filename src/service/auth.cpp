@@ -28,8 +28,11 @@ std::string sha256_hex(std::string_view text) {
   return out;
 }
 
-Authenticator::Authenticator(std::map<std::string, std::string> team_hashes, std::string admin_hash)
-    : team_hashes_(std::move(team_hashes)), admin_hash_(std::move(admin_hash)) {}
+Authenticator::Authenticator(std::map<std::string, std::string> team_hashes, std::string admin_hash,
+                             std::map<std::string, Principal> agent_hashes)
+    : team_hashes_(std::move(team_hashes)),
+      admin_hash_(std::move(admin_hash)),
+      agent_hashes_(std::move(agent_hashes)) {}
 
 std::optional<Principal> Authenticator::authenticate(std::string_view header) const {
   // The scheme is case-insensitive (RFC 9110 §11.1): "bearer" is "Bearer".
@@ -41,6 +44,7 @@ std::optional<Principal> Authenticator::authenticate(std::string_view header) co
   const std::string digest = sha256_hex(header.substr(kBearer.size()));
   if (digest.empty()) return std::nullopt;
   if (!admin_hash_.empty() && digest == admin_hash_) return Principal{"", true};
+  if (const auto a = agent_hashes_.find(digest); a != agent_hashes_.end()) return a->second;
   const auto it = team_hashes_.find(digest);
   if (it == team_hashes_.end()) return std::nullopt;
   return Principal{it->second, false};

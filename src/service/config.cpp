@@ -76,6 +76,8 @@ constexpr const char* kKeys[] = {"listen",
                                  "teams",
                                  "admin",
                                  "alerts",
+                                 "agents",
+                                 "telemetry",
                                  "telemetry_period_s",
                                  "price_fallback",
                                  "slurm"};
@@ -200,6 +202,49 @@ Status read_admin(const YAML::Node& root, Reader& r, ServiceConfig& c) {
   return Status::Ok();
 }
 
+Status read_agents(const YAML::Node& root, Reader& r, ServiceConfig& c) {
+  const YAML::Node t = root["agents"];
+  if (!t) return Status::Ok();
+  r.key = "agents";
+  if (!t.IsMap()) return Error{fmt::format("{}: agents: expected a map of agent names", r.path)};
+  constexpr const char* kAgentKeys[] = {"token_sha256", "nodes"};
+  for (const auto& kv : t) {
+    AgentConfig a;
+    a.name = kv.first.as<std::string>();
+    const std::string where = "agents." + a.name + ": ";
+    if (!kv.second.IsMap())
+      return Error{fmt::format("{}: {}expected a map with token_sha256", r.path, where)};
+    if (Status st = check_keys(kv.second, kAgentKeys, where.c_str(), r.path); !st.ok()) return st;
+    r.key = "agents." + a.name + ".token_sha256";
+    a.token_sha256 = kv.second["token_sha256"].as<std::string>();
+    if (!is_hex_digest(a.token_sha256))
+      return Error{fmt::format("{}: {}: expected 64 lower-case hex digits", r.path, r.key)};
+    r.key = "agents." + a.name + ".nodes";
+    get(kv.second, "nodes", a.nodes);
+    c.agents.push_back(std::move(a));
+  }
+  return Status::Ok();
+}
+
+Status read_telemetry(const YAML::Node& root, Reader& r, ServiceConfig& c) {
+  const YAML::Node t = root["telemetry"];
+  if (!t) return Status::Ok();
+  constexpr const char* kTelemetryKeys[] = {"max_skew_s", "max_age_s", "min_post_interval_s",
+                                            "stale_after_s"};
+  if (Status st = check_keys(t, kTelemetryKeys, "telemetry.", r.path); !st.ok()) return st;
+  TelemetryRules& x = c.telemetry;
+  r.read(t, "telemetry.", "max_skew_s", x.max_skew_s);
+  r.read(t, "telemetry.", "max_age_s", x.max_age_s);
+  r.read(t, "telemetry.", "min_post_interval_s", x.min_post_interval_s);
+  r.read(t, "telemetry.", "stale_after_s", x.stale_after_s);
+  for (const auto& [name, v] : {std::pair{"max_skew_s", x.max_skew_s},
+                                {"max_age_s", x.max_age_s},
+                                {"min_post_interval_s", x.min_post_interval_s},
+                                {"stale_after_s", x.stale_after_s}})
+    if (!(v >= 0)) return Error{fmt::format("{}: telemetry.{}: must be >= 0", r.path, name)};
+  return Status::Ok();
+}
+
 Status read_alerts(const YAML::Node& root, Reader& r, ServiceConfig& c) {
   const YAML::Node a = root["alerts"];
   if (!a) return Status::Ok();
@@ -311,6 +356,17 @@ Status check_bounds(const ServiceConfig& c, const std::string& path) {
     return Error{fmt::format("{}: no teams and no admin: nobody could use the API", path)};
   if (!c.alerts.webhook.empty() && c.alerts.webhook.rfind("http://", 0) != 0)
     return Error{fmt::format("{}: alerts.webhook: only http:// URLs are supported", path)};
+  for (const AgentConfig& a : c.agents) {
+    const bool shared = a.token_sha256 == c.admin_token_sha256 ||
+                        std::any_of(c.teams.begin(), c.teams.end(), [&](const TeamConfig& t) {
+                          return t.token_sha256 == a.token_sha256;
+                        });
+    if (shared)
+      return Error{fmt::format(
+          "{}: agents.{}.token_sha256: the same token as a team's or the admin's (a node token "
+          "must be its own)",
+          path, a.name)};
+  }
   return Status::Ok();
 }
 
@@ -324,9 +380,9 @@ Result<ServiceConfig> load_service_config(const std::string& path) {
   try {
     const YAML::Node root = YAML::Load(text.value());
     if (!root.IsMap()) return Error{fmt::format("{}: expected a map of settings", path)};
-    static constexpr Section kSections[] = {read_top_level,      read_node,  read_cluster,
-                                            read_price_fallback, read_teams, read_admin,
-                                            read_alerts,         read_slurm};
+    static constexpr Section kSections[] = {
+        read_top_level, read_node,   read_cluster, read_price_fallback, read_teams,
+        read_admin,     read_alerts, read_agents,  read_telemetry,      read_slurm};
     for (const Section section : kSections)
       if (Status st = section(root, r, c); !st.ok()) return st.error();
   } catch (const YAML::Exception& e) {

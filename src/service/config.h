@@ -40,6 +40,21 @@ struct PriceFallbackConfig {
   bool any() const { return usd_per_mwh >= 0 || !file.empty() || !command.empty(); }
 };
 
+// Pushed telemetry (POST /v1/telemetry; service/telemetry_book.h).
+struct TelemetryRules {
+  double max_skew_s = 60;            // agent clock vs the service's
+  double max_age_s = 3600;           // older reports are skipped
+  double min_post_interval_s = 0.2;  // per node
+  double stale_after_s = 60;         // a node's newest report is used this long after it came
+};
+
+// A node agent's token (`agents:`): it may only post telemetry, for `nodes` (empty: any).
+struct AgentConfig {
+  std::string name;
+  std::string token_sha256;
+  std::vector<std::string> nodes;
+};
+
 struct TeamConfig {
   std::string name;
   std::string token_sha256;
@@ -93,6 +108,8 @@ struct ServiceConfig {
   std::vector<CapacityPoolConfig> capacity_pools;
   std::vector<TeamConfig> teams;
   std::string admin_token_sha256;
+  std::vector<AgentConfig> agents;
+  TelemetryRules telemetry;
   AlertRules alerts;
 };
 

@@ -88,7 +88,7 @@ class Endpoints {
 
   ApiReply submit(const HttpRequest& req, const std::string&) const {
     const auto who = principal(req);
-    if (!who) return unauthorized();
+    if (!who) return refused(req);
     auto body = body_json(req);
     if (auto* refused = std::get_if<ApiReply>(&body)) return *refused;
     auto parsed = parse_job_request(std::get<nlohmann::json>(body), catalog_, limits_);
@@ -106,7 +106,7 @@ class Endpoints {
 
   ApiReply list_jobs(const HttpRequest& req, const std::string&) const {
     const auto who = principal(req);
-    if (!who) return unauthorized();
+    if (!who) return refused(req);
     std::optional<JobStatus> state;
     if (const std::string* s = req.param("state")) {
       state = parse_job_status(*s);
@@ -130,7 +130,7 @@ class Endpoints {
 
   ApiReply get_job(const HttpRequest& req, const std::string& id_text) const {
     const auto who = principal(req);
-    if (!who) return unauthorized();
+    if (!who) return refused(req);
     const auto id = parse_id(id_text);
     if (!id) return no_such_job();
     return wait(scheduler_.get_job(*who, *id));
@@ -138,7 +138,7 @@ class Endpoints {
 
   ApiReply act(Scheduler::Action a, const HttpRequest& req, const std::string& id_text) const {
     const auto who = principal(req);
-    if (!who) return unauthorized();
+    if (!who) return refused(req);
     const auto id = parse_id(id_text);
     if (!id) return no_such_job();
     return wait(scheduler_.act(*who, *id, a));
@@ -146,7 +146,7 @@ class Endpoints {
 
   ApiReply set_priority(const HttpRequest& req, const std::string& id_text) const {
     const auto who = principal(req);
-    if (!who) return unauthorized();
+    if (!who) return refused(req);
     const auto id = parse_id(id_text);
     if (!id) return no_such_job();
     auto parsed = body_json(req);
@@ -164,7 +164,7 @@ class Endpoints {
   // A job's output, bounded (service/log_tail.h); the team's own jobs only (get_job decides).
   ApiReply logs(const HttpRequest& req, const std::string& id_text) const {
     const auto who = principal(req);
-    if (!who) return unauthorized();
+    if (!who) return refused(req);
     const auto id = parse_id(id_text);
     if (!id) return no_such_job();
     const auto query = parse_log_query(req);
@@ -187,12 +187,12 @@ class Endpoints {
   using Ask = std::future<ApiReply> (Scheduler::*)(const Principal&);
   ApiReply ask(Ask what, const HttpRequest& req) const {
     const auto who = principal(req);
-    if (!who) return unauthorized();
+    if (!who) return refused(req);
     return wait((scheduler_.*what)(*who));
   }
 
   ApiReply regions(const HttpRequest& req, const std::string&) const {
-    if (!principal(req)) return unauthorized();
+    if (!principal(req)) return refused(req);
     return wait(scheduler_.regions());
   }
 
@@ -204,11 +204,36 @@ class Endpoints {
     return wait(scheduler_.metrics());
   }
 
- private:
-  std::optional<Principal> principal(const HttpRequest& req) const {
-    return auth_.authenticate(req.header("Authorization"));
+  // POST /v1/telemetry: a node agent's reports (docs/TELEMETRY.md); node tokens and the
+  // admin only.
+  ApiReply telemetry(const HttpRequest& req, const std::string&) const {
+    const auto who = auth_.authenticate(req.header("Authorization"));
+    if (!who) return error_reply(401, "missing or unknown bearer token", "Authorization");
+    if (!who->is_agent() && !who->admin)
+      return error_reply(403,
+                         "only a node token (config `agents:`) or the admin may post telemetry",
+                         "Authorization");
+    auto body = body_json(req);
+    if (auto* bad = std::get_if<ApiReply>(&body)) return *bad;
+    auto parsed = parse_telemetry_batch(std::get<nlohmann::json>(body), TelemetryLimits{});
+    if (auto* e = std::get_if<FieldError>(&parsed)) return error_reply(400, e->message, e->field);
+    return scheduler_.ingest_telemetry(*who, std::move(std::get<TelemetryBatch>(parsed)));
   }
-  static ApiReply unauthorized() {
+
+ private:
+  // The user the request's token names; nullopt when none (or a node token, which may only
+  // post telemetry: refused() tells which).
+  std::optional<Principal> principal(const HttpRequest& req) const {
+    auto who = auth_.authenticate(req.header("Authorization"));
+    if (who && who->is_agent()) return std::nullopt;
+    return who;
+  }
+  // 403 for a node token, else 401.
+  ApiReply refused(const HttpRequest& req) const {
+    const auto who = auth_.authenticate(req.header("Authorization"));
+    if (who && who->is_agent())
+      return error_reply(403, "a node token may only post telemetry (POST /v1/telemetry)",
+                         "Authorization");
     return error_reply(401, "missing or unknown bearer token", "Authorization");
   }
   static ApiReply no_such_job() { return error_reply(404, "no such job", "id"); }
@@ -272,6 +297,7 @@ std::vector<Route> make_routes(const Endpoints& e) {
       {"GET", "/v1/ledger", ask(&Scheduler::ledger)},
       {"GET", "/v1/regions", to(&Endpoints::regions)},
       {"GET", "/v1/alerts", ask(&Scheduler::alerts)},
+      {"POST", "/v1/telemetry", to(&Endpoints::telemetry)},
   };
 }
 

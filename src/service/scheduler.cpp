@@ -77,6 +77,9 @@ Scheduler::Scheduler(Parts parts, Profile profile)
       alerts_(config_.alerts, log_),
       calendar_(std::make_unique<LiveCalendar>(cluster_.regions, config_.price_fallback, log_)) {
   initial_power_ = std::move(parts.initial_power);
+  std::map<std::string, int> node_gpus;
+  for (const NodeSpec& n : cluster_.nodes) node_gpus[n.name] = n.gpus;
+  pushed_ = std::make_unique<TelemetryBook>(std::move(node_gpus), config_.telemetry);
 }
 
 Scheduler::~Scheduler() {
@@ -757,60 +760,6 @@ std::optional<Placement> Scheduler::parse_placement(const std::string& text) con
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;
   }
-}
-
-void Scheduler::sample_telemetry(double now) {
-  last_telemetry_ = now;
-  telemetry_ = driver_->telemetry();
-  // The local backend's node answers when the loop runs; other backends report per node.
-  for (const NodeSpec& n : cluster_.nodes)
-    if (cluster_.nodes.size() <= 16) node_seen_[n.name] = now;
-  for (const GpuTelemetry& g : telemetry_) node_seen_[g.node] = now;
-  std::vector<AlertBook::GpuView> gpus;
-  std::map<std::pair<std::string, int>, bool> allocated;
-  const ClusterState& st = engine_.cluster();
-  for (const GpuTelemetry& g : telemetry_) {
-    AlertBook::GpuView v;
-    v.node = g.node;
-    v.gpu = g.gpu;
-    v.utilization = g.utilization;
-    v.memory_used_mib = g.memory_used_mib;
-    v.memory_total_mib = g.memory_total_mib;
-    for (NodeId n = 0; n < cluster_.nodes.size(); ++n)
-      if (cluster_.nodes[n].name == g.node && g.gpu < st.gpus(n))
-        v.allocated = st.free_milli(n, g.gpu) < kMilliPerGpu;
-    gpus.push_back(v);
-  }
-  // Each running job's utilisation: the mean over its GPUs of this sample, folded into its
-  // running mean (the ledger prices the unused share as idle_allocated waste).
-  std::map<std::pair<std::string, int>, double> util;
-  for (const GpuTelemetry& g : telemetry_)
-    if (g.utilization >= 0) util[{g.node, g.gpu}] = g.utilization;
-  if (!util.empty())
-    for (auto& [id, l] : jobs_) {
-      if (l.rec.state != JobStatus::kRunning) continue;
-      double sum = 0;
-      int n = 0;
-      for (const Slot& slot : l.placement.slots) {
-        if (slot.gpu < 0) continue;
-        const auto it = util.find({cluster_.nodes[slot.node].name, slot.gpu});
-        if (it == util.end()) continue;
-        sum += it->second;
-        ++n;
-      }
-      if (n == 0) continue;
-      JobRecord& r = l.rec;
-      const double k = static_cast<double>(r.utilization_samples);
-      r.utilization = r.utilization < 0 ? sum / n : (r.utilization * k + sum / n) / (k + 1);
-      ++r.utilization_samples;
-      mark(l);
-    }
-  std::vector<AlertBook::PendingView> pending;
-  for (const auto& [id, l] : jobs_)
-    if (!is_final(l.rec.state) && l.rec.state != JobStatus::kRunning && !l.rec.held &&
-        l.rec.request.deadline > 0)
-      pending.push_back({id, l.rec.team, l.rec.request.deadline, l.spec->runtime_estimate()});
-  alerts_.evaluate(now, gpus, node_seen_, pending);
 }
 
 }  // namespace frugal

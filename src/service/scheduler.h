@@ -45,6 +45,7 @@
 #include "service/live_calendar.h"
 #include "service/metrics.h"
 #include "service/store.h"
+#include "service/telemetry_book.h"
 
 namespace frugal {
 
@@ -145,6 +146,10 @@ class Scheduler {
   std::future<ApiReply> health();
   // Answers after the loop's next turn (its commands, events and cycle) is done.
   std::future<ApiReply> barrier();
+  // Telemetry a node agent posted (POST /v1/telemetry): checked against the cluster and
+  // kept for the loop's next telemetry sample (service/telemetry_book.h). Off the loop;
+  // 202 {"accepted", "stale"}, or the refusal with its status and field.
+  ApiReply ingest_telemetry(const Principal& who, TelemetryBatch batch);
 
  private:
   struct Live {
@@ -160,6 +165,10 @@ class Scheduler {
     // checkpoint plan. Its exit starts the next segment here (restart_count + 1). Only in
     // memory: until that exit the store records the old segment, which is what runs.
     std::optional<Placement> move_to;
+    // Measured by telemetry (not stored): GPU memory its processes used at the latest
+    // sample that mapped them, MiB (< 0 unknown), and the GPUs they ran on.
+    int64_t gpu_memory_mib = -1;
+    std::vector<std::pair<std::string, int>> measured_gpus;
   };
   struct Command {
     std::function<ApiReply()> fn;
@@ -281,6 +290,8 @@ class Scheduler {
   // of every job that ended.
   Status rebuild_accounting();
   std::string placement_json(const Placement& p) const;
+  // One GPU's readings for /v1/nodes: a process's job only where `who` may see the job.
+  nlohmann::json telemetry_json(const GpuTelemetry& t, const Principal& who) const;
   std::optional<Placement> parse_placement(const std::string& json) const;
   nlohmann::json job_json(const Live& l, double now) const;
   // The admin's ledger body as of `now` (every job, each with its team); null before the
@@ -293,7 +304,13 @@ class Scheduler {
   std::shared_ptr<const ReadSnapshot> fresh_snapshot();
   void publish_snapshot(double now);  // loop: builds and publishes a ReadSnapshot
   void publish_health(double now);    // loop: every turn
+  // Telemetry (service/scheduler_telemetry.cpp): the driver's readings and the agents'
+  // reports into telemetry_, node_seen_, jobs' measured use and the alert rules.
   void sample_telemetry(double now);
+  // Folds one set of GPU readings into the measured use of the running jobs on them: a
+  // job's GPUs are those its processes were seen on (by frugal or Slurm job id), else its
+  // placement's.
+  void fold_job_use(const std::vector<GpuTelemetry>& readings);
   // The regions' series follow the real clock (calendar_); price_series_stale alerts.
   void update_calendar(double now);
   void fatal(const std::string& what);
@@ -371,7 +388,9 @@ class Scheduler {
   };
   std::vector<Held> held_;
   double last_telemetry_ = -1e18;
-  std::vector<GpuTelemetry> telemetry_;
+  std::vector<GpuTelemetry> telemetry_;              // the latest reading of every GPU seen
+  std::unique_ptr<TelemetryBook> pushed_;            // agents' reports (thread-safe)
+  std::map<std::string, HostLoad> host_load_;        // node → its agent's latest host load
   std::map<std::string, PowerState> initial_power_;  // Parts::initial_power
   std::set<NodeId> reclaiming_;                      // spot nodes under a reclaim notice
   std::map<std::string, double> node_seen_;          // node → last telemetry/heartbeat (Unix s)

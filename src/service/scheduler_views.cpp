@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <set>
 
 #include "cost/ledger.h"
@@ -55,6 +56,26 @@ nlohmann::json Scheduler::job_json(const Live& l, double now) const {
   return j;
 }
 
+nlohmann::json Scheduler::telemetry_json(const GpuTelemetry& t, const Principal& who) const {
+  nlohmann::json j = {{"utilization", t.utilization},
+                      {"memory_used_mib", t.memory_used_mib},
+                      {"memory_total_mib", t.memory_total_mib},
+                      {"power_w", t.power_w},
+                      {"temperature_c", t.temperature_c}};
+  // Processes on the card: the job of each where the principal may see it.
+  nlohmann::json procs = nlohmann::json::array();
+  for (const GpuProcess& p : t.processes) {
+    nlohmann::json pj = {{"memory_mib", p.memory_mib}};
+    int64_t id = 0;
+    std::from_chars(p.job.data(), p.job.data() + p.job.size(), id);
+    if (const auto it = jobs_.find(id); it != jobs_.end() && who.may_access(it->second.rec.team))
+      pj["job"] = it->first;
+    procs.push_back(std::move(pj));
+  }
+  if (!procs.empty()) j["processes"] = std::move(procs);
+  return j;
+}
+
 std::future<ApiReply> Scheduler::nodes(const Principal& who) {
   return enqueue([this, who] {
     const double now = wall_now();
@@ -80,10 +101,7 @@ std::future<ApiReply> Scheduler::nodes(const Principal& who) {
                              {"external", external.count({n, g}) > 0}};
         if (const auto it = tel.find({spec.name, g}); it != tel.end()) {
           const GpuTelemetry& t = *it->second;
-          gj["telemetry"] = {{"utilization", t.utilization},
-                             {"memory_used_mib", t.memory_used_mib},
-                             {"memory_total_mib", t.memory_total_mib},
-                             {"power_w", t.power_w}};
+          gj["telemetry"] = telemetry_json(t, who);
         }
         gpus.push_back(std::move(gj));
       }
@@ -95,6 +113,11 @@ std::future<ApiReply> Scheduler::nodes(const Principal& who) {
           {"cpu_jobs", holders[{n, -1}]}};
       if (const auto it = node_seen_.find(spec.name); it != node_seen_.end())
         nj["last_seen_s_ago"] = now - it->second;
+      if (const auto it = host_load_.find(spec.name); it != host_load_.end())
+        nj["host"] = {{"cpu_busy", it->second.cpu_busy},
+                      {"cpu_count", it->second.cpu_count},
+                      {"memory_used_mib", it->second.memory_used_mib},
+                      {"memory_total_mib", it->second.memory_total_mib}};
       out.push_back(std::move(nj));
     }
     ApiReply r;

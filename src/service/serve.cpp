@@ -268,7 +268,14 @@ std::map<std::string, std::vector<int64_t>> gpu_memory(const Inventory& inv) {
 Authenticator make_authenticator(const ServiceConfig& config) {
   std::map<std::string, std::string> hashes;
   for (const TeamConfig& t : config.teams) hashes[t.token_sha256] = t.name;
-  return Authenticator(hashes, config.admin_token_sha256);
+  std::map<std::string, Principal> agents;
+  for (const AgentConfig& a : config.agents) {
+    Principal p;
+    p.agent = a.name;
+    p.nodes = a.nodes;
+    agents[a.token_sha256] = p;
+  }
+  return Authenticator(hashes, config.admin_token_sha256, agents);
 }
 
 RequestLimits request_limits(const ServiceConfig& config, const ClusterSpec& cluster) {

@@ -4,10 +4,16 @@
 // no NVIDIA GPU; on a host with one, the real library is used instead.
 //
 // FRUGAL_FAKE_NVML names the file: one GPU per line, "#" starts a comment,
-//   NAME;UUID;MEMORY_TOTAL_MIB;MEMORY_USED_MIB;UTILIZATION_PERCENT;POWER_W
-// e.g. "NVIDIA L4;GPU-fake-0;23034;0;30;45". The file is read at nvmlInit_v2 (and again at
-// each query, so a test may change the load while the service runs). Without the variable
-// or with a file that cannot be read, nvmlInit_v2 fails with NVML_ERROR_LIBRARY_NOT_FOUND.
+//   NAME;UUID;MEMORY_TOTAL_MIB;MEMORY_USED_MIB;UTILIZATION_PERCENT;POWER_W[;TEMP_C[;PROCS]]
+// e.g. "NVIDIA L4;GPU-fake-0;23034;0;30;45;52;4711:2048,4712:512". TEMP_C is the GPU
+// temperature (absent or empty: NVML_ERROR_NOT_SUPPORTED); PROCS the compute processes on
+// the card as PID:USED_MIB pairs separated by commas. The file is read at nvmlInit_v2 (and
+// again at each query, so a test may change the load while the service runs). Without the
+// variable or with a file that cannot be read, nvmlInit_v2 fails with
+// NVML_ERROR_LIBRARY_NOT_FOUND.
+//
+// The build names the library libfrugal_fake_nvml.so and links libnvidia-ml.so.1 to it in
+// the same folder, the name frugal dlopens (CMakeLists.txt).
 
 #include <algorithm>
 #include <cstdint>
@@ -17,12 +23,14 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
 
 constexpr int kSuccess = 0;
 constexpr int kInvalidArgument = 2;
+constexpr int kNotSupported = 3;
 constexpr int kNotFound = 6;
 constexpr int kInsufficientSize = 7;
 constexpr int kLibraryNotFound = 12;
@@ -31,6 +39,8 @@ struct Gpu {
   std::string name, uuid;
   unsigned long long total_mib = 0, used_mib = 0;  // NOLINT(google-runtime-int)
   unsigned int util = 0, power_w = 0;
+  int temp_c = -1;                                                 // < 0: not supported
+  std::vector<std::pair<unsigned int, unsigned long long>> procs;  // NOLINT(google-runtime-int)
 };
 
 bool read_gpus(std::vector<Gpu>& out) {
@@ -45,7 +55,7 @@ bool read_gpus(std::vector<Gpu>& out) {
     std::vector<std::string> f;
     std::stringstream ss(line);
     for (std::string x; std::getline(ss, x, ';');) f.push_back(x);
-    if (f.size() != 6) continue;
+    if (f.size() < 6 || f.size() > 8) continue;
     Gpu g;
     g.name = f[0];
     g.uuid = f[1];
@@ -53,6 +63,17 @@ bool read_gpus(std::vector<Gpu>& out) {
     g.used_mib = std::strtoull(f[3].c_str(), nullptr, 10);
     g.util = static_cast<unsigned int>(std::strtoul(f[4].c_str(), nullptr, 10));
     g.power_w = static_cast<unsigned int>(std::strtoul(f[5].c_str(), nullptr, 10));
+    if (f.size() > 6 && !f[6].empty()) g.temp_c = std::atoi(f[6].c_str());
+    if (f.size() > 7) {
+      std::stringstream ps(f[7]);
+      for (std::string p; std::getline(ps, p, ',');) {
+        const size_t colon = p.find(':');
+        if (colon == std::string::npos) continue;
+        g.procs.emplace_back(
+            static_cast<unsigned int>(std::strtoul(p.substr(0, colon).c_str(), nullptr, 10)),
+            std::strtoull(p.substr(colon + 1).c_str(), nullptr, 10));
+      }
+    }
     out.push_back(g);
   }
   return true;
@@ -81,6 +102,12 @@ struct Memory {
 };
 struct Utilization {
   unsigned int gpu, memory;
+};
+// nvmlProcessInfo_t of NVML 11+ (the _v2/_v3 process queries take it).
+struct ProcessInfo {
+  unsigned int pid;
+  unsigned long long used_gpu_memory;  // NOLINT(google-runtime-int)
+  unsigned int gpu_instance_id, compute_instance_id;
 };
 
 }  // namespace
@@ -136,6 +163,30 @@ int nvmlDeviceGetPowerUsage(void* d, unsigned int* mw) {
   if (!mw) return kInvalidArgument;
   if (!device(d, g)) return kNotFound;
   *mw = g.power_w * 1000;
+  return kSuccess;
+}
+int nvmlDeviceGetTemperature(void* d, int sensor, unsigned int* temp) {
+  Gpu g;
+  if (!temp || sensor != 0) return kInvalidArgument;
+  if (!device(d, g)) return kNotFound;
+  if (g.temp_c < 0) return kNotSupported;
+  *temp = static_cast<unsigned int>(g.temp_c);
+  return kSuccess;
+}
+// As NVML: *count in is the room in `infos`; out the number of processes. Too little room
+// (or infos null with processes present) is NVML_ERROR_INSUFFICIENT_SIZE with *count set.
+int nvmlDeviceGetComputeRunningProcesses_v3(void* d, unsigned int* count, ProcessInfo* infos) {
+  Gpu g;
+  if (!count) return kInvalidArgument;
+  if (!device(d, g)) return kNotFound;
+  const auto n = static_cast<unsigned int>(g.procs.size());
+  if (n > *count || (n > 0 && !infos)) {
+    *count = n;
+    return kInsufficientSize;
+  }
+  *count = n;
+  for (unsigned int i = 0; i < n; ++i)
+    infos[i] = ProcessInfo{g.procs[i].first, g.procs[i].second << 20, 0xFFFFFFFF, 0xFFFFFFFF};
   return kSuccess;
 }
 

@@ -1,0 +1,158 @@
+// Scheduler: telemetry — the driver's GPU readings and node agents' pushed reports into the
+// loop's view (telemetry_, node_seen_), the running jobs' measured use, and the alert rules.
+#include <fmt/format.h>
+
+#include <charconv>
+#include <set>
+
+#include "service/scheduler.h"
+
+namespace frugal {
+namespace {
+
+// The Slurm job id in a Slurm driver handle ("slurm:<id>:<run>", "slurm-external:<id>:<t>").
+std::string slurm_job_of(const std::string& handle) {
+  for (const std::string prefix : {"slurm:", "slurm-external:"})
+    if (handle.rfind(prefix, 0) == 0) {
+      const size_t from = prefix.size(), to = handle.find(':', from);
+      return handle.substr(from, to == std::string::npos ? std::string::npos : to - from);
+    }
+  return "";
+}
+
+// A process's job id (decimal text); 0 when not one.
+int64_t job_id_of(const std::string& text) {
+  int64_t id = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+  return ec == std::errc() && end == text.data() + text.size() ? id : 0;
+}
+
+// Where GPU processes say each job runs (frugal job id → GPUs), and the GPU memory they use.
+struct ProcessUse {
+  std::map<int64_t, std::set<std::pair<std::string, int>>> gpus;
+  std::map<int64_t, int64_t> memory;
+};
+
+ProcessUse process_use(const std::vector<GpuTelemetry>& readings,
+                       const std::map<std::string, int64_t>& by_slurm) {
+  ProcessUse use;
+  for (const GpuTelemetry& g : readings)
+    for (const GpuProcess& p : g.processes) {
+      int64_t id = 0;
+      if (!p.job.empty()) {
+        id = job_id_of(p.job);
+      } else if (const auto it = by_slurm.find(p.slurm_job);
+                 !p.slurm_job.empty() && it != by_slurm.end()) {
+        id = it->second;
+      }
+      if (id <= 0) continue;
+      use.gpus[id].insert({g.node, g.gpu});
+      if (p.memory_mib >= 0) use.memory[id] += p.memory_mib;
+    }
+  return use;
+}
+
+}  // namespace
+
+ApiReply Scheduler::ingest_telemetry(const Principal& who, TelemetryBatch batch) {
+  auto outcome = pushed_->ingest(who.nodes, std::move(batch), clock_->now());
+  if (const auto* refused = std::get_if<TelemetryBook::Refusal>(&outcome))
+    return error_reply(refused->status, refused->error.message, refused->error.field);
+  const auto& a = std::get<TelemetryBook::Accepted>(outcome);
+  ApiReply r;
+  r.status = 202;
+  r.body = {{"accepted", a.accepted}, {"stale", a.stale}};
+  return r;
+}
+
+void Scheduler::fold_job_use(const std::vector<GpuTelemetry>& readings) {
+  if (readings.empty()) return;
+  std::map<std::string, int64_t> by_slurm;  // Slurm job id → frugal job id
+  for (const auto& [id, l] : jobs_)
+    if (l.rec.state == JobStatus::kRunning)
+      if (std::string s = slurm_job_of(l.rec.handle); !s.empty()) by_slurm[s] = id;
+  const ProcessUse use = process_use(readings, by_slurm);
+  std::map<std::pair<std::string, int>, double> util;
+  for (const GpuTelemetry& g : readings)
+    if (g.utilization >= 0) util[{g.node, g.gpu}] = g.utilization;
+  for (auto& [id, l] : jobs_) {
+    if (l.rec.state != JobStatus::kRunning) continue;
+    std::vector<std::pair<std::string, int>> gpus;
+    if (const auto it = use.gpus.find(id); it != use.gpus.end()) {
+      gpus.assign(it->second.begin(), it->second.end());
+      l.measured_gpus = gpus;
+      const auto m = use.memory.find(id);
+      l.gpu_memory_mib = m == use.memory.end() ? -1 : m->second;
+    } else {
+      for (const Slot& slot : l.placement.slots)
+        if (slot.gpu >= 0) gpus.emplace_back(cluster_.nodes[slot.node].name, slot.gpu);
+    }
+    double sum = 0;
+    int n = 0;
+    for (const auto& key : gpus)
+      if (const auto it = util.find(key); it != util.end()) {
+        sum += it->second;
+        ++n;
+      }
+    if (n == 0) continue;
+    // Folded into the job's running mean (the ledger prices the unused share as
+    // idle_allocated waste).
+    JobRecord& r = l.rec;
+    const double k = static_cast<double>(r.utilization_samples);
+    r.utilization = r.utilization < 0 ? sum / n : (r.utilization * k + sum / n) / (k + 1);
+    ++r.utilization_samples;
+    mark(l);
+  }
+}
+
+void Scheduler::sample_telemetry(double now) {
+  last_telemetry_ = now;
+  telemetry_ = driver_->telemetry();
+  // The local backend's node answers when the loop runs; other backends report per node.
+  for (const NodeSpec& n : cluster_.nodes)
+    if (cluster_.nodes.size() <= 16) node_seen_[n.name] = now;
+  std::set<std::string> sampled;
+  for (const GpuTelemetry& g : telemetry_) {
+    node_seen_[g.node] = now;
+    sampled.insert(g.node);
+  }
+  fold_job_use(telemetry_);
+  // Agents' reports, for nodes the driver does not sample itself: each report once into
+  // the jobs' measured use, each node's newest into the view.
+  for (const NodeReport& r : pushed_->take()) {
+    if (sampled.count(r.node)) continue;
+    fold_job_use(r.gpus);
+    double& seen = node_seen_[r.node];
+    seen = std::max(seen, r.time);
+  }
+  host_load_.clear();
+  for (NodeReport& r : pushed_->latest(now)) {
+    if (sampled.count(r.node)) continue;
+    host_load_[r.node] = r.host;
+    for (GpuTelemetry& g : r.gpus) telemetry_.push_back(std::move(g));
+  }
+
+  std::vector<AlertBook::GpuView> gpus;
+  const ClusterState& st = engine_.cluster();
+  std::map<std::string, NodeId> node_ids;
+  for (NodeId n = 0; n < cluster_.nodes.size(); ++n) node_ids[cluster_.nodes[n].name] = n;
+  for (const GpuTelemetry& g : telemetry_) {
+    AlertBook::GpuView v;
+    v.node = g.node;
+    v.gpu = g.gpu;
+    v.utilization = g.utilization;
+    v.memory_used_mib = g.memory_used_mib;
+    v.memory_total_mib = g.memory_total_mib;
+    if (const auto it = node_ids.find(g.node); it != node_ids.end() && g.gpu < st.gpus(it->second))
+      v.allocated = st.free_milli(it->second, g.gpu) < kMilliPerGpu;
+    gpus.push_back(v);
+  }
+  std::vector<AlertBook::PendingView> pending;
+  for (const auto& [id, l] : jobs_)
+    if (!is_final(l.rec.state) && l.rec.state != JobStatus::kRunning && !l.rec.held &&
+        l.rec.request.deadline > 0)
+      pending.push_back({id, l.rec.team, l.rec.request.deadline, l.spec->runtime_estimate()});
+  alerts_.evaluate(now, gpus, node_seen_, pending);
+}
+
+}  // namespace frugal
