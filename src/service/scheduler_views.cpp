@@ -6,6 +6,7 @@
 
 #include "cost/ledger.h"
 #include "io/report.h"
+#include "service/prom_text.h"
 #include "service/scheduler.h"
 
 namespace frugal {
@@ -216,10 +217,10 @@ std::string Scheduler::metrics_text(double now, const nlohmann::json& ledger) {
   render_pool_metrics(out);
   std::map<std::string, size_t> by_state;
   for (const auto& [id, l] : jobs_) ++by_state[std::string(to_string(l.rec.state))];
-  out += "# HELP frugal_jobs Jobs known to the service by state\n# TYPE frugal_jobs gauge\n";
+  render_header("frugal_jobs", "gauge", "Jobs known to the service by state", out);
   for (const char* s : {"queued", "deferred", "running", "preempted", "completed", "failed",
                         "cancelled", "unknown"})
-    out += fmt::format("frugal_jobs{{state=\"{}\"}} {}\n", s, by_state[s]);
+    render_sample("frugal_jobs", {{"state", s}}, static_cast<double>(by_state[s]), out);
   return out;
 }
 
