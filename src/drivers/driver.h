@@ -91,6 +91,7 @@ struct GpuTelemetry {
   int64_t memory_used_mib = -1;
   int64_t memory_total_mib = -1;
   double power_w = -1;
+  double temperature_c = -1;  // degrees Celsius
 };
 
 // A share of one GPU (or, gpu = -1, a CPU-only share of a node) given to a job.

@@ -6,6 +6,7 @@
 
 #include "cost/ledger.h"
 #include "io/report.h"
+#include "service/gpu_metrics.h"
 #include "service/prom_text.h"
 #include "service/scheduler.h"
 
@@ -162,6 +163,59 @@ ApiReply ledger_view(const nlohmann::json& admin, const Principal& who) {
   return r;
 }
 
+void Scheduler::render_telemetry_metrics(std::string& out) const {
+  const ClusterState& st = engine_.cluster();
+  std::map<std::pair<std::string, int>, const GpuTelemetry*> tel;
+  for (const GpuTelemetry& g : telemetry_) tel[{g.node, g.gpu}] = &g;
+  const auto model_name = [this](GpuModelId m) {
+    return m == kNoGpuModel ? std::string() : catalog_.at(m).name;
+  };
+  std::vector<GpuSample> gpus;
+  std::set<std::pair<std::string, int>> shown;
+  for (NodeId n = 0; n < cluster_.nodes.size(); ++n) {
+    const NodeSpec& spec = cluster_.nodes[n];
+    for (int g = 0; g < spec.gpus; ++g) {
+      GpuSample s;
+      s.reading.node = spec.name;
+      s.reading.gpu = g;
+      if (const auto it = tel.find({spec.name, g}); it != tel.end()) s.reading = *it->second;
+      s.model = model_name(spec.model);
+      if (spec.pool < cluster_.pools.size()) s.pool = cluster_.pools[spec.pool].name;
+      s.allocated = static_cast<double>(kMilliPerGpu - st.free_milli(n, g)) / kMilliPerGpu;
+      shown.insert({spec.name, g});
+      gpus.push_back(std::move(s));
+    }
+  }
+  for (const GpuTelemetry& g : telemetry_)  // a card the cluster does not list: its readings
+    if (shown.count({g.node, g.gpu}) == 0) gpus.push_back(GpuSample{g, "", "", -1});
+  render_gpu_metrics(gpus, out);
+
+  std::vector<JobUse> jobs;
+  for (const auto& [id, l] : jobs_) {
+    if (l.rec.state != JobStatus::kRunning) continue;
+    JobUse j;
+    j.id = id;
+    j.team = l.rec.team;
+    j.tier = std::string(to_string(l.rec.request.tier));
+    j.model = model_name(l.placement.model);
+    j.utilization = l.rec.utilization;
+    int64_t memory = 0;  // known only when every slot is a whole card with a reading
+    for (const Slot& s : l.placement.slots) {
+      if (s.gpu < 0) continue;
+      j.gpus += static_cast<double>(s.milli) / kMilliPerGpu;
+      const auto it = tel.find({cluster_.nodes[s.node].name, s.gpu});
+      if (memory < 0 || s.milli < kMilliPerGpu || it == tel.end() ||
+          it->second->memory_used_mib < 0)
+        memory = -1;
+      else
+        memory += it->second->memory_used_mib;
+    }
+    j.memory_used_mib = j.gpus > 0 ? memory : -1;
+    jobs.push_back(std::move(j));
+  }
+  render_job_metrics(jobs, out);
+}
+
 std::string Scheduler::metrics_text(double now, const nlohmann::json& ledger) {
   std::string out;
   const ClusterState& st = engine_.cluster();
@@ -215,6 +269,7 @@ std::string Scheduler::metrics_text(double now, const nlohmann::json& ledger) {
   render_metric("frugal_alerts_active", "gauge", "Alerts firing",
                 static_cast<double>(alerts_.active_count()), out);
   render_pool_metrics(out);
+  render_telemetry_metrics(out);
   std::map<std::string, size_t> by_state;
   for (const auto& [id, l] : jobs_) ++by_state[std::string(to_string(l.rec.state))];
   render_header("frugal_jobs", "gauge", "Jobs known to the service by state", out);
