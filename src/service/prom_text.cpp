@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <iterator>
+
 namespace frugal {
 
 namespace {
@@ -36,18 +38,30 @@ void render_header(std::string_view name, std::string_view type, std::string_vie
   out += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, escape(help, false), name, type);
 }
 
+std::string label_set(const PromLabels& labels) {
+  if (labels.empty()) return {};
+  std::string out = "{";
+  for (const auto& [name, value] : labels) {
+    if (out.size() > 1) out += ',';
+    out += name;
+    out += "=\"";
+    out += escape_label_value(value);
+    out += '"';
+  }
+  out += '}';
+  return out;
+}
+
 void render_sample(std::string_view name, const PromLabels& labels, double value,
                    std::string& out) {
+  render_sample_set(name, label_set(labels), value, out);
+}
+
+void render_sample_set(std::string_view name, std::string_view labels, double value,
+                       std::string& out) {
   out += name;
-  if (!labels.empty()) {
-    out += '{';
-    for (size_t i = 0; i < labels.size(); ++i) {
-      if (i > 0) out += ',';
-      out += fmt::format("{}=\"{}\"", labels[i].first, escape_label_value(labels[i].second));
-    }
-    out += '}';
-  }
-  out += fmt::format(" {}\n", value);
+  out += labels;
+  fmt::format_to(std::back_inserter(out), " {}\n", value);
 }
 
 }  // namespace frugal

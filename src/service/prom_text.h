@@ -22,8 +22,13 @@ using PromLabels = std::vector<std::pair<std::string_view, std::string>>;
 void render_header(std::string_view name, std::string_view type, std::string_view help,
                    std::string& out);
 
-// Appends `name{k="v",...} value` and a newline (no braces when `labels` is empty); values
-// escaped with escape_label_value.
+// `{k="v",...}` with values escaped by escape_label_value; "" when `labels` is empty.
+std::string label_set(const PromLabels& labels);
+
+// Appends `name{k="v",...} value` and a newline (no braces when `labels` is empty).
 void render_sample(std::string_view name, const PromLabels& labels, double value, std::string& out);
+// The same with the label set already rendered by label_set (for families that share it).
+void render_sample_set(std::string_view name, std::string_view labels, double value,
+                       std::string& out);
 
 }  // namespace frugal

@@ -170,24 +170,25 @@ void Scheduler::render_telemetry_metrics(std::string& out) const {
   const auto model_name = [this](GpuModelId m) {
     return m == kNoGpuModel ? std::string() : catalog_.at(m).name;
   };
+  // Cards with telemetry only: per-card series scale with what is measured, so a large
+  // cluster without telemetry (dry-run, Slurm today) serves none.
   std::vector<GpuSample> gpus;
-  std::set<std::pair<std::string, int>> shown;
-  for (NodeId n = 0; n < cluster_.nodes.size(); ++n) {
-    const NodeSpec& spec = cluster_.nodes[n];
-    for (int g = 0; g < spec.gpus; ++g) {
-      GpuSample s;
-      s.reading.node = spec.name;
-      s.reading.gpu = g;
-      if (const auto it = tel.find({spec.name, g}); it != tel.end()) s.reading = *it->second;
-      s.model = model_name(spec.model);
-      if (spec.pool < cluster_.pools.size()) s.pool = cluster_.pools[spec.pool].name;
-      s.allocated = static_cast<double>(kMilliPerGpu - st.free_milli(n, g)) / kMilliPerGpu;
-      shown.insert({spec.name, g});
+  if (!telemetry_.empty()) {
+    std::map<std::string, NodeId> node_of;
+    for (NodeId n = 0; n < cluster_.nodes.size(); ++n) node_of[cluster_.nodes[n].name] = n;
+    for (const GpuTelemetry& t : telemetry_) {
+      GpuSample s{t, "", "", -1};
+      if (const auto it = node_of.find(t.node); it != node_of.end()) {
+        const NodeSpec& spec = cluster_.nodes[it->second];
+        s.model = model_name(spec.model);
+        if (spec.pool < cluster_.pools.size()) s.pool = cluster_.pools[spec.pool].name;
+        if (t.gpu >= 0 && t.gpu < spec.gpus)
+          s.allocated =
+              static_cast<double>(kMilliPerGpu - st.free_milli(it->second, t.gpu)) / kMilliPerGpu;
+      }
       gpus.push_back(std::move(s));
     }
   }
-  for (const GpuTelemetry& g : telemetry_)  // a card the cluster does not list: its readings
-    if (shown.count({g.node, g.gpu}) == 0) gpus.push_back(GpuSample{g, "", "", -1});
   render_gpu_metrics(gpus, out);
 
   std::vector<JobUse> jobs;
