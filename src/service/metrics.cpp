@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "service/prom_text.h"
+
 namespace frugal {
 
 void LatencyHistogram::record(double s) {
@@ -30,7 +32,7 @@ double LatencyHistogram::quantile(double q) const {
 
 void LatencyHistogram::render(const std::string& name, const std::string& help,
                               std::string& out) const {
-  out += fmt::format("# HELP {} {}\n# TYPE {} histogram\n", name, help, name);
+  render_header(name, "histogram", help, out);
   uint64_t cumulative = 0;
   for (size_t b = 0; b < kBounds.size(); ++b) {
     cumulative += buckets_[b];
@@ -39,16 +41,19 @@ void LatencyHistogram::render(const std::string& name, const std::string& help,
   cumulative += buckets_[kBounds.size()];
   out += fmt::format("{}_bucket{{le=\"+Inf\"}} {}\n{}_sum {}\n{}_count {}\n", name, cumulative,
                      name, sum_, name, count_);
-  out += fmt::format("# HELP {}_window {} (quantiles of the latest {} samples)\n", name, help,
-                     window_);
-  out += fmt::format("# TYPE {}_window gauge\n", name);
-  out += fmt::format("{}_window{{quantile=\"0.5\"}} {}\n", name, quantile(0.5));
-  out += fmt::format("{}_window{{quantile=\"0.99\"}} {}\n", name, quantile(0.99));
+  // A summary, not gauges: only a summary's samples may carry a `quantile` label (promtool).
+  const std::string w = name + "_window";
+  render_header(w, "summary", fmt::format("{} (quantiles of the latest {} samples)", help, window_),
+                out);
+  render_sample(w, {{"quantile", "0.5"}}, quantile(0.5), out);
+  render_sample(w, {{"quantile", "0.99"}}, quantile(0.99), out);
+  out += fmt::format("{}_sum {}\n{}_count {}\n", w, sum_, w, count_);
 }
 
 void render_metric(const std::string& name, const char* type, const std::string& help, double value,
                    std::string& out) {
-  out += fmt::format("# HELP {} {}\n# TYPE {} {}\n{} {}\n", name, help, name, type, name, value);
+  render_header(name, type, help, out);
+  render_sample(name, {}, value, out);
 }
 
 }  // namespace frugal

@@ -1,6 +1,6 @@
 #pragma once
 // Latency recording for /metrics: a Prometheus histogram (fixed buckets) plus a window of
-// the latest samples for exact quantiles (p50/p99 in the bench and the summary lines).
+// the latest samples for exact quantiles (p50/p99 in the bench), served as a summary.
 // Not thread-safe: the decision loop owns every instance.
 
 #include <array>
@@ -22,8 +22,9 @@ class LatencyHistogram {
   double sum() const { return sum_; }
   // Quantile q in [0, 1] of the latest `window` samples (0 when none).
   double quantile(double q) const;
-  // Appends "# HELP", "# TYPE name histogram", buckets, _sum, _count, and a quantile gauge
-  // "<name>_window{quantile="0.5"|"0.99"}" to `out`.
+  // Appends to `out` the histogram `name` (HELP, TYPE, buckets, _sum, _count) and the summary
+  // `<name>_window`: quantile="0.5" and "0.99" of the latest `window` samples, with the same
+  // _sum and _count as the histogram (cumulative, as Prometheus client summaries are).
   void render(const std::string& name, const std::string& help, std::string& out) const;
 
  private:

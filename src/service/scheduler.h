@@ -241,6 +241,9 @@ class Scheduler {
   StopPlan preempt_plan(const Live& l) const;
   // frugal_pool_gpus{pool, state}: provisioned, booting and idle GPUs per pool.
   void render_pool_metrics(std::string& out) const;
+  // The per-GPU, per-job and per-team gauges (service/gpu_metrics.h) from telemetry_ and the
+  // running jobs.
+  void render_telemetry_metrics(std::string& out) const;
   // The job id a kExited / kLost event is about (0: none known).
   int64_t event_job(const DriverEvent& e) const;
   // `starts`: jobs whose new run segment begins (a moved job's old segment ended).

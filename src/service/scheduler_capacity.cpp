@@ -13,6 +13,7 @@
 
 #include <algorithm>
 
+#include "service/prom_text.h"
 #include "service/scheduler.h"
 
 namespace frugal {
@@ -121,14 +122,15 @@ void Scheduler::render_pool_metrics(std::string& out) const {
     idle[p] += static_cast<double>(st.centre_up_gpus(c)) -
                static_cast<double>(st.centre_allocated_milli(c)) / kMilliPerGpu;
   }
-  out +=
-      "# HELP frugal_pool_gpus GPUs per pool: provisioned (paid for, booting included), booting "
-      "(requested, not yet up), idle (up and not allocated)\n# TYPE frugal_pool_gpus gauge\n";
+  render_header("frugal_pool_gpus", "gauge",
+                "GPUs per pool: provisioned (paid for, booting included), booting (requested, "
+                "not yet up), idle (up and not allocated)",
+                out);
   for (size_t p = 0; p < cluster_.pools.size(); ++p)
     for (const auto& [state, v] :
          {std::pair{"provisioned", provisioned[p]}, {"booting", booting[p]}, {"idle", idle[p]}})
-      out += fmt::format("frugal_pool_gpus{{pool=\"{}\",state=\"{}\"}} {}\n",
-                         cluster_.pools[p].name, state, v);
+      render_sample("frugal_pool_gpus", {{"pool", cluster_.pools[p].name}, {"state", state}}, v,
+                    out);
 }
 
 }  // namespace frugal

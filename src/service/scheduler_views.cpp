@@ -7,6 +7,8 @@
 
 #include "cost/ledger.h"
 #include "io/report.h"
+#include "service/gpu_metrics.h"
+#include "service/prom_text.h"
 #include "service/scheduler.h"
 
 namespace frugal {
@@ -184,6 +186,60 @@ ApiReply ledger_view(const nlohmann::json& admin, const Principal& who) {
   return r;
 }
 
+void Scheduler::render_telemetry_metrics(std::string& out) const {
+  const ClusterState& st = engine_.cluster();
+  std::map<std::pair<std::string, int>, const GpuTelemetry*> tel;
+  for (const GpuTelemetry& g : telemetry_) tel[{g.node, g.gpu}] = &g;
+  const auto model_name = [this](GpuModelId m) {
+    return m == kNoGpuModel ? std::string() : catalog_.at(m).name;
+  };
+  // Cards with telemetry only: per-card series scale with what is measured, so a large
+  // cluster without telemetry (dry-run, Slurm today) serves none.
+  std::vector<GpuSample> gpus;
+  if (!telemetry_.empty()) {
+    std::map<std::string, NodeId> node_of;
+    for (NodeId n = 0; n < cluster_.nodes.size(); ++n) node_of[cluster_.nodes[n].name] = n;
+    for (const GpuTelemetry& t : telemetry_) {
+      GpuSample s{t, "", "", -1};
+      if (const auto it = node_of.find(t.node); it != node_of.end()) {
+        const NodeSpec& spec = cluster_.nodes[it->second];
+        s.model = model_name(spec.model);
+        if (spec.pool < cluster_.pools.size()) s.pool = cluster_.pools[spec.pool].name;
+        if (t.gpu >= 0 && t.gpu < spec.gpus)
+          s.allocated =
+              static_cast<double>(kMilliPerGpu - st.free_milli(it->second, t.gpu)) / kMilliPerGpu;
+      }
+      gpus.push_back(std::move(s));
+    }
+  }
+  render_gpu_metrics(gpus, out);
+
+  std::vector<JobUse> jobs;
+  for (const auto& [id, l] : jobs_) {
+    if (l.rec.state != JobStatus::kRunning) continue;
+    JobUse j;
+    j.id = id;
+    j.team = l.rec.team;
+    j.tier = std::string(to_string(l.rec.request.tier));
+    j.model = model_name(l.placement.model);
+    j.utilization = l.rec.utilization;
+    int64_t memory = 0;  // known only when every slot is a whole card with a reading
+    for (const Slot& s : l.placement.slots) {
+      if (s.gpu < 0) continue;
+      j.gpus += static_cast<double>(s.milli) / kMilliPerGpu;
+      const auto it = tel.find({cluster_.nodes[s.node].name, s.gpu});
+      if (memory < 0 || s.milli < kMilliPerGpu || it == tel.end() ||
+          it->second->memory_used_mib < 0)
+        memory = -1;
+      else
+        memory += it->second->memory_used_mib;
+    }
+    j.memory_used_mib = j.gpus > 0 ? memory : -1;
+    jobs.push_back(std::move(j));
+  }
+  render_job_metrics(jobs, out);
+}
+
 std::string Scheduler::metrics_text(double now, const nlohmann::json& ledger) {
   std::string out;
   const ClusterState& st = engine_.cluster();
@@ -237,12 +293,13 @@ std::string Scheduler::metrics_text(double now, const nlohmann::json& ledger) {
   render_metric("frugal_alerts_active", "gauge", "Alerts firing",
                 static_cast<double>(alerts_.active_count()), out);
   render_pool_metrics(out);
+  render_telemetry_metrics(out);
   std::map<std::string, size_t> by_state;
   for (const auto& [id, l] : jobs_) ++by_state[std::string(to_string(l.rec.state))];
-  out += "# HELP frugal_jobs Jobs known to the service by state\n# TYPE frugal_jobs gauge\n";
+  render_header("frugal_jobs", "gauge", "Jobs known to the service by state", out);
   for (const char* s : {"queued", "deferred", "running", "preempted", "completed", "failed",
                         "cancelled", "unknown"})
-    out += fmt::format("frugal_jobs{{state=\"{}\"}} {}\n", s, by_state[s]);
+    render_sample("frugal_jobs", {{"state", s}}, static_cast<double>(by_state[s]), out);
   return out;
 }
 
