@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <httplib.h>
 
+#include <algorithm>
+#include <cmath>
+
 namespace frugal {
 
 AlertBook::AlertBook(AlertRules rules, std::function<void(const std::string&)> log)
@@ -21,8 +24,10 @@ AlertBook::~AlertBook() {
 
 void AlertBook::evaluate(double now, const std::vector<GpuView>& gpus,
                          const std::map<std::string, double>& node_seen,
-                         const std::vector<PendingView>& pending) {
+                         const std::vector<PendingView>& pending,
+                         const std::vector<JobView>& jobs) {
   std::set<std::string> seen_keys;
+  evaluate_jobs(now, jobs, seen_keys);
   auto check = [&](const std::string& key, bool on, const std::string& rule,
                    const std::string& subject, const std::string& message,
                    const std::string& team = "") {
@@ -72,6 +77,22 @@ void AlertBook::evaluate(double now, const std::vector<GpuView>& gpus,
   for (const auto& [key, a] : active_)
     if (!seen_keys.count(key) && !raised_.count(key)) gone.push_back(key);
   for (const std::string& key : gone) set(key, false, "", "", "", now);
+}
+
+void AlertBook::evaluate_jobs(double now, const std::vector<JobView>& jobs,
+                              std::set<std::string>& seen_keys) {
+  if (!(rules_.job_idle_minutes > 0)) return;
+  for (const JobView& j : jobs) {
+    const std::string key = fmt::format("job_idle:{}", j.job);
+    seen_keys.insert(key);
+    const bool on = j.idle_since >= 0 && now - j.idle_since >= rules_.job_idle_minutes * 60;
+    set(key, on, "job_idle", fmt::format("job {}", j.job),
+        fmt::format("job {} has been idle on all its GPUs (measured {:.0f}% busy, < {:.0f}%) for "
+                    "{:g} min",
+                    j.job, std::max(0.0, j.utilization) * 100, rules_.job_idle_below * 100,
+                    std::floor((now - j.idle_since) / 6) / 10),
+        now, j.team);
+  }
 }
 
 void AlertBook::raise(const std::string& rule, const std::string& subject,

@@ -4,6 +4,8 @@
 //   gpu_memory_high   a GPU's memory used above `gpu_memory_above`
 //   node_silent       no telemetry or heartbeat from a node for `node_silent_s`
 //   deadline_risk     a pending job whose deadline is closer than its runtime estimate
+//   job_idle          a running job measured below `job_idle.below` on all its GPUs for
+//                     `job_idle.minutes` (its team sees it)
 // and conditions the service reports itself with raise()/clear() (e.g. backend_unreachable:
 // the Slurm controller or slurmrestd not answering), which evaluate() leaves alone.
 // An alert fires once when its condition starts and resolves when it ends. Firing and
@@ -52,6 +54,14 @@ class AlertBook {
     double estimate_s = 0;
   };
 
+  // A running job's measured use (telemetry): since when it has been idle (< 0: it is not).
+  struct JobView {
+    int64_t job = 0;
+    std::string team;
+    double idle_since = -1;   // Unix s
+    double utilization = -1;  // its latest measured utilisation
+  };
+
   AlertBook(AlertRules rules, std::function<void(const std::string&)> log);
   ~AlertBook();
   AlertBook(const AlertBook&) = delete;
@@ -60,7 +70,7 @@ class AlertBook {
   // One evaluation at `now` (Unix s).
   void evaluate(double now, const std::vector<GpuView>& gpus,
                 const std::map<std::string, double>& node_seen,
-                const std::vector<PendingView>& pending);
+                const std::vector<PendingView>& pending, const std::vector<JobView>& jobs = {});
   // A condition the service observes itself, keyed by (rule, subject): fires once when
   // raised, resolves when cleared; raising it again while active changes nothing. Not
   // touched by evaluate().
@@ -76,6 +86,8 @@ class AlertBook {
  private:
   void set(const std::string& key, bool on, const std::string& rule, const std::string& subject,
            const std::string& message, double now, const std::string& team = "");
+  void evaluate_jobs(double now, const std::vector<JobView>& jobs,
+                     std::set<std::string>& seen_keys);
   void deliver(const Alert& a, const char* event);
   void webhook_loop();
 

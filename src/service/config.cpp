@@ -254,6 +254,11 @@ Status read_alerts(const YAML::Node& root, Reader& r, ServiceConfig& c) {
     get(lu, "below", c.alerts.low_utilization_below);
     get(lu, "minutes", c.alerts.low_utilization_minutes);
   }
+  if (const YAML::Node ji = a["job_idle"]; ji) {
+    r.key = "alerts.job_idle";
+    get(ji, "below", c.alerts.job_idle_below);
+    get(ji, "minutes", c.alerts.job_idle_minutes);
+  }
   r.read(a, "alerts.", "gpu_memory_above", c.alerts.gpu_memory_above);
   r.read(a, "alerts.", "node_silent_s", c.alerts.node_silent_s);
   r.read(a, "alerts.", "deadline_risk", c.alerts.deadline_risk);

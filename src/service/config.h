@@ -18,6 +18,8 @@ struct AlertRules {
   double gpu_memory_above = 0.95;       // memory used share (>= 1: rule off)
   double node_silent_s = 120;           // node telemetry older than this (0: rule off)
   bool deadline_risk = true;            // a pending job can no longer meet its deadline
+  double job_idle_below = 0.05;         // a running job measured below this on all its GPUs ...
+  double job_idle_minutes = 30;         // ... for this long (0: rule off)
   std::string webhook;                  // http://host:port/path to POST alerts to ("": none)
 };
 

@@ -169,6 +169,11 @@ class Scheduler {
     // sample that mapped them, MiB (< 0 unknown), and the GPUs they ran on.
     int64_t gpu_memory_mib = -1;
     std::vector<std::pair<std::string, int>> measured_gpus;
+    // Its latest measured utilisation, when it was measured, and since when it has been
+    // below alerts.job_idle.below (< 0: it is not), Unix s.
+    double last_utilization = -1;
+    double measured_at = -1;
+    double idle_since = -1;
   };
   struct Command {
     std::function<ApiReply()> fn;
@@ -313,7 +318,9 @@ class Scheduler {
   // Folds one set of GPU readings into the measured use of the running jobs on them: a
   // job's GPUs are those its processes were seen on (by frugal or Slurm job id), else its
   // placement's.
-  void fold_job_use(const std::vector<GpuTelemetry>& readings);
+  void fold_job_use(const std::vector<GpuTelemetry>& readings, double at);
+  // The alert rules' view of running jobs measured lately (job_idle).
+  std::vector<AlertBook::JobView> job_views(double now) const;
   // The regions' series follow the real clock (calendar_); price_series_stale alerts.
   void update_calendar(double now);
   void fatal(const std::string& what);

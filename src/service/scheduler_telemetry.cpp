@@ -2,6 +2,7 @@
 // loop's view (telemetry_, node_seen_), the running jobs' measured use, and the alert rules.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <set>
 
@@ -65,7 +66,7 @@ ApiReply Scheduler::ingest_telemetry(const Principal& who, TelemetryBatch batch)
   return r;
 }
 
-void Scheduler::fold_job_use(const std::vector<GpuTelemetry>& readings) {
+void Scheduler::fold_job_use(const std::vector<GpuTelemetry>& readings, double at) {
   if (readings.empty()) return;
   std::map<std::string, int64_t> by_slurm;  // Slurm job id → frugal job id
   for (const auto& [id, l] : jobs_)
@@ -95,6 +96,12 @@ void Scheduler::fold_job_use(const std::vector<GpuTelemetry>& readings) {
         ++n;
       }
     if (n == 0) continue;
+    l.last_utilization = sum / n;
+    l.measured_at = at;
+    if (l.last_utilization >= config_.alerts.job_idle_below)
+      l.idle_since = -1;
+    else if (l.idle_since < 0)
+      l.idle_since = at;
     // Folded into the job's running mean (the ledger prices the unused share as
     // idle_allocated waste).
     JobRecord& r = l.rec;
@@ -116,12 +123,12 @@ void Scheduler::sample_telemetry(double now) {
     node_seen_[g.node] = now;
     sampled.insert(g.node);
   }
-  fold_job_use(telemetry_);
+  fold_job_use(telemetry_, now);
   // Agents' reports, for nodes the driver does not sample itself: each report once into
   // the jobs' measured use, each node's newest into the view.
   for (const NodeReport& r : pushed_->take()) {
     if (sampled.count(r.node)) continue;
-    fold_job_use(r.gpus);
+    fold_job_use(r.gpus, r.time);
     double& seen = node_seen_[r.node];
     seen = std::max(seen, r.time);
   }
@@ -152,7 +159,18 @@ void Scheduler::sample_telemetry(double now) {
     if (!is_final(l.rec.state) && l.rec.state != JobStatus::kRunning && !l.rec.held &&
         l.rec.request.deadline > 0)
       pending.push_back({id, l.rec.team, l.rec.request.deadline, l.spec->runtime_estimate()});
-  alerts_.evaluate(now, gpus, node_seen_, pending);
+  alerts_.evaluate(now, gpus, node_seen_, pending, job_views(now));
+}
+
+std::vector<AlertBook::JobView> Scheduler::job_views(double now) const {
+  // Measured within the last three samples (or a minute): a job no longer measured (its
+  // node's agent went quiet) is not judged idle on old readings.
+  const double fresh = std::max(60.0, 3 * config_.telemetry_period_s);
+  std::vector<AlertBook::JobView> out;
+  for (const auto& [id, l] : jobs_)
+    if (l.rec.state == JobStatus::kRunning && l.measured_at >= 0 && now - l.measured_at <= fresh)
+      out.push_back({id, l.rec.team, l.idle_since, l.last_utilization});
+  return out;
 }
 
 }  // namespace frugal

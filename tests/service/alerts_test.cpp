@@ -104,3 +104,46 @@ TEST(Alerts, RaisedConditionFiresOnceSurvivesEvaluateAndResolvesWhenCleared) {
 
 }  // namespace
 }  // namespace frugal
+
+namespace frugal {
+namespace {
+
+// job_idle: a job measured idle on all its GPUs for the window; its team sees it, others not.
+TEST(TelemetryAlerts, JobIdleFiresForItsTeamAfterTheWindowAndResolves) {
+  AlertRules r;
+  r.job_idle_below = 0.05;
+  r.job_idle_minutes = 30;
+  r.low_utilization_minutes = 0;
+  Book b(r);
+  const auto view = [](double idle_since, double util) {
+    return std::vector<AlertBook::JobView>{{7, "alpha", idle_since, util}};
+  };
+  b.book.evaluate(1000, {}, {}, {}, view(1000, 0.01));
+  b.book.evaluate(1000 + 1799, {}, {}, {}, view(1000, 0.01));
+  EXPECT_EQ(b.book.active_count(), 0u);
+  b.book.evaluate(1000 + 1800, {}, {}, {}, view(1000, 0.02));
+  ASSERT_EQ(b.book.active_count(), 1u);
+  const std::string alpha = "alpha", beta = "beta";
+  const auto mine = b.book.to_json(&alpha)["active"];
+  ASSERT_EQ(mine.size(), 1u);
+  EXPECT_EQ(mine[0]["rule"], "job_idle");
+  EXPECT_EQ(mine[0]["subject"], "job 7");
+  EXPECT_NE(mine[0]["message"].get<std::string>().find("for 30 min"), std::string::npos)
+      << mine[0]["message"];
+  EXPECT_TRUE(b.book.to_json(&beta)["active"].empty());
+  // Busy again: resolves; no longer measured (not in the views): resolves too.
+  b.book.evaluate(1000 + 1900, {}, {}, {}, view(-1, 0.6));
+  EXPECT_EQ(b.book.active_count(), 0u);
+  b.book.evaluate(1000 + 4000, {}, {}, {}, view(2000, 0.0));
+  EXPECT_EQ(b.book.active_count(), 1u);
+  b.book.evaluate(1000 + 4100, {}, {}, {}, {});
+  EXPECT_EQ(b.book.active_count(), 0u);
+  // The rule off.
+  r.job_idle_minutes = 0;
+  Book off(r);
+  off.book.evaluate(1e6, {}, {}, {}, view(0, 0));
+  EXPECT_EQ(off.book.active_count(), 0u);
+}
+
+}  // namespace
+}  // namespace frugal

@@ -31,6 +31,7 @@ d = Daemon(a.frugal, backend="dry-run", policy=None, extra=f"""cluster: cluster.
 telemetry_period_s: 0.3
 alerts:
   low_utilization: {{below: 0.5, minutes: 0.05}}
+  job_idle: {{below: 0.3, minutes: 0.05}}
 agents:
   rack-a: {{token_sha256: {sha(RACK)}, nodes: [n-0]}}
   spare: {{token_sha256: {sha(ANY)}}}
@@ -128,6 +129,13 @@ try:
                 and x["subject"] == f"{node}/gpu{gpu}"] or None
     al = until("low_utilization alert", alert)
     check("for 0.05 min" in al[0]["message"], f"alert text {al[0]['message']}")
+    # The job itself, measured at 25 % (< 30 %) for 3 s: job_idle, seen by its team only.
+    def job_idle(token):
+        s, body = d.request("GET", "/v1/alerts", token=token)
+        return [x for x in body["active"] if x["rule"] == "job_idle"
+                and x["subject"] == f"job {jid}"] or None
+    until("job_idle alert", lambda: job_idle(ALPHA))
+    check(not job_idle("beta-dev-token"), "another team sees the job_idle alert")
 
     # A node token can do nothing but post telemetry.
     for method, path, body in [("GET", "/v1/jobs", None), ("POST", "/v1/jobs", {"command": "x"}),
