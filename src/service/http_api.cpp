@@ -297,6 +297,7 @@ std::vector<Route> make_routes(const Endpoints& e) {
       {"GET", "/v1/ledger", ask(&Scheduler::ledger)},
       {"GET", "/v1/regions", to(&Endpoints::regions)},
       {"GET", "/v1/alerts", ask(&Scheduler::alerts)},
+      {"GET", "/v1/insights", ask(&Scheduler::insights)},
       {"POST", "/v1/telemetry", to(&Endpoints::telemetry)},
   };
 }

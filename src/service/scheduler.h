@@ -136,6 +136,9 @@ class Scheduler {
   std::future<ApiReply> ledger(const Principal& who);
   // Alerts; a team sees those about its own jobs and the cluster's (AlertBook::to_json).
   std::future<ApiReply> alerts(const Principal& who);
+  // Right-sizing (service/insights.h) over the jobs in memory: a team sees its own keys, the
+  // admin every team's.
+  std::future<ApiReply> insights(const Principal& who);
   // Regions on the real calendar: local time, weekday, holiday and off-peak state, the
   // current hour's price and carbon intensity and where the price came from
   // (LiveCalendar::status_json). Any principal.
@@ -174,6 +177,7 @@ class Scheduler {
     double last_utilization = -1;
     double measured_at = -1;
     double idle_since = -1;
+    int64_t card_memory_mib = 0;  // memory of a GPU it was measured on (0 unknown)
   };
   struct Command {
     std::function<ApiReply()> fn;

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <set>
 
+#include "service/insights.h"
 #include "service/scheduler.h"
 
 namespace frugal {
@@ -74,8 +75,11 @@ void Scheduler::fold_job_use(const std::vector<GpuTelemetry>& readings, double a
       if (std::string s = slurm_job_of(l.rec.handle); !s.empty()) by_slurm[s] = id;
   const ProcessUse use = process_use(readings, by_slurm);
   std::map<std::pair<std::string, int>, double> util;
-  for (const GpuTelemetry& g : readings)
+  std::map<std::pair<std::string, int>, int64_t> card_mib;
+  for (const GpuTelemetry& g : readings) {
     if (g.utilization >= 0) util[{g.node, g.gpu}] = g.utilization;
+    if (g.memory_total_mib > 0) card_mib[{g.node, g.gpu}] = g.memory_total_mib;
+  }
   for (auto& [id, l] : jobs_) {
     if (l.rec.state != JobStatus::kRunning) continue;
     std::vector<std::pair<std::string, int>> gpus;
@@ -96,6 +100,8 @@ void Scheduler::fold_job_use(const std::vector<GpuTelemetry>& readings, double a
         ++n;
       }
     if (n == 0) continue;
+    if (const auto c = card_mib.find(gpus.front()); c != card_mib.end())
+      l.card_memory_mib = c->second;
     l.last_utilization = sum / n;
     l.measured_at = at;
     if (l.last_utilization >= config_.alerts.job_idle_below)
@@ -171,6 +177,34 @@ std::vector<AlertBook::JobView> Scheduler::job_views(double now) const {
     if (l.rec.state == JobStatus::kRunning && l.measured_at >= 0 && now - l.measured_at <= fresh)
       out.push_back({id, l.rec.team, l.idle_since, l.last_utilization});
   return out;
+}
+
+std::future<ApiReply> Scheduler::insights(const Principal& who) {
+  return enqueue([this, who] {
+    const double now = wall_now();
+    std::vector<JobUse> uses;
+    for (const auto& [id, l] : jobs_) {
+      const JobRecord& r = l.rec;
+      if (!who.may_access(r.team) || r.started_at < 0 || r.utilization < 0) continue;
+      JobUse u;
+      u.team = r.team;
+      u.key = r.request.name.empty() ? std::string(to_string(r.request.job_class)) : r.request.name;
+      u.gpus = r.request.gpus * r.request.gpu_milli / 1000.0;
+      u.utilization = r.utilization;
+      u.run_s = std::max(0.0, (r.finished_at >= 0 ? r.finished_at : now) - r.started_at);
+      u.memory_mib = l.gpu_memory_mib;
+      u.card_memory_mib = l.card_memory_mib;
+      uses.push_back(std::move(u));
+    }
+    nlohmann::json keys = nlohmann::json::array();
+    for (const RightSizing& rs : right_sizing(uses)) keys.push_back(to_json(rs));
+    ApiReply reply;
+    reply.body = {{"rightsizing", std::move(keys)},
+                  {"scope", fmt::format("jobs measured by telemetry and still held by the service "
+                                        "(running, or ended within retain_jobs_s = {:g} s)",
+                                        config_.retain_jobs_s)}};
+    return reply;
+  });
 }
 
 }  // namespace frugal

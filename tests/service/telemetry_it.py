@@ -122,6 +122,13 @@ try:
     # The job's measured use is its process's card's (25 %), not its placement's (40 %).
     j = until("measured utilisation", lambda: (lambda j: j if j.get("utilization") is not None
                                                 and abs(j["utilization"] - 0.25) < 0.02 else None)(d.job(jid)))
+    # Right-sizing: the job's key, measured at 25 %, for its team only.
+    s, ins = d.request("GET", "/v1/insights", token=ALPHA)
+    keys = [k for k in ins["rightsizing"] if k["team"] == "alpha"]
+    check(s == 200 and len(keys) == 1 and abs(keys[0]["mean_utilization"] - 0.25) < 0.02
+          and keys[0]["gpu_memory_used_mib"] == 3000, f"insights: {ins}")
+    s, ins = d.request("GET", "/v1/insights", token="beta-dev-token")
+    check(s == 200 and ins["rightsizing"] == [], f"beta's insights: {ins}")
     # The placement's card is allocated and busy 40 % (< 50 %): the alert fires in 3 s.
     def alert():
         s, body = d.request("GET", "/v1/alerts", token=ADMIN)
