@@ -323,6 +323,8 @@ class Scheduler {
   // job's GPUs are those its processes were seen on (by frugal or Slurm job id), else its
   // placement's.
   void fold_job_use(const std::vector<GpuTelemetry>& readings, double at);
+  // One measurement of job l's utilisation at `at`: its latest, idle_since, its mean.
+  void note_measured(Live& l, double utilization, double at);
   // The alert rules' view of running jobs measured lately (job_idle).
   std::vector<AlertBook::JobView> job_views(double now) const;
   // The regions' series follow the real clock (calendar_); price_series_stale alerts.

@@ -102,20 +102,24 @@ void Scheduler::fold_job_use(const std::vector<GpuTelemetry>& readings, double a
     if (n == 0) continue;
     if (const auto c = card_mib.find(gpus.front()); c != card_mib.end())
       l.card_memory_mib = c->second;
-    l.last_utilization = sum / n;
-    l.measured_at = at;
-    if (l.last_utilization >= config_.alerts.job_idle_below)
-      l.idle_since = -1;
-    else if (l.idle_since < 0)
-      l.idle_since = at;
-    // Folded into the job's running mean (the ledger prices the unused share as
-    // idle_allocated waste).
-    JobRecord& r = l.rec;
-    const double k = static_cast<double>(r.utilization_samples);
-    r.utilization = r.utilization < 0 ? sum / n : (r.utilization * k + sum / n) / (k + 1);
-    ++r.utilization_samples;
-    mark(l);
+    note_measured(l, sum / n, at);
   }
+}
+
+void Scheduler::note_measured(Live& l, double utilization, double at) {
+  l.last_utilization = utilization;
+  l.measured_at = at;
+  if (utilization >= config_.alerts.job_idle_below)
+    l.idle_since = -1;
+  else if (l.idle_since < 0)
+    l.idle_since = at;
+  // Folded into the job's running mean (the ledger prices the unused share as
+  // idle_allocated waste).
+  JobRecord& r = l.rec;
+  const double k = static_cast<double>(r.utilization_samples);
+  r.utilization = r.utilization < 0 ? utilization : (r.utilization * k + utilization) / (k + 1);
+  ++r.utilization_samples;
+  mark(l);
 }
 
 void Scheduler::sample_telemetry(double now) {
