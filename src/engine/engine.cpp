@@ -153,9 +153,11 @@ void Engine::apply_starvations(Seconds now) {
   }
 }
 
-void Engine::signal(JobIdx j, Seconds now, Seconds grace) {
+void Engine::signal(JobIdx j, Seconds now, Seconds grace, std::vector<Decision>& into,
+                    std::string reason) {
   JobRuntime& r = jobs_[j];
   if (r.state != JobState::kRunning || r.signalled()) return;
+  requeue_holds_.erase(j);  // a hold belongs to the checkpoint_requeue that sets it next
   r.signalled_at = now;
   // A job that needs less time to checkpoint than the profile allows frees its GPUs sooner.
   const Seconds own = r.spec->checkpoint_grace;
@@ -164,37 +166,65 @@ void Engine::signal(JobIdx j, Seconds now, Seconds grace) {
   end_key_[j] = r.expected_end(now);
   running_by_end_.emplace(end_key_[j], j);
   drains_.emplace(r.stop_at, j);
-  out_.push_back(job_decision(Decision::Kind::kSignal, j, r.placement, r.stop_at,
-                              "checkpoint: preempted for higher-tier work"));
+  into.push_back(
+      job_decision(Decision::Kind::kSignal, j, r.placement, r.stop_at, "checkpoint: " + reason));
+  drain_reasons_[j] = std::move(reason);
+}
+
+std::string Engine::take_drain_reason(JobIdx j) {
+  const auto it = drain_reasons_.find(j);
+  if (it == drain_reasons_.end()) return kPreemptedForTier;
+  std::string why = std::move(it->second);
+  drain_reasons_.erase(it);
+  return why;
+}
+
+bool Engine::checkpoint_requeue(JobIdx j, Seconds now, Seconds grace, std::string reason,
+                                Seconds hold) {
+  now_ = now;
+  if (j >= jobs_.size() || jobs_[j].state != JobState::kRunning || jobs_[j].signalled() ||
+      jobs_[j].spec->pinned)
+    return false;
+  signal(j, now, std::max(0.0, grace), queued_, std::move(reason));
+  if (hold > 0) requeue_holds_[j] = hold;
+  return true;
+}
+
+void Engine::requeue_drained(JobIdx j, Seconds now, const char* how, std::vector<Decision>& into) {
+  Placement held = jobs_[j].placement;
+  stop(j, now, true);  // erases the drains_ entry
+  ++jobs_[j].preemptions;
+  Seconds hold = 0;
+  if (const auto it = requeue_holds_.find(j); it != requeue_holds_.end()) {
+    hold = it->second;
+    requeue_holds_.erase(it);
+  }
+  Decision d = job_decision(Decision::Kind::kPreempt, j, std::move(held), kNever,
+                            take_drain_reason(j) + how);
+  d.saved = true;
+  into.push_back(std::move(d));
+  if (hold <= 0) {
+    enqueue(j, now);
+    return;
+  }
+  // Held back: the jobs waiting for its GPUs go first.
+  jobs_[j].state = JobState::kPending;
+  deferred_.emplace(now + hold, j);
+  into.push_back(job_decision(Decision::Kind::kDefer, j, {}, now + hold,
+                              "requeued after a checkpoint; held back so that waiting jobs go "
+                              "first"));
 }
 
 void Engine::complete_drains(Seconds now) {
-  while (!drains_.empty() && drains_.begin()->first <= now) {
-    const JobIdx j = drains_.begin()->second;
-    Placement held = jobs_[j].placement;
-    stop(j, now, true);  // erases the drains_ entry
-    ++jobs_[j].preemptions;
-    enqueue(j, now);
-    Decision d = job_decision(Decision::Kind::kPreempt, j, std::move(held), kNever,
-                              "preempted for higher-tier work (checkpointed)");
-    d.saved = true;
-    out_.push_back(std::move(d));
-  }
+  while (!drains_.empty() && drains_.begin()->first <= now)
+    requeue_drained(drains_.begin()->second, now, " (checkpointed)", out_);
 }
 
 bool Engine::end_drain(JobIdx j, Seconds now) {
   if (j >= jobs_.size() || jobs_[j].state != JobState::kRunning || !jobs_[j].signalled())
     return false;
   now_ = now;
-  Placement held = jobs_[j].placement;
-  stop(j, now, true);  // erases the drains_ entry
-  ++jobs_[j].preemptions;
-  enqueue(j, now);
-  Decision d = job_decision(Decision::Kind::kPreempt, j, std::move(held), kNever,
-                            "preempted for higher-tier work (checkpointed; it ended before "
-                            "its grace did)");
-  d.saved = true;
-  queued_.push_back(std::move(d));
+  requeue_drained(j, now, " (checkpointed; it ended before its grace did)", queued_);
   return true;
 }
 
@@ -554,7 +584,7 @@ std::vector<std::pair<JobIdx, JobRuntime>> Engine::preempt_point(Seconds now) {
   for (JobIdx j : profile_.preempt->victims(*this, pending_, running_)) {
     if (jobs_[j].spec->pinned) continue;
     if (grace >= 0) {
-      signal(j, now, grace);
+      signal(j, now, grace, out_, kPreemptedForTier);
       continue;
     }
     JobRuntime before = jobs_[j];

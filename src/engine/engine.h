@@ -13,6 +13,7 @@
 //
 // Not thread-safe: one driver thread owns an engine.
 
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -77,6 +78,15 @@ class Engine final : private CycleOps {
   // schedule() and its GPUs are free for the preemptor at once. Returns false (nothing
   // changes) when `j` is not a running, signalled job.
   bool end_drain(JobIdx j, Seconds now);
+  // The service's reaction to a job measured idle (alerts.job_idle.requeue_after_minutes):
+  // a checkpoint-first stop of running job j — kSignal with the next schedule(), kPreempt
+  // (saved, `reason` + " (checkpointed)") at the end of the grace (or of the job's own
+  // shorter checkpoint_grace, or when it ends: end_drain) — then back in the queue; with
+  // `hold` > 0 it is deferred that long first (a kDefer after the kPreempt), so the jobs
+  // waiting for its GPUs go first whatever the queue order. Returns false (nothing changes)
+  // when j is not running, is already signalled, or is pinned.
+  bool checkpoint_requeue(JobIdx j, Seconds now, Seconds grace, std::string reason,
+                          Seconds hold = 0);
   // A running job's priority changed (the service's POST .../priority): the engine refers
   // to `spec` from now on — the same job, equal to the old spec in every field but `tier` —
   // and re-keys it, which matters only for later preemption choices. Returns false (nothing
@@ -155,9 +165,17 @@ class Engine final : private CycleOps {
   // running → pending (resources freed, not decided). `saved`: the job's checkpoint at its
   // signal (or, unsignalled, now) completed (else only periodic checkpoints count).
   void stop(JobIdx j, Seconds now, bool saved = false);
-  // Checkpoint-first preemption: signal `j`; its GPUs free at now + grace (or sooner: its
-  // JobSpec::checkpoint_grace when that is shorter).
-  void signal(JobIdx j, Seconds now, Seconds grace);
+  // Checkpoint-first preemption: signal `j` (a kSignal into `into`: out_ in a cycle,
+  // queued_ outside one); its GPUs free at now + grace (or sooner: its
+  // JobSpec::checkpoint_grace when that is shorter). `reason` says why (its kPreempt too).
+  void signal(JobIdx j, Seconds now, Seconds grace, std::vector<Decision>& into,
+              std::string reason);
+  static constexpr const char* kPreemptedForTier = "preempted for higher-tier work";
+  // Why signalled job j was signalled (forgotten after); kPreemptedForTier when unknown.
+  std::string take_drain_reason(JobIdx j);
+  // A signalled job's drain ends: it stops saved (kPreempt, its reason + `how`, into `into`)
+  // and is requeued, or deferred for its checkpoint_requeue hold.
+  void requeue_drained(JobIdx j, Seconds now, const char* how, std::vector<Decision>& into);
   // Node n failed or is being reclaimed: the jobs on it, but pinned ones, stop and are
   // requeued, each with a kPreempt (`reason`) for the next cycle; with a `notice` (>= 0) those
   // whose checkpoint fits in it stop saved.
@@ -260,6 +278,8 @@ class Engine final : private CycleOps {
   std::set<std::pair<Seconds, JobIdx>> deferred_;
   std::set<std::pair<Seconds, JobIdx>> demotions_;
   std::set<std::pair<Seconds, JobIdx>> drains_;       // signalled jobs by stop_at
+  std::map<JobIdx, std::string> drain_reasons_;       // why each signalled job was signalled
+  std::map<JobIdx, Seconds> requeue_holds_;           // checkpoint_requeue's holds
   std::set<std::pair<Seconds, JobIdx>> starvations_;  // pending jobs by starvation time
   std::vector<Seconds> starve_at_;                    // per job: its key in starvations_
   Seconds starvation_after_ = kNever;

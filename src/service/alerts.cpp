@@ -87,10 +87,11 @@ void AlertBook::evaluate_jobs(double now, const std::vector<JobView>& jobs,
     seen_keys.insert(key);
     const bool on = j.idle_since >= 0 && now - j.idle_since >= rules_.job_idle_minutes * 60;
     set(key, on, "job_idle", fmt::format("job {}", j.job),
-        fmt::format("job {} has been idle on all its GPUs (measured {:.0f}% busy, < {:.0f}%) for "
-                    "{:g} min",
-                    j.job, std::max(0.0, j.utilization) * 100, rules_.job_idle_below * 100,
-                    std::floor((now - j.idle_since) / 6) / 10),
+        on ? fmt::format("job {} has been idle on all its GPUs (measured {:.0f}% busy, < {:.0f}%) "
+                         "for {:g} min",
+                         j.job, std::max(0.0, j.utilization) * 100, rules_.job_idle_below * 100,
+                         rules_.job_idle_minutes)
+           : "",
         now, j.team);
   }
 }

@@ -258,6 +258,8 @@ Status read_alerts(const YAML::Node& root, Reader& r, ServiceConfig& c) {
     r.key = "alerts.job_idle";
     get(ji, "below", c.alerts.job_idle_below);
     get(ji, "minutes", c.alerts.job_idle_minutes);
+    get(ji, "requeue_after_minutes", c.alerts.job_idle_requeue_minutes);
+    get(ji, "requeue_hold_s", c.alerts.job_idle_requeue_hold_s);
   }
   r.read(a, "alerts.", "gpu_memory_above", c.alerts.gpu_memory_above);
   r.read(a, "alerts.", "node_silent_s", c.alerts.node_silent_s);

@@ -20,6 +20,10 @@ struct AlertRules {
   bool deadline_risk = true;            // a pending job can no longer meet its deadline
   double job_idle_below = 0.05;         // a running job measured below this on all its GPUs ...
   double job_idle_minutes = 30;         // ... for this long (0: rule off)
+  // Opt-in reaction: a job idle this long is checkpointed and requeued while other jobs wait
+  // (0: never).
+  double job_idle_requeue_minutes = 0;
+  double job_idle_requeue_hold_s = 60;  // then held back this long: waiting jobs go first
   std::string webhook;                  // http://host:port/path to POST alerts to ("": none)
 };
 

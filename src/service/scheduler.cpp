@@ -478,6 +478,10 @@ LaunchSpec Scheduler::launch_spec(const Live& l) const {
 }
 
 void Scheduler::launch(Live& l, double now) {
+  // A new run segment is measured afresh (job_idle judges this run, not the last).
+  l.last_utilization = -1;
+  l.measured_at = -1;
+  l.idle_since = -1;
   const LaunchSpec s = launch_spec(l);
   if (fault_) fault_("decided", s.job_id);
   Result<std::string> h = driver_->start(s);

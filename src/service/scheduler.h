@@ -327,6 +327,9 @@ class Scheduler {
   void note_measured(Live& l, double utilization, double at);
   // The alert rules' view of running jobs measured lately (job_idle).
   std::vector<AlertBook::JobView> job_views(double now) const;
+  // The opt-in reaction to job_idle: jobs idle for alerts.job_idle.requeue_after_minutes are
+  // checkpointed and requeued (Engine::checkpoint_requeue) while other jobs wait.
+  void requeue_idle(double now);
   // The regions' series follow the real clock (calendar_); price_series_stale alerts.
   void update_calendar(double now);
   void fatal(const std::string& what);

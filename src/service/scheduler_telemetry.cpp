@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <set>
 
 #include "service/insights.h"
@@ -170,6 +171,30 @@ void Scheduler::sample_telemetry(double now) {
         l.rec.request.deadline > 0)
       pending.push_back({id, l.rec.team, l.rec.request.deadline, l.spec->runtime_estimate()});
   alerts_.evaluate(now, gpus, node_seen_, pending, job_views(now));
+  requeue_idle(now);
+}
+
+void Scheduler::requeue_idle(double now) {
+  const double after_s = config_.alerts.job_idle_requeue_minutes * 60;
+  // Only while others wait: requeued with nothing waiting, it would start again at once.
+  if (!(after_s > 0) || engine_.pending_count() == 0) return;
+  for (const AlertBook::JobView& v : job_views(now)) {
+    Live& l = jobs_.at(v.job);
+    if (v.idle_since < 0 || now - v.idle_since < after_s || l.draining || l.move_to ||
+        l.rec.team == kExternalTeam)
+      continue;
+    const std::string why = fmt::format(
+        "idle on all its GPUs for {:g} min (alerts.job_idle.requeue_after_minutes): requeued, "
+        "held back {:g} s",
+        config_.alerts.job_idle_requeue_minutes, config_.alerts.job_idle_requeue_hold_s);
+    const double grace =
+        l.rec.request.grace_s >= 0 ? l.rec.request.grace_s : config_.checkpoint_grace_s;
+    if (engine_.checkpoint_requeue(l.idx, engine_time(now), grace, why,
+                                   config_.alerts.job_idle_requeue_hold_s)) {
+      engine_dirty_ = true;
+      log_(fmt::format("job {}: {}", v.job, why));
+    }
+  }
 }
 
 std::vector<AlertBook::JobView> Scheduler::job_views(double now) const {

@@ -177,3 +177,86 @@ TEST(EngineLive, AJobPastItsEstimateIsStillPreemptable) {
 
 }  // namespace
 }  // namespace frugal
+
+namespace frugal {
+namespace {
+
+// The service's reaction to a job measured idle: a checkpoint-first stop (kSignal now,
+// kPreempt saved at the grace's end, with the reason given), then back in the queue — in its
+// own place of the queue order: under FIFO ahead of the job that waited (hence the service's
+// hold, next test).
+TEST(EngineLive, CheckpointRequeueSignalsThenRequeuesWithItsReason) {
+  Engine e(make_homogeneous_cluster(8, kA100, 8), test_gpus(), testing::profile("fifo"),
+           EngineOptions{kA100});
+  const JobSpec idle = job("idle", 0, 8, 10000), next = job("next", 5, 8, 100);
+  e.submit(0, &idle, 0);
+  ASSERT_TRUE(started(e.schedule(0), 0));
+  e.submit(1, &next, 5);
+  EXPECT_FALSE(started(e.schedule(5), 1));
+  EXPECT_FALSE(e.checkpoint_requeue(1, 6, 30, "x"));  // not running
+  ASSERT_TRUE(e.checkpoint_requeue(0, 10, 30, "idle on all its GPUs for 60 min"));
+  EXPECT_FALSE(e.checkpoint_requeue(0, 10, 30, "again"));  // already signalled
+  std::vector<Decision> ds = e.schedule(10);
+  ASSERT_EQ(count(ds, 0, Decision::Kind::kSignal), 1u);
+  for (const Decision& d : ds)
+    if (d.kind == Decision::Kind::kSignal) {
+      EXPECT_DOUBLE_EQ(d.until, 40);
+      EXPECT_EQ(d.reason, "checkpoint: idle on all its GPUs for 60 min");
+    }
+  EXPECT_LE(e.next_wakeup(), 40);
+  ds = e.schedule(40);
+  ASSERT_EQ(count(ds, 0, Decision::Kind::kPreempt), 1u);
+  for (const Decision& d : ds)
+    if (d.kind == Decision::Kind::kPreempt) {
+      EXPECT_TRUE(d.saved);
+      EXPECT_EQ(d.reason, "idle on all its GPUs for 60 min (checkpointed)");
+    }
+  EXPECT_TRUE(started(ds, 0));  // submitted first: FIFO starts it again
+  EXPECT_FALSE(started(ds, 1));
+  EXPECT_EQ(e.job(0).preemptions, 1);
+  EXPECT_EQ(e.pending_count(), 1u);
+  EXPECT_EQ(e.check_invariants(), "");
+  EXPECT_FALSE(e.checkpoint_requeue(99, 100, 30, "x"));  // an unknown job is refused
+}
+
+// With a hold, the requeued job is deferred first: a job behind it in FIFO order goes first.
+TEST(EngineLive, CheckpointRequeueWithAHoldLetsWaitingJobsGoFirst) {
+  Engine e(make_homogeneous_cluster(8, kA100, 8), test_gpus(), testing::profile("fifo"),
+           EngineOptions{kA100});
+  const JobSpec idle = job("idle", 0, 8, 10000), next = job("next", 5, 8, 100);
+  e.submit(0, &idle, 0);
+  ASSERT_TRUE(started(e.schedule(0), 0));
+  e.submit(1, &next, 5);
+  (void)e.schedule(5);
+  ASSERT_TRUE(e.checkpoint_requeue(0, 10, 30, "idle", /*hold=*/60));
+  (void)e.schedule(10);
+  ASSERT_TRUE(e.end_drain(0, 12));  // it checkpointed and exited early
+  std::vector<Decision> ds = e.schedule(12);
+  EXPECT_EQ(count(ds, 0, Decision::Kind::kPreempt), 1u);
+  EXPECT_EQ(count(ds, 0, Decision::Kind::kDefer), 1u);
+  EXPECT_FALSE(started(ds, 0));
+  EXPECT_TRUE(started(ds, 1));
+  EXPECT_EQ(e.check_invariants(), "");
+  EXPECT_LE(e.next_wakeup(), 72);
+  e.finish(1, 50);
+  EXPECT_FALSE(started(e.schedule(50), 0));  // still held
+  EXPECT_TRUE(started(e.schedule(72), 0));
+  EXPECT_EQ(e.check_invariants(), "");
+}
+
+// A pinned job (one frugal did not start: Slurm's own) is never requeued.
+TEST(EngineLive, CheckpointRequeueLeavesPinnedJobsAlone) {
+  Engine e(make_homogeneous_cluster(8, kA100, 8), test_gpus(), testing::profile("fifo"),
+           EngineOptions{kA100});
+  JobSpec ext = job("external", 0, 8, 10000);
+  ext.pinned = true;
+  Placement p;
+  p.model = kA100;
+  for (int16_t g = 0; g < 8; ++g) p.slots.push_back(Slot{0, g, kMilliPerGpu});
+  ASSERT_TRUE(e.adopt(0, &ext, p, 0, 0).ok());
+  EXPECT_FALSE(e.checkpoint_requeue(0, 10, 30, "idle"));
+  EXPECT_EQ(e.running_count(), 1u);
+}
+
+}  // namespace
+}  // namespace frugal
