@@ -94,4 +94,31 @@ void render_job_metrics(const std::vector<JobUse>& jobs, std::string& out) {
     render_sample("frugal_team_gpus_allocated", {{"team", team}}, gpus, out);
 }
 
+void render_host_metrics(const std::map<std::string, HostLoad>& hosts, std::string& out) {
+  struct Family {
+    const char* name;
+    const char* help;
+    double (*value)(const HostLoad&);
+  };
+  static constexpr Family kFamilies[] = {
+      {"frugal_node_cpu_busy_ratio", "Busy share of all the node's CPU cores (node agent)",
+       [](const HostLoad& h) { return h.cpu_busy; }},
+      {"frugal_node_cpus", "CPU cores of the node (node agent)",
+       [](const HostLoad& h) { return static_cast<double>(h.cpu_count); }},
+      {"frugal_node_memory_used_bytes", "Host memory in use: MemTotal - MemAvailable (node agent)",
+       [](const HostLoad& h) {
+         return h.memory_used_mib < 0 ? -1.0 : static_cast<double>(h.memory_used_mib) * 1048576;
+       }},
+      {"frugal_node_memory_total_bytes", "Host memory of the node (node agent)",
+       [](const HostLoad& h) {
+         return h.memory_total_mib < 0 ? -1.0 : static_cast<double>(h.memory_total_mib) * 1048576;
+       }},
+  };
+  for (const Family& f : kFamilies) {
+    render_header(f.name, "gauge", f.help, out);
+    for (const auto& [node, h] : hosts)
+      if (const double v = f.value(h); v >= 0) render_sample(f.name, {{"node", node}}, v, out);
+  }
+}
+
 }  // namespace frugal

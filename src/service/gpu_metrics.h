@@ -8,6 +8,9 @@
 #include <string>
 #include <vector>
 
+#include <map>
+
+#include "agent/telemetry_wire.h"
 #include "drivers/driver.h"
 
 namespace frugal {
@@ -39,5 +42,10 @@ void render_gpu_metrics(const std::vector<GpuSample>& gpus, std::string& out);
 // frugal_job_gpu_memory_used_bytes per job (labels job_id, team, tier, model; unknown values
 // left out), and frugal_team_gpus_allocated per team with a running job.
 void render_job_metrics(const std::vector<JobUse>& jobs, std::string& out);
+
+// Appends frugal_node_cpu_busy_ratio, frugal_node_cpus, frugal_node_memory_used_bytes and
+// frugal_node_memory_total_bytes per node (label node) from node agents' host load; unknown
+// values left out.
+void render_host_metrics(const std::map<std::string, HostLoad>& hosts, std::string& out);
 
 }  // namespace frugal

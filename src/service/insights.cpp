@@ -9,14 +9,14 @@
 
 namespace frugal {
 
-std::vector<RightSizing> right_sizing(const std::vector<JobUse>& jobs) {
+std::vector<RightSizing> right_sizing(const std::vector<SizedJob>& jobs) {
   struct Sum {
     RightSizing r;
     double weight = 0, asked = 0, busy = 0;
     int64_t card_mib = 0;
   };
   std::map<std::pair<std::string, std::string>, Sum> by_key;
-  for (const JobUse& j : jobs) {
+  for (const SizedJob& j : jobs) {
     if (j.utilization < 0 || j.gpus <= 0) continue;
     Sum& s = by_key[{j.team, j.key}];
     s.r.team = j.team;

@@ -14,7 +14,7 @@
 namespace frugal {
 
 // One job as the insights see it.
-struct JobUse {
+struct SizedJob {
   std::string team;
   std::string key;              // its name, else its class
   double gpus = 0;              // GPUs asked for (a fraction counts as its share)
@@ -37,7 +37,7 @@ struct RightSizing {
 };
 
 // Keys with at least one measured job, sorted by GPU-hours left unused (largest first).
-std::vector<RightSizing> right_sizing(const std::vector<JobUse>& jobs);
+std::vector<RightSizing> right_sizing(const std::vector<SizedJob>& jobs);
 nlohmann::json to_json(const RightSizing& r);
 
 }  // namespace frugal

@@ -211,11 +211,11 @@ std::vector<AlertBook::JobView> Scheduler::job_views(double now) const {
 std::future<ApiReply> Scheduler::insights(const Principal& who) {
   return enqueue([this, who] {
     const double now = wall_now();
-    std::vector<JobUse> uses;
+    std::vector<SizedJob> uses;
     for (const auto& [id, l] : jobs_) {
       const JobRecord& r = l.rec;
       if (!who.may_access(r.team) || r.started_at < 0 || r.utilization < 0) continue;
-      JobUse u;
+      SizedJob u;
       u.team = r.team;
       u.key = r.request.name.empty() ? std::string(to_string(r.request.job_class)) : r.request.name;
       u.gpus = r.request.gpus * r.request.gpu_milli / 1000.0;

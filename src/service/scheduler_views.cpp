@@ -235,9 +235,12 @@ void Scheduler::render_telemetry_metrics(std::string& out) const {
         memory += it->second->memory_used_mib;
     }
     j.memory_used_mib = j.gpus > 0 ? memory : -1;
+    // Its processes' own memory where an agent or NVML mapped them to it (shared cards too).
+    if (l.gpu_memory_mib >= 0) j.memory_used_mib = l.gpu_memory_mib;
     jobs.push_back(std::move(j));
   }
   render_job_metrics(jobs, out);
+  render_host_metrics(host_load_, out);
 }
 
 std::string Scheduler::metrics_text(double now, const nlohmann::json& ledger) {

@@ -6,9 +6,9 @@
 namespace frugal {
 namespace {
 
-JobUse use(const std::string& key, double gpus, double util, double run_s, int64_t mem = -1,
-           int64_t card = 0) {
-  return JobUse{"alpha", key, gpus, util, run_s, mem, card};
+SizedJob use(const std::string& key, double gpus, double util, double run_s, int64_t mem = -1,
+             int64_t card = 0) {
+  return SizedJob{"alpha", key, gpus, util, run_s, mem, card};
 }
 
 TEST(TelemetryInsights, SuggestsTheGpusAJobUses) {
@@ -40,8 +40,8 @@ TEST(TelemetryInsights, NeverBelowWhatTheMemoryNeedsNorForBusyOrFractionalJobs) 
 }
 
 TEST(TelemetryInsights, OrderedByUnusedGpuHoursAndSeparatedByTeam) {
-  std::vector<JobUse> jobs = {use("small", 2, 0.5, 3600), use("large", 8, 0.5, 3600)};
-  jobs.push_back(JobUse{"beta", "large", 8, 0.9, 3600, -1, 0});
+  std::vector<SizedJob> jobs = {use("small", 2, 0.5, 3600), use("large", 8, 0.5, 3600)};
+  jobs.push_back(SizedJob{"beta", "large", 8, 0.9, 3600, -1, 0});
   const auto r = right_sizing(jobs);
   ASSERT_EQ(r.size(), 3u);
   // Unused GPU-hours: alpha's large 4, alpha's small 1, beta's large 0.8.

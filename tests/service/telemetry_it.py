@@ -144,6 +144,11 @@ try:
     until("job_idle alert", lambda: job_idle(ALPHA))
     check(not job_idle("beta-dev-token"), "another team sees the job_idle alert")
 
+    # /metrics: the node's host load and the job's processes' memory, promtool-clean.
+    s, text = d.request("GET", "/metrics")
+    check(f'frugal_node_cpus{{node="{node}"}}' in text, "no frugal_node_cpus in /metrics")
+    check(f'frugal_job_gpu_memory_used_bytes{{job_id="{jid}"' in text
+          and str(3000 * 1048576) in text, "job memory from its processes not in /metrics")
     # A node token can do nothing but post telemetry.
     for method, path, body in [("GET", "/v1/jobs", None), ("POST", "/v1/jobs", {"command": "x"}),
                                ("GET", f"/v1/jobs/{jid}", None), ("GET", "/v1/ledger", None),

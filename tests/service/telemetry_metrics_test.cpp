@@ -104,3 +104,29 @@ TEST(TelemetryMetrics, JobGaugesAndTeamShares) {
 
 }  // namespace
 }  // namespace frugal
+
+namespace frugal {
+namespace {
+
+TEST(TelemetryMetrics, HostGaugesFromNodeAgents) {
+  HostLoad h;
+  h.cpu_busy = 0.25;
+  h.cpu_count = 64;
+  h.memory_used_mib = 1024;
+  h.memory_total_mib = 4096;
+  HostLoad unknown;  // an agent that could not read /proc
+  std::string out;
+  render_host_metrics({{"gpu1", h}, {"gpu\"2", unknown}}, out);
+  const auto line = [&](const std::string& l) {
+    return out.find("\n" + l + "\n") != std::string::npos;
+  };
+  EXPECT_TRUE(line("frugal_node_cpu_busy_ratio{node=\"gpu1\"} 0.25")) << out;
+  EXPECT_TRUE(line("frugal_node_cpus{node=\"gpu1\"} 64")) << out;
+  EXPECT_TRUE(line("frugal_node_memory_used_bytes{node=\"gpu1\"} 1073741824")) << out;
+  EXPECT_TRUE(line("frugal_node_memory_total_bytes{node=\"gpu1\"} 4294967296")) << out;
+  EXPECT_EQ(out.find("gpu\\\"2"), std::string::npos) << out;  // unknown values left out
+  EXPECT_NE(out.find("# TYPE frugal_node_cpus gauge"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace frugal
