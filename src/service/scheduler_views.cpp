@@ -296,6 +296,23 @@ std::string Scheduler::metrics_text(double now, const nlohmann::json& ledger) {
   render_metric("frugal_alerts_active", "gauge", "Alerts firing",
                 static_cast<double>(alerts_.active_count()), out);
   render_pool_metrics(out);
+  // Node agents' reports (POST /v1/telemetry) by what became of them; refused batches.
+  const TelemetryBook::Counters tc = pushed_->counters();
+  render_header("frugal_telemetry_reports_total", "counter",
+                "Node agents' reports by outcome: accepted, stale (too old or out of order), "
+                "dropped (over the per-node bound before the loop took them)",
+                out);
+  for (const auto& [outcome, n] :
+       {std::pair{"accepted", tc.accepted}, {"stale", tc.stale}, {"dropped", tc.dropped}})
+    render_sample("frugal_telemetry_reports_total", {{"outcome", outcome}}, static_cast<double>(n),
+                  out);
+  render_header("frugal_telemetry_batches_refused_total", "counter",
+                "Node agents' batches refused: bad (400/403: unknown node or GPU, clock skew, "
+                "a node the token may not report for), rate_limited (429)",
+                out);
+  for (const auto& [reason, n] : {std::pair{"bad", tc.refused}, {"rate_limited", tc.rate_limited}})
+    render_sample("frugal_telemetry_batches_refused_total", {{"reason", reason}},
+                  static_cast<double>(n), out);
   render_telemetry_metrics(out);
   std::map<std::string, size_t> by_state;
   for (const auto& [id, l] : jobs_) ++by_state[std::string(to_string(l.rec.state))];

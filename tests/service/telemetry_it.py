@@ -175,6 +175,12 @@ try:
               f"telemetry {field}: wanted {status}, got {s} {reply}")
     s, reply = d.request("POST", "/v1/telemetry", raw="{not json", token=ANY)
     check(s == 400, f"malformed body: {s} {reply}")
+    # The refusals the service judged against its cluster are counted in /metrics.
+    s, text = d.request("GET", "/metrics")
+    bad = [l for l in text.splitlines() if l.startswith('frugal_telemetry_batches_refused_total{reason="bad"}')]
+    check(bad and float(bad[0].split()[-1]) >= 4, f"refused batches: {bad}")
+    ok = [l for l in text.splitlines() if l.startswith('frugal_telemetry_reports_total{outcome="accepted"}')]
+    check(ok and float(ok[0].split()[-1]) > 0, f"accepted reports: {ok}")
 
     # An agent with a token the service does not know, or without NVML, stops and says why.
     r = agent("n-1", "wrong-token", "NVIDIA L4;GPU-y;23034;0;0;20\n", wait=True)
