@@ -71,8 +71,19 @@ ClusterState::ClusterState(const ClusterSpec& spec, const GpuCatalog& catalog)
   up_gpus_ = capacity_gpus_;
 }
 
+void ClusterState::set_takes(NodeId n, Tier t) {
+  if (takes_.empty()) {
+    if (t == Tier::kGeneral) return;
+    takes_.assign(nodes_.size(), Tier::kGeneral);
+  }
+  takes_[n] = t;
+}
+
 bool ClusterState::host_fits(NodeId n, const JobSpec& job) const {
-  if (guard_ && !guard_->admits(n, job)) return false;
+  return admits(n, job) && host_room(n, job);
+}
+
+bool ClusterState::host_room(NodeId n, const JobSpec& job) const {
   const NodeSpec& ns = spec_->nodes[n];
   if (job.cpu_milli > 0 && ns.cpu_milli > 0 && nodes_[n].cpu_free < job.cpu_milli) return false;
   if (job.memory_mib > 0 && ns.memory_mib > 0 && nodes_[n].mem_free < job.memory_mib) return false;
@@ -150,7 +161,8 @@ Status ClusterState::allocate(const Placement& p, const JobSpec& job) {
     prev = &s;
     if (!nodes_[s.node].up) return Error{fmt::format("node {} is down", spec_->nodes[s.node].name)};
     if (s.node != last) {
-      if (!host_fits(s.node, job))
+      // The guard, not takes(): a job kept out of new placements there may still resume.
+      if ((guard_ && !guard_->admits(s.node, job)) || !host_room(s.node, job))
         return Error{fmt::format("node {} lacks CPU or memory, or does not admit the job",
                                  spec_->nodes[s.node].name)};
       last = s.node;

@@ -45,9 +45,17 @@ class ClusterState {
   // True when the node may take the job (admits()) and has room for its host CPU and
   // memory share.
   bool host_fits(NodeId n, const JobSpec& job) const;
-  // Whether the state's node guard (cluster/node_guard.h; none: every node) admits `job` to
-  // node n.
-  bool admits(NodeId n, const JobSpec& job) const { return !guard_ || guard_->admits(n, job); }
+  // Whether new work of `job` may go to node n: the state's node guard (cluster/node_guard.h;
+  // none: every node) admits it and the node takes its tier (takes()).
+  bool admits(NodeId n, const JobSpec& job) const {
+    return (!guard_ || guard_->admits(n, job)) && job.tier <= takes(n);
+  }
+  // A placement limit that telemetry put on node n (the engine's Health point,
+  // framework/telemetry.h): the least important tier it takes new work of; kGeneral (every
+  // tier) unless set. Unlike the guard it changes over time, so only placement honours it:
+  // allocate() accepts a job the limit keeps out (a running job resuming where it was).
+  Tier takes(NodeId n) const { return takes_.empty() ? Tier::kGeneral : takes_[n]; }
+  void set_takes(NodeId n, Tier t);
   // Sets the node guard (nullptr: none). Copies made afterwards share it.
   void set_guard(std::shared_ptr<const NodeGuard> guard) { guard_ = std::move(guard); }
   int64_t cpu_free(NodeId n) const { return nodes_[n].cpu_free; }
@@ -110,6 +118,8 @@ class ClusterState {
   void unindex(NodeId n);
   void index(NodeId n);
   int64_t gpu_mem_need(const JobSpec& job, NodeId n, Milli milli) const;
+  // Room for the job's host CPU and memory share on node n.
+  bool host_room(NodeId n, const JobSpec& job) const;
   // check_invariants()'s parts, each returning the first inconsistency or "". One node:
   // its GPUs (adding their allocated milli to `alloc`, counting its whole free and shared
   // GPUs), counters and indexes, adding an up node's whole free GPUs to `free_total` and
@@ -123,6 +133,7 @@ class ClusterState {
   // Immutable after construction; copies of the state (tentative plans) share it.
   std::shared_ptr<ClusterSpec> spec_;
   std::shared_ptr<const NodeGuard> guard_;  // shared by copies too
+  std::vector<Tier> takes_;                 // per node (empty: every node takes every tier)
   std::vector<NodeState> nodes_;
   std::vector<uint32_t> offset_;  // first GPU of each node in the flat arrays
   std::vector<Milli> gpu_free_milli_;

@@ -381,6 +381,7 @@ void Engine::finish(JobIdx j, Seconds now) {
   if (j >= jobs_.size() || jobs_[j].state != JobState::kRunning) return;
   stop(j, now);
   jobs_[j].state = JobState::kFinished;
+  job_use_.erase(j);
   churn_.progress();
 }
 
@@ -776,6 +777,7 @@ PluginStatus Engine::explain(JobIdx j) const {
   const JobSpec& s = *jobs_[j].spec;
   if (PluginStatus f = profile_.filter->explain(*this, s); !f.ok()) return f;
   const Candidates c = profile_.filter->filter(*this, s);
+  if (PluginStatus h = explain_limits(s, c); !h.ok()) return h;
   if (PluginStatus p = profile_.placer->explain(state_, s, c, catalog_); !p.ok()) {
     if (can_add_capacity(s)) p.reason += "; the autoscaler can add on-demand capacity for it";
     return p;

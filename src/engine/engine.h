@@ -103,6 +103,21 @@ class Engine final : private CycleOps {
     state_.set_region_series(r, electricity, carbon, offpeak);
   }
 
+  // Telemetry (framework/telemetry.h). Node n's latest reading (a driver reports one per
+  // sampling period; an empty one when its telemetry stopped): the profile's Health plugins
+  // set the node's placement limit from it, effective from the next cycle. Returns whether
+  // the limit (tier or reason) changed: the driver then runs a cycle and tells its users.
+  bool observe_node(NodeId n, NodeReading r);
+  // Running job j's measured use over a window (MeasuredUse::at >= its run segment's start; older
+  // measurements are not shown to plugins). Ignored for a job that is not running.
+  void observe_job(JobIdx j, const MeasuredUse& u);
+  // The limit the Health plugins put on new work on node n (none: NodeLimit{}).
+  const NodeLimit& node_limit(NodeId n) const;
+  // What plugins see (CycleView): node n's latest known reading, running job j's use
+  // measured in its current run segment; nullptr when none.
+  const NodeReading* node_reading(NodeId n) const override;
+  const MeasuredUse* job_use(JobIdx j) const override;
+
   // One scheduling cycle at `now`. The returned reference is valid until the next call.
   const std::vector<Decision>& schedule(Seconds now);
   // Earliest time the engine needs a cycle without outside events (kNever if none).
@@ -138,6 +153,10 @@ class Engine final : private CycleOps {
   // autoscaler can add capacity for it), or it fits but the PostFilter's queue discipline
   // holds it. ok() when j is not pending. Not on the hot path: O(one Filter + Place call).
   PluginStatus explain(JobIdx j) const;
+
+  // explain()'s part for the Health point: when `job` does not fit on candidates `c` now
+  // but would without the nodes' limits, the limits that keep it out.
+  PluginStatus explain_limits(const JobSpec& job, const Candidates& c) const;
 
   // Cross-checks engine and cluster state; empty when consistent. O(jobs + cluster).
   std::string check_invariants() const;
@@ -284,6 +303,10 @@ class Engine final : private CycleOps {
   std::vector<Seconds> starve_at_;                    // per job: its key in starvations_
   Seconds starvation_after_ = kNever;
   std::vector<std::vector<JobIdx>> node_jobs_;
+  // Telemetry (engine_telemetry.cpp): per node, filled at the first reading (empty before).
+  std::vector<NodeReading> readings_;
+  std::vector<NodeLimit> limits_;
+  std::map<JobIdx, MeasuredUse> job_use_;  // running jobs measured (erased when they end)
   OnDemandShape on_demand_;
   CycleState cycle_;
   size_t pending_small_ = 0;    // pending fractional or CPU-only jobs

@@ -12,6 +12,7 @@
 //                                 with nothing queued; the order nodes are provisioned in
 //   Release                       whether idle on-demand nodes go back at once
 //   Guard                         (once, at engine start) nodes a job may not use at all
+//   Health                        (when a node's telemetry arrives) which tiers it takes
 //   Wakeup                        when the plugin needs the next cycle
 //
 // A plugin overrides the points it uses; the defaults do nothing. It may keep state between
@@ -95,6 +96,17 @@ class CyclePlugin {
     (void)spec;
     (void)catalog;
     return nullptr;
+  }
+  // Health (at each Engine::observe_node, between cycles): the limit node n's reading `r`
+  // (r.known() false: its telemetry stopped) puts on new work there. The engine applies the
+  // most restrictive answer of the profile's plugins (the first one's on a tie) from the
+  // next cycle on; running jobs stay. A plugin that needs a condition to last (a window)
+  // keeps earlier readings in its plugin state.
+  virtual NodeLimit node_limit(const CycleView& v, NodeId n, const NodeReading& r) const {
+    (void)v;
+    (void)n;
+    (void)r;
+    return {};
   }
   // Release: hand an idle on-demand node back at once rather than after its pool's idle
   // timeout (NodePool::set_prompt_release).

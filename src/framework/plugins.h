@@ -22,6 +22,7 @@
 #include "framework/job_runtime.h"
 #include "framework/placer.h"
 #include "framework/plugin_state.h"
+#include "framework/telemetry.h"
 #include "model/gpu_catalog.h"
 
 namespace frugal {
@@ -75,6 +76,10 @@ class CycleView {
     static const std::vector<JobIdx> kNone;
     return kNone;
   }
+  // Telemetry (framework/telemetry.h): node n's latest reading, running job j's measured
+  // use; nullptr when there is none (simulation, or nothing reported).
+  virtual const NodeReading* node_reading(NodeId /*n*/) const { return nullptr; }
+  virtual const MeasuredUse* job_use(JobIdx /*j*/) const { return nullptr; }
   // Wall seconds of progress a migrated job loses to its restart (EngineOptions).
   virtual Seconds migration_cost_s() const { return 60; }
   // Where the profile's Filter and Place would put `job` on `state` (a hypothetical copy

@@ -7,7 +7,8 @@
 //   job_idle          a running job measured below `job_idle.below` on all its GPUs for
 //                     `job_idle.minutes` (its team sees it)
 // and conditions the service reports itself with raise()/clear() (e.g. backend_unreachable:
-// the Slurm controller or slurmrestd not answering), which evaluate() leaves alone.
+// the Slurm controller or slurmrestd not answering; node_hot: a node the node-health plugin
+// limits, service/scheduler_health.cpp), which evaluate() leaves alone.
 // An alert fires once when its condition starts and resolves when it ends. Firing and
 // resolving are logged and, with a webhook, POSTed as JSON from a background thread (a
 // slow webhook never blocks the loop; at most 1,000 undelivered alerts are queued).

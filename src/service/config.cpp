@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <span>
+#include <tuple>
 
 #include "io/hourly_csv.h"
 #include "io/policy_yaml.h"
@@ -260,6 +261,23 @@ Status read_alerts(const YAML::Node& root, Reader& r, ServiceConfig& c) {
     get(ji, "minutes", c.alerts.job_idle_minutes);
     get(ji, "requeue_after_minutes", c.alerts.job_idle_requeue_minutes);
     get(ji, "requeue_hold_s", c.alerts.job_idle_requeue_hold_s);
+  }
+  if (const YAML::Node nh = a["node_hot"]; nh) {
+    constexpr const char* kNodeHotKeys[] = {"temperature_c", "power_fraction", "minutes",
+                                            "stop_general"};
+    if (Status st = check_keys(nh, kNodeHotKeys, "alerts.node_hot.", r.path); !st.ok()) return st;
+    r.key = "alerts.node_hot";
+    get(nh, "temperature_c", c.alerts.node_hot_temperature_c);
+    get(nh, "power_fraction", c.alerts.node_hot_power_fraction);
+    get(nh, "minutes", c.alerts.node_hot_minutes);
+    get(nh, "stop_general", c.alerts.node_hot_stop_general);
+    for (const auto& [name, v, most] :
+         {std::tuple{"temperature_c", c.alerts.node_hot_temperature_c, 200.0},
+          {"power_fraction", c.alerts.node_hot_power_fraction, 2.0},
+          {"minutes", c.alerts.node_hot_minutes, 10080.0}})
+      if (!(v >= 0 && v <= most))
+        return Error{
+            fmt::format("{}: alerts.node_hot.{}: must be between 0 and {:g}", r.path, name, most)};
   }
   r.read(a, "alerts.", "gpu_memory_above", c.alerts.gpu_memory_above);
   r.read(a, "alerts.", "node_silent_s", c.alerts.node_silent_s);

@@ -24,7 +24,13 @@ struct AlertRules {
   // (0: never).
   double job_idle_requeue_minutes = 0;
   double job_idle_requeue_hold_s = 60;  // then held back this long: waiting jobs go first
-  std::string webhook;                  // http://host:port/path to POST alerts to ("": none)
+  // A node running hot (node_hot; policy/node_health.h): a GPU above this temperature (°C)
+  // or drawing more than this share of its model's peak power, for `minutes`. Both 0: off.
+  double node_hot_temperature_c = 0;
+  double node_hot_power_fraction = 0;
+  double node_hot_minutes = 5;
+  bool node_hot_stop_general = true;  // the reaction: no new general-tier work there
+  std::string webhook;                // http://host:port/path to POST alerts to ("": none)
 };
 
 // The team under which the service accounts for jobs it observes but did not start (jobs

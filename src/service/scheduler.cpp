@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "policy/frugal_profile.h"
+#include "policy/node_health.h"
 #include "policy/profile.h"
 
 namespace frugal {
@@ -40,6 +41,11 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(Parts parts) {
     if (!p.ok()) return Error{fmt::format("policy: {}", p.error().message)};
     profile = std::move(p).value();
   }
+  // alerts.node_hot: its reaction is the node-health plugin (Health point).
+  const AlertRules& ar = parts.config.alerts;
+  const NodeHealthLimits health{ar.node_hot_temperature_c, ar.node_hot_power_fraction,
+                                ar.node_hot_minutes * 60, ar.node_hot_stop_general};
+  if (health.any()) profile.plugins.push_back(make_node_health(health));
   // Migrations (+consolidate) and resizes (+elastic) are carried out by stopping the run
   // segment with its checkpoint plan and restarting it (move()). Pack-down, soon-free and
   // autoscaling act only on on-demand pools the driver powers (scheduler_capacity.cpp);

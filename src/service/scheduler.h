@@ -330,6 +330,9 @@ class Scheduler {
   // The opt-in reaction to job_idle: jobs idle for alerts.job_idle.requeue_after_minutes are
   // checkpointed and requeued (Engine::checkpoint_requeue) while other jobs wait.
   void requeue_idle(double now);
+  // Telemetry into the engine (service/scheduler_health.cpp): each node's newest readings
+  // (telemetry_) as Engine::observe_node — the node-health plugin's limits, node_hot alerts.
+  void observe_nodes(double now);
   // The regions' series follow the real clock (calendar_); price_series_stale alerts.
   void update_calendar(double now);
   void fatal(const std::string& what);
@@ -410,6 +413,7 @@ class Scheduler {
   std::vector<GpuTelemetry> telemetry_;              // the latest reading of every GPU seen
   std::unique_ptr<TelemetryBook> pushed_;            // agents' reports (thread-safe)
   std::map<std::string, HostLoad> host_load_;        // node → its agent's latest host load
+  std::set<NodeId> observed_;                        // nodes whose last observe_node had a reading
   std::map<std::string, PowerState> initial_power_;  // Parts::initial_power
   std::set<NodeId> reclaiming_;                      // spot nodes under a reclaim notice
   std::map<std::string, double> node_seen_;          // node → last telemetry/heartbeat (Unix s)

@@ -121,6 +121,14 @@ void Scheduler::note_measured(Live& l, double utilization, double at) {
   r.utilization = r.utilization < 0 ? utilization : (r.utilization * k + utilization) / (k + 1);
   ++r.utilization_samples;
   mark(l);
+  // Into the engine (CycleView::job_use): over the last sampling period.
+  MeasuredUse u{engine_time(at), config_.telemetry_period_s, utilization, -1};
+  const size_t cards = std::max<size_t>(
+      1, l.measured_gpus.empty() ? l.placement.slots.size() : l.measured_gpus.size());
+  if (l.gpu_memory_mib >= 0 && l.card_memory_mib > 0)
+    u.memory_frac = static_cast<double>(l.gpu_memory_mib) /
+                    static_cast<double>(l.card_memory_mib * static_cast<int64_t>(cards));
+  engine_.observe_job(l.idx, u);
 }
 
 void Scheduler::sample_telemetry(double now) {
@@ -171,6 +179,7 @@ void Scheduler::sample_telemetry(double now) {
         l.rec.request.deadline > 0)
       pending.push_back({id, l.rec.team, l.rec.request.deadline, l.spec->runtime_estimate()});
   alerts_.evaluate(now, gpus, node_seen_, pending, job_views(now));
+  observe_nodes(now);
   requeue_idle(now);
 }
 

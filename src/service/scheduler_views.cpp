@@ -115,6 +115,8 @@ std::future<ApiReply> Scheduler::nodes(const Principal& who) {
           {"cpu_jobs", holders[{n, -1}]}};
       if (const auto it = node_seen_.find(spec.name); it != node_seen_.end())
         nj["last_seen_s_ago"] = now - it->second;
+      if (const NodeLimit& limit = engine_.node_limit(n); !limit.reason.empty())
+        nj["placement_limit"] = {{"takes_up_to", to_string(limit.takes)}, {"reason", limit.reason}};
       if (const auto it = host_load_.find(spec.name); it != host_load_.end())
         nj["host"] = {{"cpu_busy", it->second.cpu_busy},
                       {"cpu_count", it->second.cpu_count},

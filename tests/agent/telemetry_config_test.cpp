@@ -44,6 +44,37 @@ TEST(TelemetryConfig, AgentsAndBounds) {
   }
 }
 
+TEST(TelemetryConfig, NodeHotLimits) {
+  testing::TempDir dir;
+  const std::string base = "admin: {token_sha256: " + std::string(64, 'a') + "}\n";
+  auto load = [&](const std::string& extra) {
+    return load_service_config(dir.write("serve.yaml", base + extra));
+  };
+  auto ok = load("alerts:\n  node_hot: {temperature_c: 85, power_fraction: 0.95, minutes: 2}\n");
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  EXPECT_DOUBLE_EQ(ok.value().alerts.node_hot_temperature_c, 85);
+  EXPECT_DOUBLE_EQ(ok.value().alerts.node_hot_power_fraction, 0.95);
+  EXPECT_DOUBLE_EQ(ok.value().alerts.node_hot_minutes, 2);
+  EXPECT_TRUE(ok.value().alerts.node_hot_stop_general);
+  auto off = load("");
+  ASSERT_TRUE(off.ok());
+  EXPECT_DOUBLE_EQ(off.value().alerts.node_hot_temperature_c, 0);  // off unless configured
+  const std::pair<std::string, std::string> bad[] = {
+      {"alerts:\n  node_hot: {temperature: 85}\n", "unknown key 'temperature'"},
+      {"alerts:\n  node_hot: {temperature_c: -1}\n",
+       "alerts.node_hot.temperature_c: must be between 0 and 200"},
+      {"alerts:\n  node_hot: {power_fraction: 5}\n",
+       "alerts.node_hot.power_fraction: must be between 0 and 2"},
+      {"alerts:\n  node_hot: {temperature_c: hot}\n", "alerts.node_hot"},
+  };
+  for (const auto& [text, says] : bad) {
+    SCOPED_TRACE(text);
+    auto r = load(text);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find(says), std::string::npos) << r.error().message;
+  }
+}
+
 TEST(TelemetryConfig, NodeTokensAreAgentsThatMaySeeNoJob) {
   Principal agent;
   agent.agent = "rack";

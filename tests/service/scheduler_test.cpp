@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
@@ -29,6 +30,7 @@ class ScriptedDriver final : public Driver {
     std::vector<LaunchSpec> specs;  // every start, in order
     std::vector<DriverEvent> pending;
     double utilization = 0.25;
+    double temperature_c = 40;         // both GPUs
     int nodes = 1;                     // nodes "n", "n1", ... of two L4 each
     bool stop_exits = true;            // stop() ends the job at once (else it runs until finish())
     std::vector<std::string> stopped;  // handles stop() was called with
@@ -69,8 +71,8 @@ class ScriptedDriver final : public Driver {
   }
   std::vector<GpuTelemetry> telemetry() override {
     std::lock_guard<std::mutex> lock(s_->mu);
-    return {GpuTelemetry{"n", 0, s_->utilization, 1000, 24000, 50},
-            GpuTelemetry{"n", 1, s_->utilization, 1000, 24000, 50}};
+    return {GpuTelemetry{"n", 0, s_->utilization, 1000, 24000, 50, s_->temperature_c, {}},
+            GpuTelemetry{"n", 1, s_->utilization, 1000, 24000, 50, s_->temperature_c, {}}};
   }
   void finish(const std::string& handle, int code) {
     std::lock_guard<std::mutex> lock(s_->mu);
@@ -93,6 +95,7 @@ struct Fixture {
   std::shared_ptr<ScriptedDriver::Shared> shared = std::make_shared<ScriptedDriver::Shared>();
   GpuCatalog catalog = load_builtin_catalog().value();
   double grace_s = 60;
+  std::function<void(ServiceConfig&)> configure;  // changes to the default config
   Fixture() {
     char tmpl[] = "/tmp/frugal-sched-XXXXXX";
     dir = mkdtemp(tmpl);
@@ -104,6 +107,7 @@ struct Fixture {
     cfg.checkpoint_grace_s = grace_s;
     cfg.log_dir = (dir / "logs").string();
     cfg.checkpoint_dir = (dir / "ckpt").string();
+    if (configure) configure(cfg);
     auto driver = std::make_unique<ScriptedDriver>(shared);
     auto inv = driver->inventory();
     auto cluster = cluster_from_inventory(inv.value(), cfg, catalog);
@@ -690,6 +694,59 @@ TEST(Scheduler, TransitionsArePersistedAndShownAsTheJobsHistory) {
   EXPECT_EQ(h[2]["reason"], "scripted exit");
   EXPECT_LE(h[0]["at"].get<double>(), h[1]["at"].get<double>());
   EXPECT_GE(h[2]["at"].get<double>() - h[1]["at"].get<double>(), 5);
+}
+
+}  // namespace
+}  // namespace frugal
+
+namespace frugal {
+namespace {
+
+bool alert_active(Scheduler& s, const std::string& rule) {
+  const nlohmann::json body = s.alerts(kAdmin).get().body;
+  for (const auto& a : body["active"])
+    if (a["rule"] == rule) return true;
+  return false;
+}
+
+// alerts.node_hot on the service's fake clock: node "n" reported above the temperature limit
+// for the window raises node_hot and stops taking general-tier work (a core job still
+// starts there; /v1/nodes says why); cooled for the window, it takes general work again.
+TEST(Scheduler, AHotNodeTakesNoGeneralWorkUntilItCools) {
+  Fixture f;
+  f.configure = [](ServiceConfig& c) {
+    c.alerts.node_hot_temperature_c = 85;
+    c.alerts.node_hot_minutes = 0.005;  // 0.3 s
+  };
+  auto s = f.make();
+  {
+    std::lock_guard<std::mutex> lock(f.shared->mu);
+    f.shared->temperature_c = 92;
+  }
+  ASSERT_TRUE(eventually(f, *s, [&] { return alert_active(*s, "node_hot"); }))
+      << s->nodes(kAdmin).get().body.dump() << s->alerts(kAdmin).get().body.dump();
+  const nlohmann::json node = s->nodes(kAlpha).get().body["nodes"][0];
+  EXPECT_EQ(node["placement_limit"]["takes_up_to"], "important");
+  EXPECT_EQ(node["placement_limit"]["reason"],
+            "GPU 0 at 92 °C (limit 85 °C) for 0.005 min: no new general-tier work");
+  JobRequest general;
+  general.command = "train";
+  general.gpus = 1;
+  const int64_t g = s->submit(kAlpha, general).get().body["id"];
+  JobRequest core = general;
+  core.tier = Tier::kCore;
+  const int64_t c = s->submit(kAlpha, core).get().body["id"];
+  wait_state(f, *s, c, "running");
+  pass(f, *s, 1);
+  EXPECT_EQ(job(*s, g)["state"], "queued");
+  EXPECT_EQ(job(*s, g)["waiting"]["point"], "health");
+  {
+    std::lock_guard<std::mutex> lock(f.shared->mu);
+    f.shared->temperature_c = 60;
+  }
+  wait_state(f, *s, g, "running");
+  EXPECT_FALSE(alert_active(*s, "node_hot"));
+  EXPECT_FALSE(s->nodes(kAlpha).get().body["nodes"][0].contains("placement_limit"));
 }
 
 }  // namespace
