@@ -183,7 +183,7 @@ bool Engine::checkpoint_requeue(JobIdx j, Seconds now, Seconds grace, std::strin
                                 Seconds hold) {
   now_ = now;
   if (j >= jobs_.size() || jobs_[j].state != JobState::kRunning || jobs_[j].signalled() ||
-      jobs_[j].spec->pinned)
+      jobs_[j].spec->pinned || is_guest(j))
     return false;
   signal(j, now, std::max(0.0, grace), queued_, std::move(reason));
   if (hold > 0) requeue_holds_[j] = hold;
@@ -251,6 +251,7 @@ void Engine::start(JobIdx j, Placement p, Seconds now) {
 }
 
 void Engine::stop(JobIdx j, Seconds now, bool saved) {
+  if (!guests_.empty()) drop_guests(j, "its host stopped");
   JobRuntime& r = jobs_[j];
   state_.release(r.placement, *r.spec);
   running_.erase(key_of(j));
@@ -284,6 +285,8 @@ void Engine::stop(JobIdx j, Seconds now, bool saved) {
 Status Engine::migrate(JobIdx j, Placement to, Seconds now, Seconds cost) {
   JobRuntime& r = jobs_[j];
   if (r.state != JobState::kRunning) return Error{"migrate: job is not running"};
+  if (is_guest(j)) return Error{"migrate: job is a guest"};
+  if (!guests_.empty()) drop_guests(j, "its host moved");
   const JobSpec& s = *r.spec;
   state_.release(r.placement, s);
   if (Status st = state_.allocate(to, s); !st.ok()) {
@@ -379,6 +382,10 @@ void Engine::resume(JobIdx j, const JobRuntime& before) {
 void Engine::finish(JobIdx j, Seconds now) {
   now_ = now;
   if (j >= jobs_.size() || jobs_[j].state != JobState::kRunning) return;
+  if (is_guest(j)) {
+    end_guest(j);
+    return;
+  }
   stop(j, now);
   jobs_[j].state = JobState::kFinished;
   job_use_.erase(j);
@@ -402,6 +409,10 @@ bool Engine::withdraw(JobIdx j, Seconds now) {
 
 bool Engine::update_running(JobIdx j, const JobSpec* spec) {
   if (j >= jobs_.size() || jobs_[j].state != JobState::kRunning) return false;
+  if (is_guest(j)) {
+    jobs_[j].spec = spec;
+    return true;
+  }
   running_.erase(key_of(j));
   jobs_[j].spec = spec;
   running_.insert(key_of(j));
@@ -747,6 +758,7 @@ const std::vector<Decision>& Engine::schedule(Seconds now) {
   out_.clear();
   if (churn_.tripped()) return out_;
   out_.swap(queued_);
+  in_cycle_ = true;
   release_due(now);
   std::vector<std::pair<JobIdx, JobRuntime>> victims = preempt_point(now);
   complete_drains(now);
@@ -760,7 +772,9 @@ const std::vector<Decision>& Engine::schedule(Seconds now) {
   for (const auto& plugin : profile_.plugins) plugin->resize(*this);
   for (const auto& plugin : profile_.plugins) plugin->relay(*this);
   for (const auto& plugin : profile_.plugins) plugin->compact(*this);
+  for (const auto& plugin : profile_.plugins) plugin->lend(*this);
   autoscale(now);
+  in_cycle_ = false;
   churn_.record(now, out_, ChurnGuard::bound_for(jobs_.size()),
                 [this](JobIdx j) { return j < jobs_.size() ? jobs_[j].spec->id : "?"; });
   return out_;
@@ -792,8 +806,10 @@ std::string Engine::check_invariants() const {
   if (std::string s = state_.check_invariants(); !s.empty()) return s;
   size_t pending = 0, running = 0;
   int64_t milli = 0;
+  if (std::string s = check_guests(); !s.empty()) return s;
   for (JobIdx j = 0; j < jobs_.size(); ++j) {
     const JobRuntime& r = jobs_[j];
+    if (r.state == JobState::kRunning && is_guest(j)) continue;
     if (r.state == JobState::kRunning) {
       ++running;
       int64_t held = 0;

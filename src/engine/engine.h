@@ -68,6 +68,11 @@ class Engine final : private CycleOps {
   // ask for it again.
   void node_reclaimed(NodeId n, Seconds now);
 
+  // A guest (policy/lend_idle.h) is reported running (job(j).state) but holds no capacity:
+  // finish() ends it like any job; a host that stops or moves recalls its guests first
+  // (kPreempt, requeued). running_count() does not count guests.
+  bool guest(JobIdx j) const { return is_guest(j); }
+
   // Live-service additions (src/service): jobs leave and re-enter outside the trace's flow.
   // Withdraws a pending or deferred job (cancelled or held before it ran): it leaves the
   // queue and ends (state kFinished), no decision follows. Returns false if it was not
@@ -227,6 +232,21 @@ class Engine final : private CycleOps {
               std::string reason) override;
   Status start_job(JobIdx j, Placement p) override;
   void report_internal(JobIdx j, std::string message) override;
+  // Guests (engine_guests.cpp; policy/lend_idle.h). A guest is kRunning with its one slot
+  // in JobRuntime::placement but holds nothing: it is in none of running_, running_by_end_,
+  // node_jobs_ or the cluster state, only in guests_ (guest → host).
+  const std::map<JobIdx, JobIdx>& guests() const override { return guests_; }
+  Status start_guest(JobIdx j, JobIdx host, Slot slot, std::string reason) override;
+  bool recall_guest(JobIdx j, std::string reason) override;
+  bool is_guest(JobIdx j) const { return !guests_.empty() && guests_.count(j) != 0; }
+  // Host j stops or moves: its guests are recalled first (`reason`).
+  void drop_guests(JobIdx host, const char* reason);
+  // Where decisions made now go: this cycle's (inside schedule()) or the next one's.
+  std::vector<Decision>& sink() { return in_cycle_ ? out_ : queued_; }
+  // A guest ended by itself (finish()).
+  void end_guest(JobIdx j);
+  // check_invariants()' part for guests.
+  std::string check_guests() const;
 
   // The steps of one cycle, in schedule()'s order.
   // Deferred jobs now due enter the queue; LAS demotions and starvation marks fall due.
@@ -307,6 +327,8 @@ class Engine final : private CycleOps {
   std::vector<NodeReading> readings_;
   std::vector<NodeLimit> limits_;
   std::map<JobIdx, MeasuredUse> job_use_;  // running jobs measured (erased when they end)
+  std::map<JobIdx, JobIdx> guests_;        // running guests → their hosts
+  bool in_cycle_ = false;                  // inside schedule()
   OnDemandShape on_demand_;
   CycleState cycle_;
   size_t pending_small_ = 0;    // pending fractional or CPU-only jobs

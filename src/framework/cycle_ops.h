@@ -4,6 +4,7 @@
 // options and this cycle's state, and with the few changes a plugin may make: every change
 // goes through the engine, which keeps its indexes consistent and records the decision.
 
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -54,6 +55,16 @@ class CycleOps : public CycleView {
                       std::string reason) = 0;
   // Starts pending job j on p now (kStart). On error (p not free) nothing changes.
   virtual Status start_job(JobIdx j, Placement p) = 0;
+  // Guests (policy/lend_idle.h): running guests → their hosts.
+  virtual const std::map<JobIdx, JobIdx>& guests() const = 0;
+  // Starts pending job j (JobSpec::opportunistic, one card) as a guest on `slot`, a GPU
+  // running job `host` (JobSpec::lend_idle, or lending by the plugin's policy) holds with no
+  // guest yet: a kStart with Decision::guest; slot.milli is its share (the MPS limit). It
+  // holds no cluster capacity and is stopped before the host stops or moves. On error
+  // nothing changes.
+  virtual Status start_guest(JobIdx j, JobIdx host, Slot slot, std::string reason) = 0;
+  // Stops guest j now (kPreempt, `reason`) and requeues it; false when j is not a guest.
+  virtual bool recall_guest(JobIdx j, std::string reason) = 0;
   // An internal failure about job j (a plan the cluster state refused): reported as a kDefer
   // decision with the next cycle's decisions, `message` as its reason.
   virtual void report_internal(JobIdx j, std::string message) = 0;

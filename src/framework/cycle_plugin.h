@@ -8,6 +8,7 @@
 //   Resize                        resize running jobs (kResize), start queued ones
 //   Relay                         move running jobs between regions (kMigrate)
 //   Compact                       empty nodes by migration (kMigrate)
+//   Lend                          guests on measured idle: recall, then place (kStart)
 //   Autoscale ── Demand           what queued jobs count for; what to subtract; what to add
 //                                 with nothing queued; the order nodes are provisioned in
 //   Release                       whether idle on-demand nodes go back at once
@@ -51,6 +52,9 @@ class CyclePlugin {
   virtual void relay(CycleOps& ops) { (void)ops; }
   // Compact (after Relay).
   virtual void compact(CycleOps& ops) { (void)ops; }
+  // Lend (after Compact): recall guests whose host needs its GPU back and start queued
+  // opportunistic jobs as guests (CycleOps::guests/start_guest/recall_guest).
+  virtual void lend(CycleOps& ops) { (void)ops; }
 
   // Demand (the autoscale step). queued_gpus, adjust_demand and idle_demand run only on an
   // autoscaled cluster; queue_empty at every cycle that ends with nothing queued.

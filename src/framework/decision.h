@@ -37,6 +37,11 @@ struct Decision {
   // the grace time (checkpoint writing) is spent, nothing is redone. Otherwise the job
   // keeps the work up to its last periodic checkpoint.
   bool saved = false;
+  // kStart of a guest (policy/lend_idle.h): `job` runs on `placement`, one slot on a GPU
+  // that running job `host` holds; its milli is its share of the card (the MPS limit), not
+  // capacity taken from the cluster. A kPreempt of a guest frees nothing.
+  bool guest = false;
+  JobIdx host = 0;
 };
 
 inline const char* to_string(Decision::Kind k) {

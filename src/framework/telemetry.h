@@ -30,13 +30,17 @@ struct NodeReading {
   bool known() const { return !gpus.empty(); }
 };
 
-// A running job's measured use over a window ending at `at`: mean GPU utilisation over its
-// GPUs and the largest share of card memory it used. Cleared when the job stops.
+// A running job's own measured use (its processes', not a guest's beside it) over a window
+// of `window` seconds ending at `at`, averaged over its GPUs: the mean, the highest sample
+// and the newest sample of its utilisation, and the largest share of card memory it used.
+// A field < 0 is unknown.
 struct MeasuredUse {
   Seconds at = 0;
   Seconds window = 0;
-  double utilization = -1;  // 0..1; < 0 unknown
-  double memory_frac = -1;  // 0..1; < 0 unknown
+  double utilization = -1;  // mean, 0..1
+  double memory_frac = -1;  // peak, 0..1
+  double peak = -1;         // the highest utilisation sample in the window
+  double latest = -1;       // the newest utilisation sample
 };
 
 // What a Health plugin says of a node: the least important tier it takes new work of (an

@@ -67,6 +67,12 @@ struct JobSpec {
   // or resizes it (a job the live service observes but does not control, e.g. one submitted
   // to Slurm directly). Only Engine::adopt() puts a pinned job in place.
   bool pinned = false;
+  // Sharing measured idle (policy/lend_idle.h; live only, from telemetry): `lend_idle` lets
+  // others use the part of its GPUs it is measured not to use; an `opportunistic` job (one
+  // card, fractional or general tier) may run as a guest on such a GPU, outside the host's
+  // allocation, and is the first to go when the host's load returns.
+  bool lend_idle = false;
+  bool opportunistic = false;
 
   Seconds runtime_estimate() const { return estimate >= 0 ? estimate : duration; }
   bool fractional() const { return gpus == 1 && gpu_milli < kMilliPerGpu; }
