@@ -21,6 +21,11 @@ void ReportWindow::add(double now, const std::vector<GpuTelemetry>& gpus, const 
     s.peak.temperature_c = std::max(s.peak.temperature_c, g.temperature_c);
     if (g.memory_total_mib > 0) s.peak.memory_total_mib = g.memory_total_mib;
     for (const GpuProcess& p : g.processes) {
+      if (p.utilization >= 0) {
+        auto& [sum, n] = s.process_util[p.pid];
+        sum += p.utilization;
+        ++n;
+      }
       auto [it, fresh] = s.processes.try_emplace(p.pid, p);
       if (!fresh) {
         it->second.memory_mib = std::max(it->second.memory_mib, p.memory_mib);
@@ -54,7 +59,11 @@ NodeReport ReportWindow::take(double now) {
     if (s.power_n > 0) g.power_w = s.power / s.power_n;
     if (g.memory_total_mib > 0 && g.memory_used_mib > g.memory_total_mib)
       g.memory_used_mib = g.memory_total_mib;
-    for (auto& [pid, p] : s.processes) g.processes.push_back(std::move(p));
+    for (auto& [pid, p] : s.processes) {
+      if (const auto u = s.process_util.find(pid); u != s.process_util.end())
+        p.utilization = u->second.first / u->second.second;
+      g.processes.push_back(std::move(p));
+    }
     r.gpus.push_back(std::move(g));
   }
   samples_ = 0;

@@ -2,7 +2,8 @@
 // Folds one node's samples (every --sample-interval) into the NodeReport of a window
 // (every --interval): per GPU, utilisation and power are means over the samples that had
 // them, memory used and temperature maxima, memory total the latest; processes are every
-// (GPU, pid) seen, with their largest memory; host CPU busy a mean, host memory used a
+// (GPU, pid) seen, with their largest memory and mean utilisation (over the samples that
+// had one); host CPU busy a mean, host memory used a
 // maximum. Not thread-safe.
 
 #include <map>
@@ -30,6 +31,7 @@ class ReportWindow {
     int util_n = 0, power_n = 0;
     GpuTelemetry peak;  // memory used and temperature maxima, memory total latest
     std::map<int64_t, GpuProcess> processes;
+    std::map<int64_t, std::pair<double, int>> process_util;  // per pid: sum, samples
   };
   std::string node_;
   double start_ = 0;

@@ -92,9 +92,10 @@ std::optional<FieldError> digits(const Fields& f, const char* key, std::string& 
 
 std::optional<FieldError> parse_process(const json& j, const std::string& path, GpuProcess& p) {
   const Fields f(j, path);
-  if (auto e = f.only({"pid", "memory_mib", "job", "slurm_job"})) return e;
+  if (auto e = f.only({"pid", "memory_mib", "utilization", "job", "slurm_job"})) return e;
   if (auto e = f.integer("pid", 1, (int64_t{1} << 32) - 1, p.pid, true)) return e;
   if (auto e = f.integer("memory_mib", 0, int64_t{1} << 40, p.memory_mib)) return e;
+  if (auto e = f.number("utilization", 0, 1, p.utilization)) return e;
   if (auto e = digits(f, "job", p.job)) return e;
   return digits(f, "slurm_job", p.slurm_job);
 }
@@ -199,6 +200,7 @@ nlohmann::json to_json(const NodeReport& r) {
       for (const GpuProcess& p : g.processes) {
         json y = {{"pid", p.pid}};
         put_if(y, "memory_mib", p.memory_mib);
+        put_if(y, "utilization", p.utilization);
         if (!p.job.empty()) y["job"] = p.job;
         if (!p.slurm_job.empty()) y["slurm_job"] = p.slurm_job;
         ps.push_back(std::move(y));

@@ -90,6 +90,9 @@ struct GpuProcess {
   int64_t memory_mib = -1;  // < 0 unknown
   std::string job;          // frugal job id (decimal), or "" when not mapped
   std::string slurm_job;    // Slurm job id when the process runs in one, else ""
+  // Its share of the GPU's SMs over the last sample period, 0..1 (NVML's per-process
+  // utilisation); < 0 unknown. What lets a job's own load be told from a guest's beside it.
+  double utilization = -1;
 };
 
 // Instant readings of one GPU. Fields the backend cannot read are negative.

@@ -4,7 +4,9 @@
 // signatures. Without the library (no NVIDIA driver) load() says why and the service
 // falls back to the GPUs its config declares.
 
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +33,10 @@ class Nvml {
 
  private:
   std::vector<GpuProcess> processes(void* device);
+  // Each process's SM utilisation (0..1) on `device`: the mean of NVML's samples since the
+  // last call for it (nvmlDeviceGetProcessUtilization; NVML samples only processes that
+  // computed, so an absent one computed nothing); nullopt where unsupported or failing.
+  std::optional<std::map<int64_t, double>> process_utilization(void* device);
   struct Api;
   explicit Nvml(std::unique_ptr<Api> api);
   std::unique_ptr<Api> api_;

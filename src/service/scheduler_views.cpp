@@ -68,6 +68,7 @@ nlohmann::json Scheduler::telemetry_json(const GpuTelemetry& t, const Principal&
   nlohmann::json procs = nlohmann::json::array();
   for (const GpuProcess& p : t.processes) {
     nlohmann::json pj = {{"memory_mib", p.memory_mib}};
+    if (p.utilization >= 0) pj["utilization"] = p.utilization;
     int64_t id = 0;
     std::from_chars(p.job.data(), p.job.data() + p.job.size(), id);
     if (const auto it = jobs_.find(id); it != jobs_.end() && who.may_access(it->second.rec.team))

@@ -25,7 +25,7 @@ NodeReport report() {
   g.memory_total_mib = 23034;
   g.power_w = 45;
   g.temperature_c = 52;
-  g.processes.push_back(GpuProcess{4711, 2048, "17", "99"});
+  g.processes.push_back(GpuProcess{4711, 2048, "17", "99", 0.25});
   r.gpus.push_back(g);
   return r;
 }
@@ -57,6 +57,7 @@ TEST(TelemetryWire, RoundTrips) {
   EXPECT_EQ(r.gpus[0].processes[0].pid, 4711);
   EXPECT_EQ(r.gpus[0].processes[0].job, "17");
   EXPECT_EQ(r.gpus[0].processes[0].slurm_job, "99");
+  EXPECT_DOUBLE_EQ(r.gpus[0].processes[0].utilization, 0.25);
 }
 
 TEST(TelemetryWire, UnknownReadingsAreLeftOut) {
@@ -97,6 +98,10 @@ TEST(TelemetryWire, RefusesOutOfRangeValuesNamingTheField) {
   body = batch_json({report()}, 1.7e9);
   body["reports"][0]["gpus"][0]["processes"][0]["job"] = "17; rm -rf /";
   EXPECT_EQ(refused(body).field, "reports[0].gpus[0].processes[0].job");
+
+  body = batch_json({report()}, 1.7e9);
+  body["reports"][0]["gpus"][0]["processes"][0]["utilization"] = 2;
+  EXPECT_EQ(refused(body).field, "reports[0].gpus[0].processes[0].utilization");
 }
 
 TEST(TelemetryWire, RefusesMalformedBatches) {

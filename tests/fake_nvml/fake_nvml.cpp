@@ -7,8 +7,11 @@
 //   NAME;UUID;MEMORY_TOTAL_MIB;MEMORY_USED_MIB;UTILIZATION_PERCENT;POWER_W[;TEMP_C[;PROCS]]
 // e.g. "NVIDIA L4;GPU-fake-0;23034;0;30;45;52;4711:2048,4712:512". TEMP_C is the GPU
 // temperature (absent or empty: NVML_ERROR_NOT_SUPPORTED); PROCS the compute processes on
-// the card as PID:USED_MIB pairs separated by commas. The file is read at nvmlInit_v2 (and
-// again at each query, so a test may change the load while the service runs). Without the
+// the card as PID:USED_MIB[:SM_PERCENT] separated by commas (SM_PERCENT: the process's
+// utilisation for nvmlDeviceGetProcessUtilization, which — as NVML — samples only processes
+// above 0 % and answers NVML_ERROR_NOT_FOUND when there are none; a card none of whose
+// processes has an SM_PERCENT answers it NVML_ERROR_NOT_SUPPORTED). The file is read at nvmlInit_v2
+// (and again at each query, so a test may change the load while the service runs). Without the
 // variable or with a file that cannot be read, nvmlInit_v2 fails with
 // NVML_ERROR_LIBRARY_NOT_FOUND.
 //
@@ -20,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -41,6 +45,7 @@ struct Gpu {
   unsigned int util = 0, power_w = 0;
   int temp_c = -1;                                                 // < 0: not supported
   std::vector<std::pair<unsigned int, unsigned long long>> procs;  // NOLINT(google-runtime-int)
+  std::vector<int> proc_sm;  // per process: SM percent, < 0 not given
 };
 
 bool read_gpus(std::vector<Gpu>& out) {
@@ -69,9 +74,11 @@ bool read_gpus(std::vector<Gpu>& out) {
       for (std::string p; std::getline(ps, p, ',');) {
         const size_t colon = p.find(':');
         if (colon == std::string::npos) continue;
+        const size_t second = p.find(':', colon + 1);
         g.procs.emplace_back(
             static_cast<unsigned int>(std::strtoul(p.substr(0, colon).c_str(), nullptr, 10)),
-            std::strtoull(p.substr(colon + 1).c_str(), nullptr, 10));
+            std::strtoull(p.substr(colon + 1, second - colon - 1).c_str(), nullptr, 10));
+        g.proc_sm.push_back(second == std::string::npos ? -1 : std::atoi(p.c_str() + second + 1));
       }
     }
     out.push_back(g);
@@ -102,6 +109,12 @@ struct Memory {
 };
 struct Utilization {
   unsigned int gpu, memory;
+};
+// nvmlProcessUtilizationSample_t.
+struct ProcessSample {
+  unsigned int pid;
+  unsigned long long time_stamp;  // NOLINT(google-runtime-int): microseconds
+  unsigned int sm, mem, enc, dec;
 };
 // nvmlProcessInfo_t of NVML 11+ (the _v2/_v3 process queries take it).
 struct ProcessInfo {
@@ -187,6 +200,36 @@ int nvmlDeviceGetComputeRunningProcesses_v3(void* d, unsigned int* count, Proces
   *count = n;
   for (unsigned int i = 0; i < n; ++i)
     infos[i] = ProcessInfo{g.procs[i].first, g.procs[i].second << 20, 0xFFFFFFFF, 0xFFFFFFFF};
+  return kSuccess;
+}
+
+// As NVML: samples newer than last_seen (microseconds); a null buffer asks for the room
+// needed (NVML_ERROR_INSUFFICIENT_SIZE with *count set). One sample per process with an
+// SM_PERCENT, stamped now: each query sees the file's current load.
+int nvmlDeviceGetProcessUtilization(void* d, ProcessSample* out, unsigned int* count,
+                                    unsigned long long last_seen) {  // NOLINT(google-runtime-int)
+  Gpu g;
+  if (!count) return kInvalidArgument;
+  if (!device(d, g)) return kNotFound;
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  const auto now = static_cast<unsigned long long>(ts.tv_sec) * 1000000ULL +  // NOLINT
+                   static_cast<unsigned long long>(ts.tv_nsec) / 1000;        // NOLINT
+  if (std::none_of(g.proc_sm.begin(), g.proc_sm.end(), [](int sm) { return sm >= 0; }))
+    return kNotSupported;
+  std::vector<ProcessSample> samples;
+  for (size_t i = 0; i < g.procs.size(); ++i)
+    if (g.proc_sm[i] > 0 && now > last_seen)
+      samples.push_back(ProcessSample{
+          g.procs[i].first, now, static_cast<unsigned int>(std::min(100, g.proc_sm[i])), 0, 0, 0});
+  if (samples.empty()) return kNotFound;
+  const auto n = static_cast<unsigned int>(samples.size());
+  if (!out || n > *count) {
+    *count = n;
+    return kInsufficientSize;
+  }
+  *count = n;
+  std::copy(samples.begin(), samples.end(), out);
   return kSuccess;
 }
 
