@@ -9,13 +9,18 @@
 #   3. a --check-invariants replay of a 100,000-job instance (fifo, backfill) on the same
 #      cluster: engine and cluster state are verified after every cycle;
 #   4. the `frugal serve` load test (bench/serve_load.sh: 10,000 nodes, dry-run backend,
-#      accepted submissions/s and decision latency p50/p99, medians of 5 runs), appended.
+#      accepted submissions/s and decision latency p50/p99, medians of 5 runs), appended;
+#   5. telemetry (issue 22), appended: the node agent's CPU and peak RSS at 1 s sampling with
+#      8 GPUs (bench/agent_overhead.sh, on the fake NVML) and the load test with and without
+#      1,000 agents x 8 GPUs reporting every 10 s (bench/serve_telemetry.sh).
 # Targets are printed PASS/FAIL; a FAIL does not fail the script (only errors do).
 #
-# Usage: bench/run.sh            (from anywhere; about 3-5 minutes on 2 cores)
+# Usage: bench/run.sh            (from anywhere; about 10-12 minutes on 2 cores, 3-5 with
+#   SKIP_TELEMETRY=1)
 # Environment: BUILD_DIR (default build), WORK_DIR (default /tmp/frugal-bench-$UID),
 #   OUT (default bench/RESULTS.md), JOBS (1000000), GPUS (80000), LOAD (0.9), SEED (1),
 #   RUNS (3), CHECK_JOBS (100000), SKIP_MICRO=1, SKIP_LEDGER=1, SKIP_REPLAY=1, SKIP_CHECK=1, SKIP_SERVE=1,
+#   SKIP_TELEMETRY=1,
 #   BUILD_JOBS (2), LEDGER_FILTER (^BM_Ledger; a regex of ledger benchmarks to run).
 set -euo pipefail
 
@@ -46,6 +51,14 @@ if [ "$build_type" != "Release" ]; then
   cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
 targets=(frugal frugal_serve_load)
+if [ "${SKIP_TELEMETRY:-0}" != 1 ]; then
+  if ninja -C "$BUILD" -t targets all 2>/dev/null | grep -q '^fake_nvml:'; then
+    targets+=(fake_nvml)
+  else
+    log "the fake NVML is not built (FRUGAL_BUILD_TESTS off): agent overhead skipped"
+    SKIP_AGENT=1
+  fi
+fi
 if ninja -C "$BUILD" -t targets all 2>/dev/null | grep -q '^frugal_bench:'; then
   targets+=(frugal_bench)
 else
@@ -132,6 +145,27 @@ if [ "${SKIP_SERVE:-0}" != 1 ]; then
     echo
     echo '```'
     BUILD_DIR=$BUILD bash "$ROOT/bench/serve_load.sh" | tail -n 6
+    echo '```'
+  } >>"$OUT"
+fi
+if [ "${SKIP_TELEMETRY:-0}" != 1 ]; then
+  {
+    if [ "${SKIP_AGENT:-0}" != 1 ]; then
+      log "node agent overhead (bench/agent_overhead.sh; about 3.5 minutes)"
+      echo
+      echo "## Node agent overhead (bench/agent_overhead.sh)"
+      echo
+      echo '```'
+      BUILD_DIR=$BUILD RUNS=3 bash "$ROOT/bench/agent_overhead.sh" | sed -n '/^median/,$p'
+      echo '```'
+    fi
+    log "telemetry ingest under load (bench/serve_telemetry.sh; about 3 minutes)"
+    echo
+    echo "## Telemetry ingest under load (bench/serve_telemetry.sh)"
+    echo
+    echo '```'
+    # JOBS and RUNS set here: the replay's JOBS (1,000,000) may be in the environment.
+    BUILD_DIR=$BUILD JOBS=50000 RUNS=3 bash "$ROOT/bench/serve_telemetry.sh" 2>/dev/null
     echo '```'
   } >>"$OUT"
 fi

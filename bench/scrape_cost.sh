@@ -13,18 +13,12 @@ SCRAPERS=${SCRAPERS:-2}
 DURATION=${SECONDS_RUN:-10}
 FRUGAL=$BUILD/frugal
 [[ -x $FRUGAL ]] || { echo "build frugal in $BUILD first" >&2; exit 1; }
+# shellcheck source=bench/serve_lib.sh
+source "$ROOT/bench/serve_lib.sh"
 work=$(mktemp -d)
-pid=
-trap '[[ -n $pid ]] && kill $pid 2>/dev/null; rm -rf "$work"' EXIT
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-cat >"$work/cluster.yaml" <<YAML
-regions:
-  - name: default
-    pools:
-      - name: synthetic
-        node_groups:
-          - {name: n, count: $NODES, gpu_model: A100-80GB, gpus_per_node: 8}
-YAML
+trap 'stop_serve; rm -rf "$work"' EXIT
+port=$(free_port)
+synthetic_cluster "$work/cluster.yaml" "$NODES"
 cat >"$work/serve.yaml" <<YAML
 listen: 127.0.0.1:$port
 backend: dry-run
@@ -32,13 +26,8 @@ cluster: cluster.yaml
 teams:
   bench: {token_sha256: $("$FRUGAL" hash-token bench-token)}
 YAML
-"$FRUGAL" serve --config "$work/serve.yaml" --db "$work/f.db" >"$work/serve.log" 2>&1 &
-pid=$!
-for _ in $(seq 200); do
-  curl -fs "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
-  sleep 0.1
-done
-python3 - "$pid" "$port" "$SCRAPERS" "$DURATION" <<'PY'
+start_serve "$work/serve.yaml" "$work/f.db" "$work/serve.log" "$port"
+python3 - "$serve_pid" "$port" "$SCRAPERS" "$DURATION" <<'PY'
 import http.client, os, sys, threading, time
 pid, port, scrapers, duration = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
 def cpu_s():

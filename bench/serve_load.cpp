@@ -9,8 +9,15 @@
 // the decision latency is then also given over the measured phase alone (from the histogram's
 // buckets), with the queue length and the longest wait before a job was first examined.
 //
+// Telemetry (--agents N, bench/serve_telemetry.sh): N simulated node agents post a report of
+// --agent-gpus GPUs every --agent-interval-s to POST /v1/telemetry with the node token
+// --agent-token (bench/sim_agents.h), from --agent-warmup-s before the first submission (so
+// that the service is in its steady state) until the measurement ends.
+//
 //   frugal_serve_load --url http://127.0.0.1:PORT --token T [--threads 8] [--jobs 20000]
 //                     [--fill 0] [--complete-rate 100] [--scrapers 0] [--scrape-interval-ms 0]
+//                     [--agents 0 --agent-token T2 [--agent-gpus 8] [--agent-interval-s 10]
+//                      [--agent-threads 4] [--agent-processes 1] [--agent-warmup-s 12]]
 #include <httplib.h>
 
 #include <CLI/CLI.hpp>
@@ -18,6 +25,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -25,6 +33,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "sim_agents.h"
 
 namespace {
 
@@ -112,7 +122,32 @@ int main(int argc, char** argv) {
   app.add_option("--scrape-interval-ms", scrape_interval_ms,
                  "pause between one scraper's reads (0: back to back)")
       ->check(CLI::Range(0, 60000));
+  frugal::bench::SimAgentOptions agent_opts;
+  double agent_warmup_s = 12;
+  app.add_option("--agents", agent_opts.agents, "simulated node agents posting telemetry")
+      ->check(CLI::Range(0, 100000));
+  app.add_option("--agent-token", agent_opts.token, "their node token");
+  app.add_option("--agent-gpus", agent_opts.gpus, "GPUs per report")->check(CLI::Range(1, 64));
+  app.add_option("--agent-interval-s", agent_opts.interval_s, "seconds between a node's reports")
+      ->check(CLI::Range(0.2, 3600.0));
+  app.add_option("--agent-threads", agent_opts.threads, "connections the agents post on")
+      ->check(CLI::Range(1, 256));
+  app.add_option("--agent-processes", agent_opts.processes, "GPU processes per GPU")
+      ->check(CLI::Range(0, 256));
+  app.add_option("--agent-warmup-s", agent_warmup_s, "seconds of posting before submissions")
+      ->check(CLI::Range(0.0, 3600.0));
   CLI11_PARSE(app, argc, argv);
+  if (agent_opts.agents > 0 && agent_opts.token.empty()) {
+    std::fprintf(stderr, "--agents needs --agent-token\n");
+    return 2;
+  }
+  agent_opts.url = url;
+  std::unique_ptr<frugal::bench::SimAgents> agents;
+  const auto agents_from = std::chrono::steady_clock::now();
+  if (agent_opts.agents > 0) {
+    agents = std::make_unique<frugal::bench::SimAgents>(agent_opts);
+    std::this_thread::sleep_for(std::chrono::duration<double>(agent_warmup_s));
+  }
 
   // Full-cluster phase: fill first (not measured), keeping the ids for the completer.
   std::vector<int64_t> filled;
@@ -220,6 +255,9 @@ int main(int argc, char** argv) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   done = true;
   for (std::thread& th : helpers) th.join();
+  if (agents) agents->stop();
+  const double agents_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - agents_from).count();
   // The queue as the phase ends (from a snapshot at most read_snapshot_s old): after it no
   // cycle runs, and jobs still unexamined would count the idle seconds below as waiting.
   const std::string at_end = get_metrics(url);
@@ -263,6 +301,18 @@ int main(int argc, char** argv) {
     out["scrapers"] = scrapers;
     out["scrapes"] = scrapes.load();
     out["scrape_interval_ms"] = scrape_interval_ms;
+  }
+  if (agents) {
+    const frugal::bench::SimAgents::Counts c = agents->counts();
+    out["agents"] = agent_opts.agents;
+    out["agent_gpus"] = agent_opts.gpus;
+    out["agent_interval_s"] = agent_opts.interval_s;
+    out["agent_posts"] = c.posts;
+    out["agent_gpu_samples_per_s"] = static_cast<double>(c.gpu_samples) / agents_s;
+    out["agent_refused"] = c.refused;
+    out["agent_unanswered"] = c.unanswered;
+    if (!c.first_refusal.empty())
+      std::fprintf(stderr, "first refused telemetry post: %s\n", c.first_refusal.c_str());
   }
   std::printf("%s\n", out.dump().c_str());
   return refused.load() == 0 ? 0 : 1;

@@ -16,6 +16,10 @@
 #   FILL=10000 JOBS=50000 RUNS=3 bench/serve_load.sh    (then again with SCRAPERS=2)
 # MAX_JOBS_PER_CYCLE sets the daemon's max_jobs_per_cycle (default: the service's, 1,000;
 #   0 = unbounded, the baseline of docs/API.md "Deep queues").
+# Telemetry (issue 22; bench/serve_telemetry.sh runs it with and without): AGENTS (0) simulated
+#   node agents, on nodes n-0 .. n-(AGENTS-1), each post a report of AGENT_GPUS (8) GPUs every
+#   AGENT_INTERVAL_S (10) seconds to POST /v1/telemetry with a node token, from
+#   AGENT_WARMUP_S (12) seconds before the submissions until they end.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD_DIR:-$ROOT/build}
@@ -29,25 +33,30 @@ SCRAPERS=${SCRAPERS:-0}
 SCRAPE_INTERVAL_MS=${SCRAPE_INTERVAL_MS:-0}
 POLICY=${POLICY:-frugal}
 MAX_JOBS_PER_CYCLE=${MAX_JOBS_PER_CYCLE:-}
+AGENTS=${AGENTS:-0}
+AGENT_GPUS=${AGENT_GPUS:-8}
+AGENT_INTERVAL_S=${AGENT_INTERVAL_S:-10}
+AGENT_WARMUP_S=${AGENT_WARMUP_S:-12}
 FRUGAL=$BUILD/frugal
 LOAD=$BUILD/frugal_serve_load
 [[ -x $FRUGAL && -x $LOAD ]] || { echo "build frugal and frugal_serve_load in $BUILD first" >&2; exit 1; }
+((AGENTS <= NODES)) || { echo "AGENTS ($AGENTS) must not exceed NODES ($NODES)" >&2; exit 1; }
+# shellcheck source=bench/serve_lib.sh
+source "$ROOT/bench/serve_lib.sh"
 work=$(mktemp -d)
-pid=
-trap '[[ -n $pid ]] && kill $pid 2>/dev/null; rm -rf "$work"' EXIT
-cat >"$work/cluster.yaml" <<YAML
-regions:
-  - name: default
-    pools:
-      - name: synthetic
-        node_groups:
-          - {name: n, count: $NODES, gpu_model: A100-80GB, gpus_per_node: 8}
-YAML
+trap 'stop_serve; rm -rf "$work"' EXIT
+synthetic_cluster "$work/cluster.yaml" "$NODES"
 token=bench-token
 hash=$("$FRUGAL" hash-token "$token")
+agent_token=bench-agent-token
+agent_args=()
+if ((AGENTS > 0)); then
+  agent_args=(--agents "$AGENTS" --agent-token "$agent_token" --agent-gpus "$AGENT_GPUS"
+    --agent-interval-s "$AGENT_INTERVAL_S" --agent-warmup-s "$AGENT_WARMUP_S")
+fi
 results=()
 for run in $(seq "$RUNS"); do
-  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  port=$(free_port)
   cat >"$work/serve.yaml" <<YAML
 listen: 127.0.0.1:$port
 backend: dry-run
@@ -57,25 +66,19 @@ ${MAX_JOBS_PER_CYCLE:+max_jobs_per_cycle: $MAX_JOBS_PER_CYCLE}
 teams:
   bench: {token_sha256: $hash}
 YAML
+  ((AGENTS > 0)) && printf 'agents:\n  sim: {token_sha256: %s}\n' \
+    "$("$FRUGAL" hash-token "$agent_token")" >>"$work/serve.yaml"
   rm -f "$work"/f.db*
-  "$FRUGAL" serve --config "$work/serve.yaml" --db "$work/f.db" >"$work/serve.log" 2>&1 &
-  pid=$!
-  up=0
-  for _ in $(seq 200); do
-    curl -fs "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && { up=1; break; }
-    sleep 0.1
-  done
-  if [[ $up != 1 ]]; then
-    echo "run $run: serve did not come up:" >&2; tail -n 5 "$work/serve.log" >&2; exit 1
-  fi
+  start_serve "$work/serve.yaml" "$work/f.db" "$work/serve.log" "$port"
   # frugal_serve_load exits 1 when a submission was not accepted (it prints the first
   # failure); the run still counts, and its "refused" field says how many.
   line=$("$LOAD" --url "http://127.0.0.1:$port" --token "$token" --threads "$THREADS" --jobs "$JOBS" \
-    --fill "$FILL" --complete-rate "$COMPLETE_RATE" --scrapers "$SCRAPERS" --scrape-interval-ms "$SCRAPE_INTERVAL_MS") || true
+    --fill "$FILL" --complete-rate "$COMPLETE_RATE" --scrapers "$SCRAPERS" --scrape-interval-ms "$SCRAPE_INTERVAL_MS" \
+    "${agent_args[@]}") || true
   [[ $line == "{"* ]] || { echo "run $run: no result from frugal_serve_load" >&2; exit 1; }
   echo "run $run: $line"
   results+=("$line")
-  kill "$pid"; wait "$pid" 2>/dev/null || true; pid=
+  stop_serve
 done
 printf '%s\n' "${results[@]}" | python3 -c '
 import json, statistics, sys
@@ -95,6 +98,10 @@ if "fill" in r0:
     print("  longest wait before first examined %8.2f s" % med("max_wait_unexamined_s"))
 if r0.get("scrapers", 0):
     print("  /metrics scrapes         %8.0f a second (%d scrapers, %d ms apart)" % (statistics.median(r["scrapes"] / r["elapsed_s"] for r in rows), r0["scrapers"], r0.get("scrape_interval_ms", 0)))
+if r0.get("agents", 0):
+    print("  telemetry                %8.0f GPU samples/s accepted (%d agents x %d GPUs every %g s); %d posts refused, %d unanswered"
+          % (med("agent_gpu_samples_per_s"), r0["agents"], r0["agent_gpus"], r0["agent_interval_s"],
+             sum(r["agent_refused"] for r in rows), sum(r["agent_unanswered"] for r in rows)))
 refused = sum(r["refused"] for r in rows)
 print("  not accepted             %8d of %d submissions" % (refused, sum(r["jobs"] for r in rows)))
 ' "$NODES"

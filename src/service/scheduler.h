@@ -28,6 +28,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "cost/run_accounting.h"
@@ -319,10 +320,20 @@ class Scheduler {
   // Telemetry (service/scheduler_telemetry.cpp): the driver's readings and the agents'
   // reports into telemetry_, node_seen_, jobs' measured use and the alert rules.
   void sample_telemetry(double now);
+  // The running jobs by the nodes of their placements' GPUs (ids ascending) and by Slurm job
+  // id (from their run handles), for fold_job_use. O(running jobs); valid while no job
+  // starts, ends or moves.
+  struct RunningIndex {
+    std::unordered_map<std::string, std::vector<int64_t>> by_node;
+    std::map<std::string, int64_t> by_slurm;
+  };
+  RunningIndex running_index() const;
   // Folds one set of GPU readings into the measured use of the running jobs on them: a
   // job's GPUs are those its processes were seen on (by frugal or Slurm job id), else its
-  // placement's.
-  void fold_job_use(const std::vector<GpuTelemetry>& readings, double at);
+  // placement's. Visits only the jobs placed on the readings' nodes or named by their
+  // processes (`index`, built since the last start, end or move), in id order.
+  void fold_job_use(const std::vector<GpuTelemetry>& readings, double at,
+                    const RunningIndex& index);
   // One measurement of job l's utilisation at `at`: its latest, idle_since, its mean.
   void note_measured(Live& l, double utilization, double at);
   // The alert rules' view of running jobs measured lately (job_idle).

@@ -68,21 +68,47 @@ ApiReply Scheduler::ingest_telemetry(const Principal& who, TelemetryBatch batch)
   return r;
 }
 
-void Scheduler::fold_job_use(const std::vector<GpuTelemetry>& readings, double at) {
+Scheduler::RunningIndex Scheduler::running_index() const {
+  RunningIndex index;
+  for (const auto& [id, l] : jobs_) {
+    if (l.rec.state != JobStatus::kRunning) continue;
+    if (std::string s = slurm_job_of(l.rec.handle); !s.empty()) index.by_slurm[s] = id;
+    for (const Slot& slot : l.placement.slots) {
+      if (slot.gpu < 0) continue;
+      std::vector<int64_t>& ids = index.by_node[cluster_.nodes[slot.node].name];
+      if (ids.empty() || ids.back() != id) ids.push_back(id);  // once per node, ascending
+    }
+  }
+  return index;
+}
+
+void Scheduler::fold_job_use(const std::vector<GpuTelemetry>& readings, double at,
+                             const RunningIndex& index) {
   if (readings.empty()) return;
-  std::map<std::string, int64_t> by_slurm;  // Slurm job id → frugal job id
-  for (const auto& [id, l] : jobs_)
-    if (l.rec.state == JobStatus::kRunning)
-      if (std::string s = slurm_job_of(l.rec.handle); !s.empty()) by_slurm[s] = id;
-  const ProcessUse use = process_use(readings, by_slurm);
+  const ProcessUse use = process_use(readings, index.by_slurm);
   std::map<std::pair<std::string, int>, double> util;
   std::map<std::pair<std::string, int>, int64_t> card_mib;
   for (const GpuTelemetry& g : readings) {
     if (g.utilization >= 0) util[{g.node, g.gpu}] = g.utilization;
     if (g.memory_total_mib > 0) card_mib[{g.node, g.gpu}] = g.memory_total_mib;
   }
-  for (auto& [id, l] : jobs_) {
-    if (l.rec.state != JobStatus::kRunning) continue;
+  // The jobs these readings can measure: those placed on their nodes and those their
+  // processes name (any other running job has no GPU among the readings), in id order.
+  std::vector<int64_t> ids;
+  const std::string* node = nullptr;
+  for (const GpuTelemetry& g : readings) {
+    if (node && *node == g.node) continue;
+    node = &g.node;
+    if (const auto it = index.by_node.find(g.node); it != index.by_node.end())
+      ids.insert(ids.end(), it->second.begin(), it->second.end());
+  }
+  for (const auto& [id, gpus] : use.gpus) ids.push_back(id);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  for (const int64_t id : ids) {
+    const auto found = jobs_.find(id);
+    if (found == jobs_.end() || found->second.rec.state != JobStatus::kRunning) continue;
+    Live& l = found->second;
     std::vector<std::pair<std::string, int>> gpus;
     if (const auto it = use.gpus.find(id); it != use.gpus.end()) {
       gpus.assign(it->second.begin(), it->second.end());
@@ -142,12 +168,15 @@ void Scheduler::sample_telemetry(double now) {
     node_seen_[g.node] = now;
     sampled.insert(g.node);
   }
-  fold_job_use(telemetry_, now);
+  // Folding changes no job's state or placement: one index of the running jobs serves the
+  // driver's readings and every report taken.
+  const RunningIndex running = running_index();
+  fold_job_use(telemetry_, now, running);
   // Agents' reports, for nodes the driver does not sample itself: each report once into
   // the jobs' measured use, each node's newest into the view.
   for (const NodeReport& r : pushed_->take()) {
     if (sampled.count(r.node)) continue;
-    fold_job_use(r.gpus, r.time);
+    fold_job_use(r.gpus, r.time, running);
     double& seen = node_seen_[r.node];
     seen = std::max(seen, r.time);
   }

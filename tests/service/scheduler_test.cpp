@@ -31,6 +31,7 @@ class ScriptedDriver final : public Driver {
     std::vector<DriverEvent> pending;
     double utilization = 0.25;
     double temperature_c = 40;         // both GPUs
+    bool gpu_readings = true;          // telemetry() reads node "n" (else nothing: agents do)
     int nodes = 1;                     // nodes "n", "n1", ... of two L4 each
     bool stop_exits = true;            // stop() ends the job at once (else it runs until finish())
     std::vector<std::string> stopped;  // handles stop() was called with
@@ -71,6 +72,7 @@ class ScriptedDriver final : public Driver {
   }
   std::vector<GpuTelemetry> telemetry() override {
     std::lock_guard<std::mutex> lock(s_->mu);
+    if (!s_->gpu_readings) return {};
     return {GpuTelemetry{"n", 0, s_->utilization, 1000, 24000, 50, s_->temperature_c, {}},
             GpuTelemetry{"n", 1, s_->utilization, 1000, 24000, 50, s_->temperature_c, {}}};
   }
@@ -202,6 +204,58 @@ TEST(Scheduler, MeasuredUtilizationIsPricedAsIdleAllocatedWaste) {
   EXPECT_GT(idle, 0);
   EXPECT_LT(idle, compute);
   EXPECT_NEAR(idle / team["rental_usd"].get<double>(), 0.75, 0.0075);
+}
+
+// An agent's report (POST /v1/telemetry) of one node: both its GPUs at `utilization`, one
+// process of job `process_job` on GPU 0 when > 0.
+TelemetryBatch node_report(const std::string& node, double utilization, double now,
+                           int64_t process_job = 0) {
+  NodeReport r;
+  r.node = node;
+  r.time = now;
+  r.window_s = 1;
+  r.samples = 1;
+  for (int g = 0; g < 2; ++g) r.gpus.push_back(GpuTelemetry{node, g, utilization, 1000, 24000, 50});
+  if (process_job > 0) r.gpus[0].processes.push_back({4711, 900, std::to_string(process_job), ""});
+  return TelemetryBatch{now, {r}};
+}
+
+// Agents' reports are folded into the jobs on the reported node only; a GPU process names
+// its job wherever the job was placed.
+TEST(Scheduler, AgentReportsFoldIntoTheJobsOnTheirNodesOnly) {
+  Fixture f;
+  f.shared->nodes = 2;
+  f.shared->gpu_readings = false;  // every reading comes from an agent
+  auto s = f.make();
+  JobRequest r;
+  r.command = "train";
+  r.gpus = 2;  // a whole node each
+  const int64_t a = s->submit(kAlpha, r).get().body["id"];
+  const int64_t b = s->submit(kAlpha, r).get().body["id"];
+  wait_state(f, *s, a, "running");
+  wait_state(f, *s, b, "running");
+  const std::string node_a = job(*s, a)["placement"]["gpus"][0]["node"];
+  const std::string node_b = job(*s, b)["placement"]["gpus"][0]["node"];
+  ASSERT_NE(node_a, node_b);
+  const auto utilization = [&](int64_t id) { return job(*s, id)["utilization"]; };
+
+  ASSERT_EQ(s->ingest_telemetry(kAdmin, node_report(node_a, 0.9, f.clock->now())).status, 202);
+  ASSERT_TRUE(eventually(f, *s, [&] { return utilization(a).is_number(); }));
+  EXPECT_NEAR(utilization(a).get<double>(), 0.9, 1e-9);
+  EXPECT_TRUE(utilization(b).is_null()) << job(*s, b);
+
+  ASSERT_EQ(s->ingest_telemetry(kAdmin, node_report(node_b, 0.1, f.clock->now())).status, 202);
+  ASSERT_TRUE(eventually(f, *s, [&] { return utilization(b).is_number(); }));
+  EXPECT_NEAR(utilization(b).get<double>(), 0.1, 1e-9);
+  EXPECT_NEAR(utilization(a).get<double>(), 0.9, 1e-9);  // unchanged
+
+  // Node b's next report shows a process of job a there: a is measured on that card (its
+  // mean: (0.9 + 0.5) / 2), b on its placement's (0.1 + 0.5) / 2.
+  pass(f, *s, 0.3);  // past telemetry.min_post_interval_s
+  ASSERT_EQ(s->ingest_telemetry(kAdmin, node_report(node_b, 0.5, f.clock->now(), a)).status, 202);
+  ASSERT_TRUE(eventually(f, *s, [&] { return utilization(a).get<double>() < 0.8; }));
+  EXPECT_NEAR(utilization(a).get<double>(), 0.7, 1e-9);
+  EXPECT_NEAR(utilization(b).get<double>(), 0.3, 1e-9);
 }
 
 // /v1/nodes shows a team the ids of its own jobs only: another team's running job holds its
