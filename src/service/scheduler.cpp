@@ -83,6 +83,8 @@ Scheduler::Scheduler(Parts parts, Profile profile)
       alerts_(config_.alerts, log_),
       calendar_(std::make_unique<LiveCalendar>(cluster_.regions, config_.price_fallback, log_)) {
   initial_power_ = std::move(parts.initial_power);
+  for (NodeId n = 0; n < cluster_.nodes.size(); ++n)
+    node_by_name_.emplace(cluster_.nodes[n].name, n);
   std::map<std::string, int> node_gpus;
   for (const NodeSpec& n : cluster_.nodes) node_gpus[n.name] = n.gpus;
   pushed_ = std::make_unique<TelemetryBook>(std::move(node_gpus), config_.telemetry);

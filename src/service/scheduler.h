@@ -421,9 +421,10 @@ class Scheduler {
   };
   std::vector<Held> held_;
   double last_telemetry_ = -1e18;
-  std::vector<GpuTelemetry> telemetry_;              // the latest reading of every GPU seen
-  std::unique_ptr<TelemetryBook> pushed_;            // agents' reports (thread-safe)
-  std::map<std::string, HostLoad> host_load_;        // node → its agent's latest host load
+  std::vector<GpuTelemetry> telemetry_;                   // the latest reading of every GPU seen
+  std::unique_ptr<TelemetryBook> pushed_;                 // agents' reports (thread-safe)
+  std::map<std::string, HostLoad> host_load_;             // node → its agent's latest host load
+  std::unordered_map<std::string, NodeId> node_by_name_;  // cluster_'s nodes (node_named)
   std::set<NodeId> observed_;                        // nodes whose last observe_node had a reading
   std::map<std::string, PowerState> initial_power_;  // Parts::initial_power
   std::set<NodeId> reclaiming_;                      // spot nodes under a reclaim notice

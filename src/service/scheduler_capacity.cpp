@@ -38,9 +38,9 @@ NodePower node_power_of(PowerState p) {
 }  // namespace
 
 std::optional<NodeId> Scheduler::node_named(const std::string& name) const {
-  for (NodeId n = 0; n < cluster_.nodes.size(); ++n)
-    if (cluster_.nodes[n].name == name) return n;
-  return std::nullopt;
+  const auto it = node_by_name_.find(name);
+  if (it == node_by_name_.end()) return std::nullopt;
+  return it->second;
 }
 
 void Scheduler::apply_initial_power(double now) {

@@ -8,17 +8,15 @@
 namespace frugal {
 
 void Scheduler::observe_nodes(double now) {
-  std::map<std::string, NodeId> ids;
-  for (NodeId n = 0; n < cluster_.nodes.size(); ++n) ids[cluster_.nodes[n].name] = n;
   const Seconds at = engine_time(now);
   std::map<NodeId, NodeReading> readings;
   for (const GpuTelemetry& g : telemetry_) {
-    const auto it = ids.find(g.node);
-    if (it == ids.end() || g.gpu < 0 || g.gpu >= cluster_.nodes[it->second].gpus) continue;
-    NodeReading& r = readings[it->second];
+    const std::optional<NodeId> n = node_named(g.node);
+    if (!n || g.gpu < 0 || g.gpu >= cluster_.nodes[*n].gpus) continue;
+    NodeReading& r = readings[*n];
     if (r.gpus.empty()) {
       r.at = at;
-      r.gpus.resize(static_cast<size_t>(cluster_.nodes[it->second].gpus));
+      r.gpus.resize(static_cast<size_t>(cluster_.nodes[*n].gpus));
     }
     GpuReading& x = r.gpus[static_cast<size_t>(g.gpu)];
     x.utilization = g.utilization;

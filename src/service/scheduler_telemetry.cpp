@@ -189,8 +189,6 @@ void Scheduler::sample_telemetry(double now) {
 
   std::vector<AlertBook::GpuView> gpus;
   const ClusterState& st = engine_.cluster();
-  std::map<std::string, NodeId> node_ids;
-  for (NodeId n = 0; n < cluster_.nodes.size(); ++n) node_ids[cluster_.nodes[n].name] = n;
   for (const GpuTelemetry& g : telemetry_) {
     AlertBook::GpuView v;
     v.node = g.node;
@@ -198,8 +196,8 @@ void Scheduler::sample_telemetry(double now) {
     v.utilization = g.utilization;
     v.memory_used_mib = g.memory_used_mib;
     v.memory_total_mib = g.memory_total_mib;
-    if (const auto it = node_ids.find(g.node); it != node_ids.end() && g.gpu < st.gpus(it->second))
-      v.allocated = st.free_milli(it->second, g.gpu) < kMilliPerGpu;
+    if (const std::optional<NodeId> n = node_named(g.node); n && g.gpu < st.gpus(*n))
+      v.allocated = st.free_milli(*n, g.gpu) < kMilliPerGpu;
     gpus.push_back(v);
   }
   std::vector<AlertBook::PendingView> pending;
