@@ -133,6 +133,22 @@ void Ledger::segment(JobIdx j, const JobSpec& job, const Placement& p, double t0
       cost.total_usd() * lost / ran;
 }
 
+void Ledger::guest_segment(JobIdx g, const JobSpec& guest, JobIdx host, const JobSpec& host_job,
+                           const Placement& p, double t0, double t1, double kept_s,
+                           double utilization) {
+  job_account(std::max(g, host));  // both exist before either is referenced
+  const CostAccount before = jobs_[g].account;
+  segment(g, guest, p, t0, t1, kept_s, utilization);
+  const CostAccount& after = jobs_[g].account;
+  SpanCost moved = after.compute;
+  moved += before.compute.scaled(-1);
+  JobAccount& h = jobs_[host];
+  specs_[host] = &host_job;
+  h.account.compute += moved.scaled(-1);
+  h.account.gpu_hours -= after.gpu_hours - before.gpu_hours;
+  h.account.waste.idle_allocated_usd -= moved.rental_usd;
+}
+
 void Ledger::transfer(JobIdx j, const JobSpec& job, double usd) {
   JobAccount& ja = job_account(j);
   specs_[j] = &job;

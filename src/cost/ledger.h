@@ -109,6 +109,14 @@ class Ledger {
   // replaces the spec's (a measured one).
   void segment(JobIdx j, const JobSpec& job, const Placement& p, double t0, double t1,
                double kept_s, double utilization = -1, bool reclaimed = false);
+  // A guest's run segment (policy/lend_idle.h): guest `g` ran on `p` — one slot on a card
+  // job `host` held, its milli the guest's share — over [t0, t1). The guest is charged its
+  // share as segment() would (`utilization` its busy fraction of that share), and the host's
+  // compute, GPU-hours and idle_allocated waste are lowered by the same amounts: the card is
+  // paid once, and the idle the guest used is no longer the host's waste.
+  void guest_segment(JobIdx g, const JobSpec& guest, JobIdx host, const JobSpec& host_job,
+                     const Placement& p, double t0, double t1, double kept_s,
+                     double utilization = -1);
   // Job `j`'s data moved between regions before a run segment there (src/cost/transfer.h):
   // `usd` (>= 0) is added to its transfer cost (not waste: the move was chosen to save more).
   void transfer(JobIdx j, const JobSpec& job, double usd);

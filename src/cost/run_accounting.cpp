@@ -38,6 +38,13 @@ void RunAccounting::segment(JobIdx j, const JobSpec& job, const Placement& p, do
   add_run_time(j, t1 - t0);
 }
 
+void RunAccounting::guest_segment(JobIdx g, const JobSpec& guest, JobIdx host,
+                                  const JobSpec& host_job, const Placement& p, double t0, double t1,
+                                  double kept_s, double utilization) {
+  ledger_.guest_segment(g, guest, host, host_job, p, t0, t1, kept_s, utilization);
+  add_run_time(g, t1 - t0);
+}
+
 void RunAccounting::transfer(JobIdx j, const JobSpec& job, double usd) {
   ledger_.transfer(j, job, usd);
 }

@@ -43,6 +43,11 @@ class RunAccounting {
   // restart): as segment_started(t0) then segment_ended(t1), without touching an open one.
   void segment(JobIdx j, const JobSpec& job, const Placement& p, double t0, double t1,
                double kept_s, double utilization = -1);
+  // A guest's whole segment on a card job `host` held (Ledger::guest_segment), known after
+  // the fact like segment().
+  void guest_segment(JobIdx g, const JobSpec& guest, JobIdx host, const JobSpec& host_job,
+                     const Placement& p, double t0, double t1, double kept_s,
+                     double utilization = -1);
   // Job j's data moved between regions before a segment (Ledger::transfer).
   void transfer(JobIdx j, const JobSpec& job, double usd);
   // Job j ended (completed, failed or cancelled): storage and the per-job waste checks, with

@@ -373,7 +373,12 @@ std::vector<DriverEvent> LocalDriver::poll() {
 
 std::vector<GpuTelemetry> LocalDriver::telemetry() {
   if (!nvml_) return {};
-  return nvml_->sample(options_.node_name);
+  // Each GPU process's job, from FRUGAL_JOB_ID in its (or an ancestor's) environment: what
+  // measures a job by its own processes on a card it shares (a guest beside its host).
+  std::vector<GpuTelemetry> gpus = nvml_->sample(options_.node_name);
+  process_jobs_.map(gpus);
+  process_jobs_.prune();
+  return gpus;
 }
 
 }  // namespace frugal

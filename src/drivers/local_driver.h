@@ -44,6 +44,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/process_jobs.h"
 #include "drivers/driver.h"
 #include "drivers/nvml.h"
 
@@ -111,8 +112,9 @@ class LocalDriver final : public Driver {
 
   LocalDriverOptions options_;
   std::unique_ptr<Nvml> nvml_;
-  std::map<std::string, Proc> procs_;                // by handle
-  std::vector<DriverEvent> ended_;                   // adopted jobs found already ended (next poll)
+  ProcessJobs process_jobs_;           // GPU processes → jobs (telemetry(), on the loop's thread)
+  std::map<std::string, Proc> procs_;  // by handle
+  std::vector<DriverEvent> ended_;     // adopted jobs found already ended (next poll)
   std::map<std::string, std::string> handle_found_;  // job → handle adopt() read from disk
 };
 

@@ -80,6 +80,7 @@ constexpr const char* kKeys[] = {"listen",
                                  "agents",
                                  "telemetry",
                                  "telemetry_period_s",
+                                 "sharing",
                                  "price_fallback",
                                  "slurm"};
 constexpr const char* kPriceFallbackKeys[] = {"usd_per_mwh", "file", "command", "refresh_s",
@@ -286,6 +287,38 @@ Status read_alerts(const YAML::Node& root, Reader& r, ServiceConfig& c) {
   return Status::Ok();
 }
 
+Status read_sharing(const YAML::Node& root, Reader& r, ServiceConfig& c) {
+  const YAML::Node n = root["sharing"];
+  if (!n) return Status::Ok();
+  constexpr const char* kSharingKeys[] = {"lend_below",   "memory_below", "window_minutes",
+                                          "return_above", "min_headroom", "general_lends"};
+  SharingConfig& x = c.sharing;
+  x.enabled = true;
+  if (n.IsNull()) return Status::Ok();  // `sharing:` alone: the defaults
+  if (!n.IsMap()) return Error{fmt::format("{}: sharing: expected a map of settings", r.path)};
+  if (Status st = check_keys(n, kSharingKeys, "sharing.", r.path); !st.ok()) return st;
+  r.read(n, "sharing.", "lend_below", x.lend_below);
+  r.read(n, "sharing.", "memory_below", x.memory_below);
+  r.read(n, "sharing.", "window_minutes", x.window_minutes);
+  r.read(n, "sharing.", "return_above", x.return_above);
+  r.read(n, "sharing.", "min_headroom", x.min_headroom);
+  r.read(n, "sharing.", "general_lends", x.general_lends);
+  for (const auto& [name, v, most] : {std::tuple{"lend_below", x.lend_below, 1.0},
+                                      {"memory_below", x.memory_below, 1.0},
+                                      {"return_above", x.return_above, 1.0},
+                                      {"min_headroom", x.min_headroom, 1.0},
+                                      {"window_minutes", x.window_minutes, 1440.0}})
+    if (!(v > 0 && v <= most))
+      return Error{
+          fmt::format("{}: sharing.{}: must be above 0 and at most {:g}", r.path, name, most)};
+  if (x.return_above < x.lend_below)
+    return Error{fmt::format(
+        "{}: sharing.return_above ({:g}) is below sharing.lend_below ({:g}): a guest would be "
+        "recalled as soon as it started",
+        r.path, x.return_above, x.lend_below)};
+  return Status::Ok();
+}
+
 // slurm: how to reach it and the priorities frugal gives its jobs.
 Status read_slurm_access(const YAML::Node& sl, Reader& r, SlurmConfig& s) {
   r.read(sl, "slurm.", "rest_url", s.rest_url);
@@ -379,6 +412,12 @@ Status check_bounds(const ServiceConfig& c, const std::string& path) {
   if (c.max_request_bytes < 1024) return Error{fmt::format("{}: max_request_bytes: >= 1024", path)};
   if (c.teams.empty() && c.admin_token_sha256.empty())
     return Error{fmt::format("{}: no teams and no admin: nobody could use the API", path)};
+  if (c.sharing.enabled && c.backend == "slurm")
+    return Error{fmt::format(
+        "{}: sharing: the slurm backend cannot start a guest on a GPU Slurm has allocated to "
+        "another job (Slurm's own sharing is slurm.shards_per_gpu); sharing runs on the local "
+        "and dry-run backends",
+        path)};
   if (!c.alerts.webhook.empty() && c.alerts.webhook.rfind("http://", 0) != 0)
     return Error{fmt::format("{}: alerts.webhook: only http:// URLs are supported", path)};
   for (const AgentConfig& a : c.agents) {
@@ -406,8 +445,8 @@ Result<ServiceConfig> load_service_config(const std::string& path) {
     const YAML::Node root = YAML::Load(text.value());
     if (!root.IsMap()) return Error{fmt::format("{}: expected a map of settings", path)};
     static constexpr Section kSections[] = {
-        read_top_level, read_node,   read_cluster, read_price_fallback, read_teams,
-        read_admin,     read_alerts, read_agents,  read_telemetry,      read_slurm};
+        read_top_level, read_node,   read_cluster,   read_price_fallback, read_teams, read_admin,
+        read_alerts,    read_agents, read_telemetry, read_sharing,        read_slurm};
     for (const Section section : kSections)
       if (Status st = section(root, r, c); !st.ok()) return st.error();
   } catch (const YAML::Exception& e) {

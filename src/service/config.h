@@ -60,6 +60,21 @@ struct TelemetryRules {
   double stale_after_s = 60;         // a node's newest report is used this long after it came
 };
 
+// Sharing measured idle (`sharing:`; policy/lend_idle.h, docs/TELEMETRY.md): present, the
+// lend plugin runs. A consenting job (lend_idle, or any general-tier one with general_lends)
+// whose own measured use stayed below lend_below busy and memory_below of card memory for
+// window_minutes lends its cards to queued opportunistic jobs; a guest is recalled when the
+// host's newest sample is above return_above or the card's memory above memory_below.
+struct SharingConfig {
+  bool enabled = false;
+  double lend_below = 0.5;
+  double memory_below = 0.8;
+  double window_minutes = 5;
+  double return_above = 0.75;
+  double min_headroom = 0.2;
+  bool general_lends = false;
+};
+
 // A node agent's token (`agents:`): it may only post telemetry, for `nodes` (empty: any).
 struct AgentConfig {
   std::string name;
@@ -123,6 +138,7 @@ struct ServiceConfig {
   std::vector<AgentConfig> agents;
   TelemetryRules telemetry;
   AlertRules alerts;
+  SharingConfig sharing;
 };
 
 // Reads and validates `path`. Errors name the file and the key at fault.

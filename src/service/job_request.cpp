@@ -49,6 +49,13 @@ std::string get_string(const json& body, const char* field, size_t max_bytes) {
   return s;
 }
 
+bool get_bool(const json& body, const char* field) {
+  const auto it = body.find(field);
+  if (it == body.end() || it->is_null()) return false;
+  if (!it->is_boolean()) bad(field, "must be true or false");
+  return it->get<bool>();
+}
+
 // Whether `field` is present with a value (not absent, not null).
 bool has_value(const json& body, const char* field) {
   const auto it = body.find(field);
@@ -145,10 +152,18 @@ void parse_priority(const json& body, JobRequest& r) {
     r.tier = *tier;
   }
   r.deadline = get_number(body, "deadline", 0, 1e11, 0);
-  if (const auto it = body.find("deferrable"); it != body.end() && !it->is_null()) {
-    if (!it->is_boolean()) bad("deferrable", "must be true or false");
-    r.deferrable = it->get<bool>();
-  }
+  r.deferrable = get_bool(body, "deferrable");
+}
+
+// lend_idle and opportunistic, after gpus, gpu_milli and tier.
+void parse_sharing(const json& body, JobRequest& r) {
+  r.lend_idle = get_bool(body, "lend_idle");
+  r.opportunistic = get_bool(body, "opportunistic");
+  if (!r.opportunistic) return;
+  if (r.gpus != 1)
+    bad("opportunistic", "only a one-GPU job can run as a guest on another job's idle card");
+  if (r.gpu_milli == 1000 && r.tier != Tier::kGeneral)
+    bad("opportunistic", "a guest is a fractional (gpu_milli < 1000) or general-tier job");
 }
 
 // min_gpus and max_gpus, after gpus and gpu_milli.
@@ -196,6 +211,9 @@ JobRequest parse(const json& body, const GpuCatalog& catalog, const RequestLimit
   parse_gpus(body, catalog, limits, r);
   parse_priority(body, r);
   parse_elastic(body, limits, r);
+  parse_sharing(body, r);
+  if (r.opportunistic && r.max_gpus > r.gpus)
+    bad("opportunistic", "an elastic job cannot be a guest");
   parse_checkpoint_signal(body, r);
   r.grace_s = get_number(body, "grace_s", 0, limits.max_grace_s, -1);
   r.estimate_s = get_number(body, "estimate_s", 1, 365.0 * 86400, 0);  // 0: predicted
@@ -227,6 +245,10 @@ const std::vector<RequestField>& job_request_fields() {
       {"estimate_s", "estimate", K::kDuration,
        "Runtime estimate the scheduler plans with, e.g. 90m or 2h (default: predicted from "
        "completed jobs like it)"},
+      {"lend_idle", "lend-idle", K::kBool,
+       "Lets a guest use this job's measured idle GPU time (with the service's sharing: config)"},
+      {"opportunistic", "opportunistic", K::kBool,
+       "May run as a guest on another job's idle card, stopped first when it needs it back"},
   };
   return f;
 }
@@ -281,7 +303,9 @@ nlohmann::json to_json(const JobRequest& r) {
             {"max_gpus", r.max_gpus},
             {"checkpoint_signal", r.checkpoint_signal},
             {"grace_s", r.grace_s},
-            {"estimate_s", r.estimate_s}};
+            {"estimate_s", r.estimate_s},
+            {"lend_idle", r.lend_idle},
+            {"opportunistic", r.opportunistic}};
   return j;
 }
 
@@ -305,6 +329,8 @@ Result<JobRequest> job_request_from_stored(const nlohmann::json& j) {
     r.checkpoint_signal = j.value("checkpoint_signal", 10);
     r.grace_s = j.value("grace_s", -1.0);
     r.estimate_s = j.value("estimate_s", 3600.0);  // records from before prediction: 1 h
+    r.lend_idle = j.value("lend_idle", false);
+    r.opportunistic = j.value("opportunistic", false);
     return r;
   } catch (const nlohmann::json::exception& e) {
     return Error{fmt::format("stored job request: {}", e.what())};

@@ -33,6 +33,12 @@ struct JobRequest {
   // Runtime estimate the engine plans with; 0 = none given: the service predicts it from its
   // own completed jobs like this one (Scheduler, RuntimePredictor), 1 h with no history.
   double estimate_s = 0;
+  // Sharing measured idle (the `sharing:` config; policy/lend_idle.h): lend_idle lets a
+  // guest use the measured idle of this job's cards; opportunistic lets this job (one card,
+  // fractional or general tier) run as such a guest, preempted first when the host's load
+  // returns.
+  bool lend_idle = false;
+  bool opportunistic = false;
 };
 
 // Every field of POST /v1/jobs, in one table: the parser's known fields, to_json's keys and

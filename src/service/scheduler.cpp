@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "policy/frugal_profile.h"
+#include "policy/lend_idle.h"
 #include "policy/node_health.h"
 #include "policy/profile.h"
 
@@ -46,6 +47,17 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(Parts parts) {
   const NodeHealthLimits health{ar.node_hot_temperature_c, ar.node_hot_power_fraction,
                                 ar.node_hot_minutes * 60, ar.node_hot_stop_general};
   if (health.any()) profile.plugins.push_back(make_node_health(health));
+  // sharing: guests on measured idle (Lend point).
+  if (const SharingConfig& sh = parts.config.sharing; sh.enabled) {
+    LendOptions lo;
+    lo.lend_below = sh.lend_below;
+    lo.memory_below = sh.memory_below;
+    lo.window_s = sh.window_minutes * 60;
+    lo.return_above = sh.return_above;
+    lo.min_headroom = sh.min_headroom;
+    lo.general_lends = sh.general_lends;
+    profile.plugins.push_back(make_lend_idle(lo));
+  }
   // Migrations (+consolidate) and resizes (+elastic) are carried out by stopping the run
   // segment with its checkpoint plan and restarting it (move()). Pack-down, soon-free and
   // autoscaling act only on on-demand pools the driver powers (scheduler_capacity.cpp);
@@ -245,8 +257,12 @@ Status Scheduler::rebuild_accounting() {
     const auto it = jobs_.find(row.job_id);
     const auto p = parse_placement(row.placement);
     if (it == jobs_.end() || !p) continue;
-    accounting_->segment(ledger_index(row.job_id), *it->second.spec, *p, engine_time(row.t0),
-                         engine_time(row.t1), row.kept_s, measured_utilization(it->second));
+    // A guest's stored segment names its host in its placement (account_segment).
+    Live& l = it->second;
+    const int64_t guest_of = l.guest_of;
+    l.guest_of = guest_host(row.placement);
+    account_segment(*accounting_, l, *p, engine_time(row.t0), engine_time(row.t1), row.kept_s);
+    l.guest_of = guest_of;
   }
   for (const auto& [id, l] : jobs_)
     if (is_final(l.rec.state))
@@ -429,8 +445,8 @@ void Scheduler::close_segment(Live& l, double now) {
   segments_out_.push_back(SegmentRow{l.rec.id, t0, t1, t1 - t0, l.rec.placement});
   l.rec.segment_start = -1;
   if (const auto p = parse_placement(l.rec.placement); p && accounting_)
-    accounting_->segment(ledger_index(l.rec.id), *l.spec, *p, engine_time(t0), engine_time(t1),
-                         t1 - t0, measured_utilization(l));
+    account_segment(*accounting_, l, *p, engine_time(t0), engine_time(t1), t1 - t0);
+  l.guest_of = 0;  // a guest's run ends with its segment
 }
 
 StopPlan Scheduler::stop_plan(const Live& l, bool checkpoint_first) const {
@@ -477,6 +493,7 @@ LaunchSpec Scheduler::launch_spec(const Live& l) const {
     }
     s.gpu_memory_limit_mib = card * l.spec->gpu_milli / 1000;
   }
+  if (l.guest_of > 0) guest_limits(l, s);
   s.checkpoint_signal = l.rec.request.checkpoint_signal;
   s.restart_count = l.rec.restart_count;
   s.tier = std::string(to_string(l.spec->tier));
@@ -490,6 +507,7 @@ void Scheduler::launch(Live& l, double now) {
   l.last_utilization = -1;
   l.measured_at = -1;
   l.idle_since = -1;
+  l.use.clear();
   const LaunchSpec s = launch_spec(l);
   if (fault_) fault_("decided", s.job_id);
   Result<std::string> h = driver_->start(s);
@@ -524,10 +542,11 @@ void Scheduler::apply(const Decision& d, double now, std::vector<int64_t>& start
       l.placement = d.placement;
       l.draining = false;
       l.exited = false;
-      transition(l, JobEvent::kStart, "", now);
+      l.guest_of = d.guest && d.host < by_idx_.size() ? by_idx_[d.host] : 0;
+      transition(l, JobEvent::kStart, d.guest ? d.reason : "", now);
       l.rec.segment_start = now;
       if (l.rec.started_at < 0) l.rec.started_at = now;
-      l.rec.placement = placement_json(d.placement);
+      l.rec.placement = placement_json(d.placement, l.guest_of);
       l.rec.handle.clear();
       submit_to_start_.record(std::max(0.0, now - l.rec.submitted_at));
       starts.push_back(l.rec.id);
@@ -741,12 +760,13 @@ void Scheduler::handle_event(const DriverEvent& e, double now, std::vector<int64
   }
 }
 
-std::string Scheduler::placement_json(const Placement& p) const {
+std::string Scheduler::placement_json(const Placement& p, int64_t guest_of) const {
   nlohmann::json slots = nlohmann::json::array();
   for (const Slot& s : p.slots) slots.push_back({s.node, s.gpu, s.milli});
-  return nlohmann::json{{"model", p.model == kNoGpuModel ? "" : catalog_.at(p.model).name},
-                        {"slots", slots}}
-      .dump();
+  nlohmann::json j = {{"model", p.model == kNoGpuModel ? "" : catalog_.at(p.model).name},
+                      {"slots", slots}};
+  if (guest_of > 0) j["guest_of"] = guest_of;
+  return j.dump();
 }
 
 std::optional<Placement> Scheduler::parse_placement(const std::string& text) const {

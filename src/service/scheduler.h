@@ -47,6 +47,7 @@
 #include "service/metrics.h"
 #include "service/store.h"
 #include "service/telemetry_book.h"
+#include "service/use_window.h"
 
 namespace frugal {
 
@@ -179,6 +180,10 @@ class Scheduler {
     double measured_at = -1;
     double idle_since = -1;
     int64_t card_memory_mib = 0;  // memory of a GPU it was measured on (0 unknown)
+    UseWindow use;                // this run's measured use, for the engine (use_rules())
+    // A guest on measured idle (policy/lend_idle.h): its host's job id while it runs as one,
+    // else 0. Stored in its placement's JSON ("guest_of").
+    int64_t guest_of = 0;
   };
   struct Command {
     std::function<ApiReply()> fn;
@@ -266,6 +271,8 @@ class Scheduler {
   // there waits for that exit).
   bool gpus_in_transit(const Placement& p) const;
   void apply(const Decision& d, double now, std::vector<int64_t>& starts);
+  // Stops a run found at recovery that is not adopted (its stop sequence, as a preemption's).
+  void stop_found_run(Live& live, const Placement& placement);
   LaunchSpec launch_spec(const Live& l) const;  // what the driver runs (no slots if waiting)
   void launch(Live& l, double now);
   StopPlan stop_plan(const Live& l, bool checkpoint_first) const;
@@ -302,7 +309,17 @@ class Scheduler {
   // The run accounting rebuilt from the store (start()): every stored segment, then the end
   // of every job that ended.
   Status rebuild_accounting();
-  std::string placement_json(const Placement& p) const;
+  // `guest_of` > 0: a guest's placement (scheduler_guests.cpp), its host's job id kept.
+  std::string placement_json(const Placement& p, int64_t guest_of = 0) const;
+  // The host's job id a stored placement names ("guest_of"), or 0.
+  static int64_t guest_host(const std::string& placement_text);
+  // Prices run segment [t0, t1) of job l on `p` into `acc`: a guest's as its share of its
+  // host's card (RunAccounting::guest_segment), any other's as RunAccounting::segment.
+  void account_segment(RunAccounting& acc, const Live& l, const Placement& p, double t0, double t1,
+                       double kept_s) const;
+  // A guest's launch: its memory limit beside its host's measured peak (sharing.memory_below)
+  // and FRUGAL_GUEST_OF.
+  void guest_limits(const Live& l, LaunchSpec& s) const;
   // One GPU's readings for /v1/nodes: a process's job only where `who` may see the job.
   nlohmann::json telemetry_json(const GpuTelemetry& t, const Principal& who) const;
   std::optional<Placement> parse_placement(const std::string& json) const;
@@ -334,8 +351,11 @@ class Scheduler {
   // processes (`index`, built since the last start, end or move), in id order.
   void fold_job_use(const std::vector<GpuTelemetry>& readings, double at,
                     const RunningIndex& index);
-  // One measurement of job l's utilisation at `at`: its latest, idle_since, its mean.
+  // One measurement of job l's utilisation at `at`: its latest, idle_since, its mean, and
+  // its window (Live::use) into the engine (Engine::observe_job).
   void note_measured(Live& l, double utilization, double at);
+  // The measured-use window: sharing.window_minutes with `sharing:`, else one period.
+  UseWindow::Rules use_rules() const;
   // The alert rules' view of running jobs measured lately (job_idle).
   std::vector<AlertBook::JobView> job_views(double now) const;
   // The opt-in reaction to job_idle: jobs idle for alerts.job_idle.requeue_after_minutes are

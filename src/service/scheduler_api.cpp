@@ -26,6 +26,8 @@ std::unique_ptr<JobSpec> make_spec(const JobRecord& r, const GpuCatalog& catalog
   s->max_gpus = q.max_gpus;
   s->deadline = q.deadline > 0 ? q.deadline - epoch : kNever;
   s->deferrable = q.deferrable;
+  s->lend_idle = q.lend_idle;
+  s->opportunistic = q.opportunistic;
   s->checkpoint_interval = 0;
   s->checkpoint_grace = q.grace_s;      // < 0: the config's checkpoint_grace_s
   s->pinned = r.team == kExternalTeam;  // observed, not controlled: the engine never stops it
@@ -473,21 +475,33 @@ std::optional<Scheduler::Recovered> Scheduler::adopt_run(Live& live, const Place
   }
   log_(fmt::format("job {}: its placement no longer fits ({}); stopping it", id,
                    st.error().message));
+  stop_found_run(live, placement);
+  return std::nullopt;
+}
+
+void Scheduler::stop_found_run(Live& live, const Placement& placement) {
+  JobRecord& r = live.rec;
   (void)driver_->stop(r.handle, stop_plan(live, false));
   // The run is in its stop sequence until it exits: as after a preemption, neither its GPUs
   // nor the job's next run may be used before then (both would run twice at once).
   r.stopping_handle = r.handle;
   r.stopping_placement = r.placement;
-  stopping_runs_[id] = placement;
-  return std::nullopt;
+  stopping_runs_[r.id] = placement;
 }
 
 Scheduler::Recovered Scheduler::recover_running(Live& live, double now) {
   JobRecord& r = live.rec;
   const bool found = find_run(r);
   const auto placement = found ? parse_placement(r.placement) : std::nullopt;
-  if (found && placement)
+  // A guest on measured idle (scheduler_guests.cpp) is not adopted: its host's use is
+  // judged afresh, so its run is stopped and it waits for a lend like any other.
+  const bool guest = found && placement && guest_host(r.placement) > 0;
+  if (guest) {
+    log_(fmt::format("job {}: a guest's run is not adopted after a restart; stopping it", r.id));
+    stop_found_run(live, *placement);
+  } else if (found && placement) {
     if (const auto adopted = adopt_run(live, *placement, now)) return *adopted;
+  }
   if (r.team == kExternalTeam) {
     // Ended while the service was down; it is not frugal's to run again.
     close_segment(live, now);
@@ -506,9 +520,11 @@ Scheduler::Recovered Scheduler::recover_running(Live& live, double now) {
   r.placement.clear();
   ++r.restart_count;
   transition(live, JobEvent::kRunLost,
-             stopped ? "its GPUs are no longer in the cluster; its run was stopped and it is "
-                       "requeued"
-                     : "its run was lost while the service was down; requeued",
+             guest     ? "a guest on another job's idle GPU: its run was stopped at the "
+                         "service's restart and it is requeued"
+             : stopped ? "its GPUs are no longer in the cluster; its run was stopped and it is "
+                         "requeued"
+                       : "its run was lost while the service was down; requeued",
              now);
   return Recovered::kRequeued;
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <optional>
 #include <set>
 
 #include "service/insights.h"
@@ -30,10 +31,21 @@ int64_t job_id_of(const std::string& text) {
   return ec == std::errc() && end == text.data() + text.size() ? id : 0;
 }
 
-// Where GPU processes say each job runs (frugal job id → GPUs), and the GPU memory they use.
+using GpuKey = std::pair<std::string, int>;
+
+// A job's processes on one GPU: their memory and utilisation (known only when NVML gave
+// every one of them).
+struct OwnUse {
+  int64_t memory_mib = -1;  // < 0 unknown
+  double utilization = 0;
+  bool utilization_known = true;
+};
+
+// Where GPU processes say each job runs (frugal job id → GPUs → its processes' use), and
+// how many jobs' processes each GPU carries.
 struct ProcessUse {
-  std::map<int64_t, std::set<std::pair<std::string, int>>> gpus;
-  std::map<int64_t, int64_t> memory;
+  std::map<int64_t, std::map<GpuKey, OwnUse>> gpus;
+  std::map<GpuKey, int> jobs_on;
 };
 
 ProcessUse process_use(const std::vector<GpuTelemetry>& readings,
@@ -49,10 +61,57 @@ ProcessUse process_use(const std::vector<GpuTelemetry>& readings,
         id = it->second;
       }
       if (id <= 0) continue;
-      use.gpus[id].insert({g.node, g.gpu});
-      if (p.memory_mib >= 0) use.memory[id] += p.memory_mib;
+      auto [own, fresh] = use.gpus[id].try_emplace({g.node, g.gpu});
+      if (fresh) ++use.jobs_on[{g.node, g.gpu}];
+      OwnUse& o = own->second;
+      if (p.memory_mib >= 0) o.memory_mib = std::max<int64_t>(o.memory_mib, 0) + p.memory_mib;
+      if (p.utilization >= 0)
+        o.utilization += p.utilization;
+      else
+        o.utilization_known = false;
     }
   return use;
+}
+
+// A job's mean load over `gpus`: each card's utilisation, or — on a card that other jobs'
+// processes share (a guest beside its host, fractional jobs) — its own processes' where
+// NVML measured them. Nothing when no card of `gpus` was read.
+std::optional<double> own_load(const std::vector<GpuKey>& gpus, const std::map<GpuKey, OwnUse>* own,
+                               const ProcessUse& use, const std::map<GpuKey, double>& util) {
+  double sum = 0;
+  int n = 0;
+  for (const GpuKey& key : gpus) {
+    const auto card = util.find(key);
+    if (card == util.end()) continue;
+    double v = card->second;
+    if (own)
+      if (const auto o = own->find(key);
+          o != own->end() && o->second.utilization_known && use.jobs_on.at(key) > 1)
+        v = o->second.utilization;
+    sum += v;
+    ++n;
+  }
+  if (n == 0) return std::nullopt;
+  return sum / n;
+}
+
+// The jobs `readings` can measure: those placed on their nodes and those their processes
+// name (any other running job has no GPU among the readings), in id order.
+std::vector<int64_t> measurable(
+    const std::vector<GpuTelemetry>& readings,
+    const std::unordered_map<std::string, std::vector<int64_t>>& by_node, const ProcessUse& use) {
+  std::vector<int64_t> ids;
+  const std::string* node = nullptr;
+  for (const GpuTelemetry& g : readings) {
+    if (node && *node == g.node) continue;
+    node = &g.node;
+    if (const auto it = by_node.find(g.node); it != by_node.end())
+      ids.insert(ids.end(), it->second.begin(), it->second.end());
+  }
+  for (const auto& [id, gpus] : use.gpus) ids.push_back(id);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  return ids;
 }
 
 }  // namespace
@@ -86,50 +145,41 @@ void Scheduler::fold_job_use(const std::vector<GpuTelemetry>& readings, double a
                              const RunningIndex& index) {
   if (readings.empty()) return;
   const ProcessUse use = process_use(readings, index.by_slurm);
-  std::map<std::pair<std::string, int>, double> util;
-  std::map<std::pair<std::string, int>, int64_t> card_mib;
+  std::map<GpuKey, double> util;
+  std::map<GpuKey, int64_t> card_mib;
   for (const GpuTelemetry& g : readings) {
     if (g.utilization >= 0) util[{g.node, g.gpu}] = g.utilization;
     if (g.memory_total_mib > 0) card_mib[{g.node, g.gpu}] = g.memory_total_mib;
   }
-  // The jobs these readings can measure: those placed on their nodes and those their
-  // processes name (any other running job has no GPU among the readings), in id order.
-  std::vector<int64_t> ids;
-  const std::string* node = nullptr;
-  for (const GpuTelemetry& g : readings) {
-    if (node && *node == g.node) continue;
-    node = &g.node;
-    if (const auto it = index.by_node.find(g.node); it != index.by_node.end())
-      ids.insert(ids.end(), it->second.begin(), it->second.end());
-  }
-  for (const auto& [id, gpus] : use.gpus) ids.push_back(id);
-  std::sort(ids.begin(), ids.end());
-  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-  for (const int64_t id : ids) {
+  for (const int64_t id : measurable(readings, index.by_node, use)) {
     const auto found = jobs_.find(id);
     if (found == jobs_.end() || found->second.rec.state != JobStatus::kRunning) continue;
     Live& l = found->second;
-    std::vector<std::pair<std::string, int>> gpus;
+    const std::map<GpuKey, OwnUse>* own = nullptr;
+    std::vector<GpuKey> gpus;
     if (const auto it = use.gpus.find(id); it != use.gpus.end()) {
-      gpus.assign(it->second.begin(), it->second.end());
+      own = &it->second;
+      int64_t memory = -1;
+      for (const auto& [key, o] : it->second) {
+        gpus.push_back(key);
+        if (o.memory_mib >= 0) memory = std::max<int64_t>(memory, 0) + o.memory_mib;
+      }
       l.measured_gpus = gpus;
-      const auto m = use.memory.find(id);
-      l.gpu_memory_mib = m == use.memory.end() ? -1 : m->second;
+      l.gpu_memory_mib = memory;
     } else {
       for (const Slot& slot : l.placement.slots)
         if (slot.gpu >= 0) gpus.emplace_back(cluster_.nodes[slot.node].name, slot.gpu);
     }
-    double sum = 0;
-    int n = 0;
-    for (const auto& key : gpus)
-      if (const auto it = util.find(key); it != util.end()) {
-        sum += it->second;
-        ++n;
-      }
-    if (n == 0) continue;
+    const std::optional<double> load = own_load(gpus, own, use, util);
+    if (!load) continue;
     if (const auto c = card_mib.find(gpus.front()); c != card_mib.end())
       l.card_memory_mib = c->second;
-    note_measured(l, sum / n, at);
+    double measured = *load;
+    // A guest is judged on its share of the card (the MPS limit it runs under).
+    if (l.guest_of > 0 && !l.placement.slots.empty() && l.placement.slots.front().milli > 0)
+      measured = std::min(
+          1.0, measured * kMilliPerGpu / static_cast<double>(l.placement.slots.front().milli));
+    note_measured(l, measured, at);
   }
 }
 
@@ -147,14 +197,33 @@ void Scheduler::note_measured(Live& l, double utilization, double at) {
   r.utilization = r.utilization < 0 ? utilization : (r.utilization * k + utilization) / (k + 1);
   ++r.utilization_samples;
   mark(l);
-  // Into the engine (CycleView::job_use): over the last sampling period.
-  MeasuredUse u{engine_time(at), config_.telemetry_period_s, utilization, -1};
+  // Into the engine (CycleView::job_use): over the sharing window (the last sampling period
+  // without `sharing:`).
+  double memory_frac = -1;
   const size_t cards = std::max<size_t>(
       1, l.measured_gpus.empty() ? l.placement.slots.size() : l.measured_gpus.size());
   if (l.gpu_memory_mib >= 0 && l.card_memory_mib > 0)
-    u.memory_frac = static_cast<double>(l.gpu_memory_mib) /
-                    static_cast<double>(l.card_memory_mib * static_cast<int64_t>(cards));
-  engine_.observe_job(l.idx, u);
+    memory_frac = static_cast<double>(l.gpu_memory_mib) /
+                  static_cast<double>(l.card_memory_mib * static_cast<int64_t>(cards));
+  const UseWindow::Rules rules = use_rules();
+  l.use.add(rules, at, utilization, memory_frac);
+  if (std::optional<MeasuredUse> u = l.use.summary(rules)) {
+    u->at = engine_time(u->at);
+    engine_.observe_job(l.idx, *u);
+  }
+  // A lender's new measure may lend a card or recall its guest: the Lend point runs in the
+  // next cycle (one per turn at most, however many jobs were measured).
+  const SharingConfig& sh = config_.sharing;
+  if (sh.enabled && (l.spec->lend_idle || (sh.general_lends && l.spec->tier == Tier::kGeneral)))
+    engine_dirty_ = true;
+}
+
+UseWindow::Rules Scheduler::use_rules() const {
+  UseWindow::Rules r;
+  r.period_s = config_.telemetry_period_s;
+  r.span_s = config_.sharing.enabled ? config_.sharing.window_minutes * 60 : r.period_s;
+  r.max_gap_s = std::max(60.0, 3 * r.period_s);
+  return r;
 }
 
 void Scheduler::sample_telemetry(double now) {

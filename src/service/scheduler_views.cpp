@@ -49,6 +49,7 @@ nlohmann::json Scheduler::job_json(const Live& l, double now) const {
         {"gpu_model", l.placement.model == kNoGpuModel ? "" : catalog_.at(l.placement.model).name},
         {"gpus", gpus}};
     j["handle"] = r.handle;
+    if (l.guest_of > 0) j["guest_of"] = l.guest_of;  // a guest on that job's measured idle
   }
   // The estimate the engine plans with: the request's, or predicted when it gave none.
   j["estimate_used_s"] = l.spec->runtime_estimate();
@@ -144,8 +145,8 @@ nlohmann::json Scheduler::ledger_json(double now) {
   for (const auto& [id, l] : jobs_)
     if (l.rec.state == JobStatus::kRunning && l.rec.segment_start >= 0)
       if (const auto p = parse_placement(l.rec.placement))
-        at_now.segment(ledger_index(id), *l.spec, *p, engine_time(l.rec.segment_start), t,
-                       t - engine_time(l.rec.segment_start), measured_utilization(l));
+        account_segment(at_now, l, *p, engine_time(l.rec.segment_start), t,
+                        t - engine_time(l.rec.segment_start));
   const LedgerReport rep = at_now.report();
   nlohmann::json jobs = nlohmann::json::array();
   for (const auto& [id, l] : jobs_) {

@@ -91,5 +91,39 @@ TEST(TelemetryConfig, NodeTokensAreAgentsThatMaySeeNoJob) {
   EXPECT_TRUE(auth.authenticate("Bearer admin-token")->admin);
 }
 
+TEST(TelemetryConfig, SharingSettings) {
+  testing::TempDir dir;
+  const std::string base = "admin: {token_sha256: " + std::string(64, 'a') + "}\n";
+  auto load = [&](const std::string& extra) {
+    return load_service_config(dir.write("serve.yaml", base + extra));
+  };
+  auto off = load("");
+  ASSERT_TRUE(off.ok());
+  EXPECT_FALSE(off.value().sharing.enabled);
+  auto defaults = load("sharing:\n");
+  ASSERT_TRUE(defaults.ok()) << defaults.error().message;
+  EXPECT_TRUE(defaults.value().sharing.enabled);
+  EXPECT_DOUBLE_EQ(defaults.value().sharing.lend_below, 0.5);
+  auto ok = load("sharing: {lend_below: 0.4, window_minutes: 10, general_lends: true}\n");
+  ASSERT_TRUE(ok.ok()) << ok.error().message;
+  EXPECT_DOUBLE_EQ(ok.value().sharing.lend_below, 0.4);
+  EXPECT_DOUBLE_EQ(ok.value().sharing.window_minutes, 10);
+  EXPECT_TRUE(ok.value().sharing.general_lends);
+  const std::pair<std::string, std::string> bad[] = {
+      {"sharing: {lend: 0.4}\n", "sharing.unknown key 'lend'"},
+      {"sharing: {lend_below: 1.5}\n", "sharing.lend_below: must be above 0 and at most 1"},
+      {"sharing: {window_minutes: 0}\n", "sharing.window_minutes: must be above 0"},
+      {"sharing: {lend_below: 0.8, return_above: 0.6}\n", "is below sharing.lend_below"},
+      {"sharing: [1]\n", "sharing: expected a map"},
+      {"backend: slurm\nsharing: {}\n", "sharing: the slurm backend cannot"},
+  };
+  for (const auto& [text, says] : bad) {
+    SCOPED_TRACE(text);
+    auto r = load(text);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find(says), std::string::npos) << r.error().message;
+  }
+}
+
 }  // namespace
 }  // namespace frugal

@@ -302,6 +302,34 @@ TEST(LedgerDirect, Rework) {
   EXPECT_NEAR(l.by_team.at("t").gpu_hours, 5.0, kEps);
 }
 
+// A guest on measured idle (Ledger::guest_segment): host "h" holds one reserved A100 ($2/h)
+// for 2 h at 30 % busy; guest "g" runs beside it for hour 1 with a 0.7 share, busy half of
+// it (35 % of the card). Rental: the card once, $4 — the guest $1.4 (0.7 × $2), the host
+// $2.6. Idle-allocated: host 70 % × $4 = $2.8 less the guest's $1.4 = $1.4; guest half of
+// its $1.4 = $0.7; together $2.1 = the card's $4 × (1 − the 47.5 % it was busy on average).
+TEST(LedgerDirect, AGuestIsChargedItsShareAndTheHostsIdleFallsByAsMuch) {
+  Direct d(hand_cluster(Capacity::kReserved, {gpu_node("n", kA100, 1)}));
+  JobSpec h = job("h", 0, 1, 2 * kHour, 0.3, "host-team");
+  JobSpec g = job("g", 0, 1, kHour, 0.5, "guest-team");
+  d.ledger.segment(0, h, d.on(0, 1), 0, 2 * kHour, 2 * kHour);
+  Placement share = d.on(0, 1);
+  share.slots[0].milli = 700;
+  d.ledger.guest_segment(1, g, 0, h, share, kHour, 2 * kHour, kHour);
+  const LedgerReport l = d.ledger.report();
+  const CostAccount& host = l.by_team.at("host-team");
+  const CostAccount& guest = l.by_team.at("guest-team");
+  EXPECT_NEAR(host.compute.rental_usd + guest.compute.rental_usd, 4.0, kEps);
+  EXPECT_NEAR(guest.compute.rental_usd, 1.4, kEps);
+  EXPECT_NEAR(host.gpu_hours + guest.gpu_hours, 2.0, kEps);
+  EXPECT_NEAR(guest.gpu_hours, 0.7, kEps);
+  EXPECT_NEAR(host.waste.idle_allocated_usd, 1.4, kEps);
+  EXPECT_NEAR(guest.waste.idle_allocated_usd, 0.7, kEps);
+  EXPECT_NEAR(host.compute.energy_usd + guest.compute.energy_usd,
+              l.total.compute.energy_usd - l.unattributed.compute.energy_usd, kEps);
+  EXPECT_GE(host.compute.energy_usd, 0);
+  expect_balanced(l);
+}
+
 // Direct oversized check with the same prices as the end-to-end one.
 TEST(LedgerDirect, Oversized) {
   Direct d(hand_cluster(Capacity::kReserved, {gpu_node("a", kA100, 2), gpu_node("v", kV100, 2)}));

@@ -14,7 +14,7 @@ from harness import ALPHA, BETA, Daemon, args, check, fail
 a = args()
 NOW = time.time()
 # field -> (the flag's text, the stored value or a predicate on it). gpu_milli goes in a
-# second, fractional job (a fraction needs gpus 1 and no elasticity).
+# second, fractional job (a fraction needs gpus 1 and no elasticity; so does a guest).
 EXAMPLES = {
     "name": ("rt-job", "rt-job"),
     "workdir": ("/tmp", "/tmp"),
@@ -30,8 +30,9 @@ EXAMPLES = {
     "checkpoint_signal": ("USR2", 12),
     "grace_s": ("2s", 2.0),
     "estimate_s": ("90m", 5400.0),
+    "lend_idle": (True, True),
 }
-FRACTIONAL = {"gpu_milli": ("250", 250)}
+FRACTIONAL = {"gpu_milli": ("250", 250), "opportunistic": (True, True)}
 
 
 def cli(*words, token=ALPHA, timeout=60):

@@ -101,6 +101,27 @@ TEST(JobRequest, EveryBadFieldIsNamed) {
   EXPECT_EQ(field_of(R"({"command":"x","env":{"A":")" + std::string(131069, 'v') + R"("}})"), "");
 }
 
+// Sharing measured idle: a guest is one card, fractional or general tier, never elastic.
+TEST(JobRequest, SharingFields) {
+  EXPECT_EQ(field_of(R"({"command":"x","lend_idle":"yes"})"), "lend_idle");
+  EXPECT_EQ(field_of(R"({"command":"x","opportunistic":1})"), "opportunistic");
+  EXPECT_EQ(field_of(R"({"command":"x","opportunistic":true,"gpus":2})"), "opportunistic");
+  EXPECT_EQ(field_of(R"({"command":"x","opportunistic":true,"tier":"core"})"), "opportunistic");
+  EXPECT_EQ(field_of(R"({"command":"x","opportunistic":true,"gpus":1,"max_gpus":2})"),
+            "opportunistic");
+  EXPECT_EQ(field_of(R"({"command":"x","opportunistic":true,"tier":"core","gpu_milli":500})"), "");
+  EXPECT_EQ(field_of(R"({"command":"x","opportunistic":true})"), "");  // general tier
+  EXPECT_EQ(field_of(R"({"command":"x","lend_idle":true,"gpus":8})"), "");
+  const auto r = parse_job_request(
+      nlohmann::json::parse(R"({"command":"x","lend_idle":true,"opportunistic":true})"), catalog(),
+      RequestLimits{});
+  const JobRequest& q = std::get<JobRequest>(r);
+  const Result<JobRequest> back = job_request_from_stored(to_json(q));
+  ASSERT_TRUE(back.ok());
+  EXPECT_TRUE(back.value().lend_idle);
+  EXPECT_TRUE(back.value().opportunistic);
+}
+
 TEST(JobRequest, SignalNames) {
   EXPECT_EQ(parse_signal("SIGUSR1"), 10);
   EXPECT_EQ(parse_signal("USR1"), 10);
