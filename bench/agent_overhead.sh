@@ -68,10 +68,6 @@ agents:
 YAML
 start_serve "$work/serve.yaml" "$work/f.db" "$work/serve.log" "$port"
 
-# CPU time in ns of every thread the process has: the first field of schedstat (clock ticks
-# of /proc/PID/stat, 10 ms, are too coarse for about 0.1 % of a core over a minute).
-cpu_ns() { cat /proc/"$1"/task/*/schedstat | awk '{s += $1} END {printf "%d", s}'; }
-hwm_kib() { awk '/^VmHWM:/ {print $2}' "/proc/$1/status"; }
 accepted_reports() {
   curl -fs "http://127.0.0.1:$port/metrics" |
     awk '/^frugal_telemetry_reports_total\{outcome="accepted"\}/ {print $2}'

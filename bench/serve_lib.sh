@@ -7,6 +7,10 @@
 #                                  background, sets serve_pid and waits (20 s at most) for
 #                                  /healthz; on failure prints the log's tail and exits 1
 #   stop_serve                     stops it (and is safe to call when none runs)
+#   cpu_ns PID                     CPU time of every thread of PID, ns (the first field of
+#                                  schedstat: /proc/PID/stat's 10 ms ticks are too coarse
+#                                  for about 0.1 % of a core over a minute)
+#   hwm_kib PID                    peak RSS of PID (VmHWM), KiB
 
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
@@ -42,3 +46,6 @@ stop_serve() {
   wait "$serve_pid" 2>/dev/null || true
   serve_pid=
 }
+
+cpu_ns() { cat /proc/"$1"/task/*/schedstat | awk '{s += $1} END {printf "%d", s}'; }
+hwm_kib() { awk '/^VmHWM:/ {print $2}' "/proc/$1/status"; }

@@ -24,16 +24,8 @@ struct nvmlProcessInfo_t {
   unsigned long long usedGpuMemory;  // NOLINT(google-runtime-int): bytes
   unsigned int gpuInstanceId, computeInstanceId;
 };
-// nvmlProcessUtilizationSample_t: one process's utilisation over one of the driver's sample
-// periods (timeStamp in microseconds).
-struct nvmlProcessUtilizationSample_t {
-  unsigned int pid;
-  unsigned long long timeStamp;  // NOLINT(google-runtime-int)
-  unsigned int smUtil, memUtil, encUtil, decUtil;
-};
 constexpr int kNvmlTemperatureGpu = 0;
 constexpr nvmlReturn_t kNvmlInsufficientSize = 7;
-constexpr nvmlReturn_t kNvmlNotFound = 6;
 constexpr unsigned long long kNvmlValueNotAvailable = ~0ULL;  // NOLINT(google-runtime-int)
 
 }  // namespace
@@ -52,10 +44,6 @@ struct Nvml::Api {
   // Optional (nullptr where the library lacks them): the reading is then unknown.
   nvmlReturn_t (*temperature)(nvmlDevice_t, int, unsigned int*) = nullptr;
   nvmlReturn_t (*processes)(nvmlDevice_t, unsigned int*, nvmlProcessInfo_t*) = nullptr;
-  nvmlReturn_t (*process_utilization)(nvmlDevice_t, nvmlProcessUtilizationSample_t*, unsigned int*,
-                                      unsigned long long) = nullptr;  // NOLINT(google-runtime-int)
-  // Per device: the newest process-utilisation sample taken (its lastSeenTimeStamp).
-  std::map<nvmlDevice_t, unsigned long long> last_seen;  // NOLINT(google-runtime-int)
 };
 
 namespace {
@@ -84,7 +72,6 @@ Result<std::unique_ptr<Nvml>> Nvml::load(const std::string& library) {
                   bind(api->lib, "nvmlDeviceGetUtilizationRates", api->utilization) &&
                   bind(api->lib, "nvmlDeviceGetPowerUsage", api->power);
   bind(api->lib, "nvmlDeviceGetTemperature", api->temperature);
-  bind(api->lib, "nvmlDeviceGetProcessUtilization", api->process_utilization);
   if (!bind(api->lib, "nvmlDeviceGetComputeRunningProcesses_v3", api->processes))
     bind(api->lib, "nvmlDeviceGetComputeRunningProcesses_v2", api->processes);
   if (!ok) {
@@ -135,48 +122,17 @@ std::vector<GpuProcess> Nvml::processes(void* device) {
       continue;
     }
     if (rc != 0) return {};
-    const std::optional<std::map<int64_t, double>> busy = process_utilization(device);
     std::vector<GpuProcess> out;
     for (unsigned int i = 0; i < n && i < infos.size(); ++i) {
       GpuProcess p;
       p.pid = infos[i].pid;
       if (infos[i].usedGpuMemory != kNvmlValueNotAvailable)
         p.memory_mib = static_cast<int64_t>(infos[i].usedGpuMemory >> 20);
-      if (busy) {
-        // NVML samples only processes that computed: none for it is 0.
-        const auto it = busy->find(p.pid);
-        p.utilization = it == busy->end() ? 0 : it->second;
-      }
       out.push_back(std::move(p));
     }
     return out;
   }
   return {};
-}
-
-std::optional<std::map<int64_t, double>> Nvml::process_utilization(void* device) {
-  if (!api_->process_utilization) return std::nullopt;
-  std::map<int64_t, double> out;
-  unsigned long long& since = api_->last_seen[device];  // NOLINT(google-runtime-int)
-  unsigned int n = 0;
-  // A null buffer asks for the room needed (NVML_ERROR_INSUFFICIENT_SIZE with the count);
-  // NVML_ERROR_NOT_FOUND: no process computed since `since`.
-  const nvmlReturn_t rc = api_->process_utilization(device, nullptr, &n, since);
-  if (rc == kNvmlNotFound) return out;
-  if (rc != kNvmlInsufficientSize || n == 0) return std::nullopt;
-  std::vector<nvmlProcessUtilizationSample_t> samples(n);
-  if (api_->process_utilization(device, samples.data(), &n, since) != 0) return std::nullopt;
-  // The mean of each process's samples since the last query.
-  std::map<int64_t, std::pair<double, int>> sum;
-  for (unsigned int i = 0; i < n && i < samples.size(); ++i) {
-    const auto& s = samples[i];
-    auto& [total, count] = sum[s.pid];
-    total += std::min(100U, s.smUtil) / 100.0;
-    ++count;
-    since = std::max(since, s.timeStamp);
-  }
-  for (const auto& [pid, tc] : sum) out[pid] = tc.first / tc.second;
-  return out;
 }
 
 std::vector<GpuTelemetry> Nvml::sample(const std::string& node) {

@@ -4,9 +4,7 @@
 // signatures. Without the library (no NVIDIA driver) load() says why and the service
 // falls back to the GPUs its config declares.
 
-#include <map>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,14 +27,13 @@ class Nvml {
   // Utilisation, memory, power, temperature and compute processes of every GPU, for
   // `node`. Fields NVML refuses are < 0; processes are empty where the query is missing or
   // fails (the processes' `job` is left for the caller to map: agent/process_jobs.h).
+  // A process's utilisation is not read (< 0): nvmlDeviceGetProcessUtilization cost 1.4 ms a
+  // call on an H200, 70 times the rest of a GPU's sample, and does not split a shared card
+  // between its processes (docs/TELEMETRY.md, "Shared cards").
   std::vector<GpuTelemetry> sample(const std::string& node);
 
  private:
   std::vector<GpuProcess> processes(void* device);
-  // Each process's SM utilisation (0..1) on `device`: the mean of NVML's samples since the
-  // last call for it (nvmlDeviceGetProcessUtilization; NVML samples only processes that
-  // computed, so an absent one computed nothing); nullopt where unsupported or failing.
-  std::optional<std::map<int64_t, double>> process_utilization(void* device);
   struct Api;
   explicit Nvml(std::unique_ptr<Api> api);
   std::unique_ptr<Api> api_;

@@ -507,6 +507,7 @@ void Scheduler::launch(Live& l, double now) {
   l.last_utilization = -1;
   l.measured_at = -1;
   l.idle_since = -1;
+  l.solo_use = -1;
   l.use.clear();
   const LaunchSpec s = launch_spec(l);
   if (fault_) fault_("decided", s.job_id);

@@ -84,6 +84,14 @@ struct ReadSnapshot {
 // A principal's view of an admin ledger body: a team sees its own account and jobs.
 ApiReply ledger_view(const nlohmann::json& admin, const Principal& who);
 
+// One job of a GPU that other jobs' processes use too (scheduler_telemetry.cpp): its share of
+// the card (1 = whole) and, for a host lending the card, what it used alone (< 0 none).
+struct CardTenant {
+  int64_t id = 0;
+  double share = 1;
+  double solo = -1;
+};
+
 class Scheduler {
  public:
   struct Parts {
@@ -179,6 +187,9 @@ class Scheduler {
     double last_utilization = -1;
     double measured_at = -1;
     double idle_since = -1;
+    // Its mean measured use over the window at its latest sample alone on its cards (no
+    // other job's processes there), < 0 none yet: what a host keeps of a card it lends.
+    double solo_use = -1;
     int64_t card_memory_mib = 0;  // memory of a GPU it was measured on (0 unknown)
     UseWindow use;                // this run's measured use, for the engine (use_rules())
     // A guest on measured idle (policy/lend_idle.h): its host's job id while it runs as one,
@@ -351,9 +362,15 @@ class Scheduler {
   // processes (`index`, built since the last start, end or move), in id order.
   void fold_job_use(const std::vector<GpuTelemetry>& readings, double at,
                     const RunningIndex& index);
-  // One measurement of job l's utilisation at `at`: its latest, idle_since, its mean, and
-  // its window (Live::use) into the engine (Engine::observe_job).
-  void note_measured(Live& l, double utilization, double at);
+  // The jobs `ids` whose processes share GPU `key` (node name, index), with their shares
+  // there and a lending host's solo use.
+  std::vector<CardTenant> card_tenants(const std::pair<std::string, int>& key,
+                                       const std::vector<int64_t>& ids) const;
+  // One measurement of job l at `at`: `own` (its part of its cards) is its latest,
+  // idle_since and its mean (what the ledger prices); `load` (what its cards do: the
+  // engine's lend and recall rules) goes into its window (Live::use) and the engine
+  // (Engine::observe_job); `alone` (no other job on its cards) updates its solo_use.
+  void note_measured(Live& l, double own, double load, bool alone, double at);
   // The measured-use window: sharing.window_minutes with `sharing:`, else one period.
   UseWindow::Rules use_rules() const;
   // The alert rules' view of running jobs measured lately (job_idle).

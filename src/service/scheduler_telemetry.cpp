@@ -33,19 +33,11 @@ int64_t job_id_of(const std::string& text) {
 
 using GpuKey = std::pair<std::string, int>;
 
-// A job's processes on one GPU: their memory and utilisation (known only when NVML gave
-// every one of them).
-struct OwnUse {
-  int64_t memory_mib = -1;  // < 0 unknown
-  double utilization = 0;
-  bool utilization_known = true;
-};
-
-// Where GPU processes say each job runs (frugal job id → GPUs → its processes' use), and
-// how many jobs' processes each GPU carries.
+// Where GPU processes say each job runs (frugal job id → GPUs → memory its processes use
+// there, MiB, < 0 unknown), and which jobs' processes each GPU carries (ids ascending).
 struct ProcessUse {
-  std::map<int64_t, std::map<GpuKey, OwnUse>> gpus;
-  std::map<GpuKey, int> jobs_on;
+  std::map<int64_t, std::map<GpuKey, int64_t>> gpus;
+  std::map<GpuKey, std::vector<int64_t>> jobs_at;
 };
 
 ProcessUse process_use(const std::vector<GpuTelemetry>& readings,
@@ -61,38 +53,63 @@ ProcessUse process_use(const std::vector<GpuTelemetry>& readings,
         id = it->second;
       }
       if (id <= 0) continue;
-      auto [own, fresh] = use.gpus[id].try_emplace({g.node, g.gpu});
-      if (fresh) ++use.jobs_on[{g.node, g.gpu}];
-      OwnUse& o = own->second;
-      if (p.memory_mib >= 0) o.memory_mib = std::max<int64_t>(o.memory_mib, 0) + p.memory_mib;
-      if (p.utilization >= 0)
-        o.utilization += p.utilization;
-      else
-        o.utilization_known = false;
+      auto [mib, fresh] = use.gpus[id].try_emplace({g.node, g.gpu}, -1);
+      if (fresh) {
+        std::vector<int64_t>& ids = use.jobs_at[{g.node, g.gpu}];
+        ids.insert(std::lower_bound(ids.begin(), ids.end(), id), id);
+      }
+      if (p.memory_mib >= 0) mib->second = std::max<int64_t>(mib->second, 0) + p.memory_mib;
     }
   return use;
 }
 
-// A job's mean load over `gpus`: each card's utilisation, or — on a card that other jobs'
-// processes share (a guest beside its host, fractional jobs) — its own processes' where
-// NVML measured them. Nothing when no card of `gpus` was read.
-std::optional<double> own_load(const std::vector<GpuKey>& gpus, const std::map<GpuKey, OwnUse>* own,
-                               const ProcessUse& use, const std::map<GpuKey, double>& util) {
-  double sum = 0;
+// Job `id`'s part of a shared card's utilisation `card` (a fraction of the card). NVML's
+// per-process utilisation is no split of a time-sliced card (docs/TELEMETRY.md, "Shared
+// cards": on an H200 each sample went whole to one of its processes), so: a host keeps what
+// it used alone, at most the card; the rest goes to the other tenants by their shares.
+double part_of(int64_t id, double card, const std::vector<CardTenant>& tenants) {
+  double fixed = 0, shares = 0;
+  for (const CardTenant& t : tenants)
+    (t.solo >= 0 ? fixed : shares) += t.solo >= 0 ? t.solo : t.share;
+  // Fixed parts over the card (or alone on it) are scaled to the card.
+  const double scale = fixed > 0 && (fixed > card || shares <= 0) ? card / fixed : 1;
+  const double rest = std::max(0.0, card - fixed * scale);
+  for (const CardTenant& t : tenants)
+    if (t.id == id) return t.solo >= 0 ? t.solo * scale : rest * t.share / shares;
+  return 0;
+}
+
+// A job's measured load over its GPUs: the mean of its parts of the cards (`own`) and of
+// the cards' utilisation (`card`, at least its own); `alone` when no other job's processes
+// shared any of them. Nothing when no card of `gpus` was read.
+struct JobLoad {
+  double own = 0;
+  double card = 0;
+  bool alone = true;
+};
+
+template <class Tenants>
+std::optional<JobLoad> job_load(int64_t id, const std::vector<GpuKey>& gpus, const ProcessUse& use,
+                                const std::map<GpuKey, double>& util, Tenants&& tenants) {
+  JobLoad load;
   int n = 0;
   for (const GpuKey& key : gpus) {
     const auto card = util.find(key);
     if (card == util.end()) continue;
-    double v = card->second;
-    if (own)
-      if (const auto o = own->find(key);
-          o != own->end() && o->second.utilization_known && use.jobs_on.at(key) > 1)
-        v = o->second.utilization;
-    sum += v;
     ++n;
+    load.card += card->second;
+    const auto at = use.jobs_at.find(key);
+    if (at == use.jobs_at.end() || at->second.size() < 2) {
+      load.own += card->second;
+      continue;
+    }
+    load.alone = false;
+    load.own += part_of(id, card->second, tenants(key, at->second));
   }
   if (n == 0) return std::nullopt;
-  return sum / n;
+  load.own /= n;
+  load.card /= n;
+  return load;
 }
 
 // The jobs `readings` can measure: those placed on their nodes and those their processes
@@ -151,18 +168,23 @@ void Scheduler::fold_job_use(const std::vector<GpuTelemetry>& readings, double a
     if (g.utilization >= 0) util[{g.node, g.gpu}] = g.utilization;
     if (g.memory_total_mib > 0) card_mib[{g.node, g.gpu}] = g.memory_total_mib;
   }
+  std::map<GpuKey, std::vector<CardTenant>> tenants_at;  // per shared card, made once
+  const auto tenants = [&](const GpuKey& key,
+                           const std::vector<int64_t>& ids) -> const std::vector<CardTenant>& {
+    auto [it, fresh] = tenants_at.try_emplace(key);
+    if (fresh) it->second = card_tenants(key, ids);
+    return it->second;
+  };
   for (const int64_t id : measurable(readings, index.by_node, use)) {
     const auto found = jobs_.find(id);
     if (found == jobs_.end() || found->second.rec.state != JobStatus::kRunning) continue;
     Live& l = found->second;
-    const std::map<GpuKey, OwnUse>* own = nullptr;
     std::vector<GpuKey> gpus;
     if (const auto it = use.gpus.find(id); it != use.gpus.end()) {
-      own = &it->second;
       int64_t memory = -1;
-      for (const auto& [key, o] : it->second) {
+      for (const auto& [key, mib] : it->second) {
         gpus.push_back(key);
-        if (o.memory_mib >= 0) memory = std::max<int64_t>(memory, 0) + o.memory_mib;
+        if (mib >= 0) memory = std::max<int64_t>(memory, 0) + mib;
       }
       l.measured_gpus = gpus;
       l.gpu_memory_mib = memory;
@@ -170,20 +192,43 @@ void Scheduler::fold_job_use(const std::vector<GpuTelemetry>& readings, double a
       for (const Slot& slot : l.placement.slots)
         if (slot.gpu >= 0) gpus.emplace_back(cluster_.nodes[slot.node].name, slot.gpu);
     }
-    const std::optional<double> load = own_load(gpus, own, use, util);
+    const std::optional<JobLoad> load = job_load(id, gpus, use, util, tenants);
     if (!load) continue;
     if (const auto c = card_mib.find(gpus.front()); c != card_mib.end())
       l.card_memory_mib = c->second;
-    double measured = *load;
-    // A guest is judged on its share of the card (the MPS limit it runs under).
-    if (l.guest_of > 0 && !l.placement.slots.empty() && l.placement.slots.front().milli > 0)
-      measured = std::min(
-          1.0, measured * kMilliPerGpu / static_cast<double>(l.placement.slots.front().milli));
-    note_measured(l, measured, at);
+    double own = load->own;
+    // A fractional job (a guest too: its MPS limit) is measured on its share of the card,
+    // which is what the ledger prices: busy 30 % of a card on a half share is 0.6.
+    if (const int milli = l.placement.slots.empty() ? 0 : l.placement.slots.front().milli;
+        milli > 0 && milli < kMilliPerGpu)
+      own = std::min(1.0, own * kMilliPerGpu / static_cast<double>(milli));
+    // Decisions see what the card does (a host's load is at most that: its guest is recalled
+    // when the card as a whole passes sharing.return_above); a guest, its own part.
+    note_measured(l, own, l.guest_of > 0 ? own : load->card, load->alone, at);
   }
 }
 
-void Scheduler::note_measured(Live& l, double utilization, double at) {
+std::vector<CardTenant> Scheduler::card_tenants(const std::pair<std::string, int>& key,
+                                                const std::vector<int64_t>& ids) const {
+  std::vector<CardTenant> out;
+  for (const int64_t id : ids) {
+    const auto it = jobs_.find(id);
+    if (it == jobs_.end() || it->second.rec.state != JobStatus::kRunning) continue;
+    CardTenant t;
+    t.id = id;
+    for (const Slot& slot : it->second.placement.slots)
+      if (slot.gpu == key.second && cluster_.nodes[slot.node].name == key.first && slot.milli > 0)
+        t.share = static_cast<double>(slot.milli) / kMilliPerGpu;
+    for (const int64_t other : ids)
+      if (const auto o = jobs_.find(other); o != jobs_.end() && o->second.guest_of == id)
+        t.solo = it->second.solo_use;
+    out.push_back(t);
+  }
+  return out;
+}
+
+void Scheduler::note_measured(Live& l, double own, double load, bool alone, double at) {
+  const double utilization = own;
   l.last_utilization = utilization;
   l.measured_at = at;
   if (utilization >= config_.alerts.job_idle_below)
@@ -206,8 +251,9 @@ void Scheduler::note_measured(Live& l, double utilization, double at) {
     memory_frac = static_cast<double>(l.gpu_memory_mib) /
                   static_cast<double>(l.card_memory_mib * static_cast<int64_t>(cards));
   const UseWindow::Rules rules = use_rules();
-  l.use.add(rules, at, utilization, memory_frac);
+  l.use.add(rules, at, load, memory_frac);
   if (std::optional<MeasuredUse> u = l.use.summary(rules)) {
+    if (alone) l.solo_use = u->utilization;
     u->at = engine_time(u->at);
     engine_.observe_job(l.idx, *u);
   }

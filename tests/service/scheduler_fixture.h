@@ -32,9 +32,10 @@ class ScriptedDriver final : public Driver {
     int nodes = 1;                     // nodes "n", "n1", ... of two L4 each
     bool stop_exits = true;            // stop() ends the job at once (else it runs until finish())
     std::vector<std::string> stopped;  // handles stop() was called with
-    // Telemetry of node "n" lists each running job's process (pid = job id, 4,000 MiB) with
-    // its own utilisation (job_util, else `utilization`); a card's utilisation is then the
-    // sum over its processes (at most 1), as NVML's per-process samples would say.
+    // Telemetry of node "n" lists each running job's process (pid = job id, 4,000 MiB); a
+    // card's utilisation is the sum of its jobs' own (job_util, else `utilization`; at most
+    // 1). Per process it reads as an H200 read (driver 580, docs/TELEMETRY.md "Shared
+    // cards"): the whole card's utilisation on one process (the newest job's), 0 on the others.
     bool processes = false;
     std::map<std::string, double> job_util;     // by job id
     std::map<std::string, LaunchSpec> running;  // by handle: started, not yet ended
@@ -104,10 +105,13 @@ class ScriptedDriver final : public Driver {
           if (slot.node != "n" || slot.gpu != g) continue;
           const auto u = s_->job_util.find(spec.job_id);
           const double util = u == s_->job_util.end() ? s_->utilization : u->second;
-          t.processes.push_back({std::stoll(spec.job_id), 4000, spec.job_id, "", util});
+          t.processes.push_back({std::stoll(spec.job_id), 4000, spec.job_id, "", 0});
           t.utilization = std::min(1.0, t.utilization + util);
           t.memory_used_mib += 4000;
         }
+      auto newest = std::max_element(t.processes.begin(), t.processes.end(),
+                                     [](const auto& a, const auto& b) { return a.pid < b.pid; });
+      if (newest != t.processes.end()) newest->utilization = t.utilization;
       out.push_back(std::move(t));
     }
     return out;
