@@ -16,5 +16,6 @@ void add_serve_commands(CLI::App& app, int& exit_code);     // serve, hash-token
 void add_client_commands(CLI::App& app, int& exit_code);    // submit, jobs, cancel, hold, release
 void add_attribute_command(CLI::App& app, int& exit_code);  // cost of Slurm jobcomp records
 void add_agent_command(CLI::App& app, int& exit_code);      // a node's telemetry to serve
+void add_history_command(CLI::App& app, int& exit_code);    // history export (service → trace)
 
 }  // namespace frugal

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   frugal::add_client_commands(app, exit_code);
   frugal::add_agent_command(app, exit_code);
   frugal::add_attribute_command(app, exit_code);
+  frugal::add_history_command(app, exit_code);
   CLI11_PARSE(app, argc, argv);
   return exit_code;
 }

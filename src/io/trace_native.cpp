@@ -133,7 +133,10 @@ constexpr NativeField kNativeFields[] = {
     {"checkpoint_gb", real<&JobSpec::checkpoint_gb, 1'000'000'000>},
     {"storage_tier", text<&JobSpec::storage_tier>},
     {"movable", flag<&JobSpec::movable>},
-    {"data_region", text<&JobSpec::data_region>}};
+    {"data_region", text<&JobSpec::data_region>},
+    {"first_start", seconds<&JobSpec::recorded_start>},
+    {"end", seconds<&JobSpec::recorded_end>},
+    {"restarts", integer<&JobSpec::recorded_restarts, kMaxCount>}};
 
 constexpr auto kNativeColumns = [] {
   std::array<std::string_view, std::size(kNativeFields)> keys{};
@@ -165,6 +168,16 @@ Status check_native_job(const JobSpec& job, const Where& w) {
     return field_error(
         w, "deadline",
         fmt::format("absolute deadline {} is before submit {}", job.deadline, job.submit));
+  // What happened: a start before the submission, or an end before the start, cannot be.
+  if (job.recorded_start >= 0 && job.recorded_start < job.submit)
+    return field_error(
+        w, "first_start",
+        fmt::format("first start {} is before submit {}", job.recorded_start, job.submit));
+  if (job.recorded_end >= 0 && job.recorded_end < std::max(job.submit, job.recorded_start))
+    return field_error(w, "end",
+                       fmt::format("end {} is before its {} {}", job.recorded_end,
+                                   job.recorded_start >= 0 ? "first start" : "submit",
+                                   std::max(job.submit, job.recorded_start)));
   return Status::Ok();
 }
 

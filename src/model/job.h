@@ -73,6 +73,12 @@ struct JobSpec {
   // allocation, and is the first to go when the host's load returns.
   bool lend_idle = false;
   bool opportunistic = false;
+  // What happened to it live, where the trace records it (`frugal history export`): its
+  // first start and its end (trace seconds, < 0 unknown) and its restarts. No policy reads
+  // them; a replay of what actually happened does.
+  Seconds recorded_start = -1;
+  Seconds recorded_end = -1;
+  int recorded_restarts = 0;
 
   Seconds runtime_estimate() const { return estimate >= 0 ? estimate : duration; }
   bool fractional() const { return gpus == 1 && gpu_milli < kMilliPerGpu; }

@@ -3,10 +3,13 @@
 // store persists (one row per job) and what GET /v1/jobs/{id} shows.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "model/gpu_catalog.h"
+#include "model/job.h"
 #include "service/job_request.h"
 
 namespace frugal {
@@ -59,5 +62,9 @@ struct JobRecord {
   bool cancel_requested = false;  // a cancel is under way (survives a restart)
   bool output_truncated = false;  // its output passed max_job_output_mb and was cut there
 };
+
+// The engine's job for record `r` (times relative to `epoch`, Unix s). Its duration is the
+// request's estimate (0: none; the service predicts one); `kExternalTeam` jobs are pinned.
+std::unique_ptr<JobSpec> make_spec(const JobRecord& r, const GpuCatalog& catalog, double epoch);
 
 }  // namespace frugal

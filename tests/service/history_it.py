@@ -1,0 +1,59 @@
+"""`frugal history export` against a running `frugal serve` (local backend): the database
+is read while the daemon holds it, the trace has the jobs that ran with what happened to
+them, and `frugal compare` replays it. Bad arguments are refused naming the option."""
+import csv
+import os
+import subprocess
+import time
+
+from harness import ALPHA, Daemon, args, check, fail
+
+a = args()
+d = Daemon(a.frugal, gpus=1)
+try:
+    d.start()
+    ok = d.submit({"command": "sleep 1", "gpus": 1, "class": "finetune", "tier": "important",
+                   "name": "run, one"})
+    bad = d.submit({"command": "sleep 0.5; exit 3", "gpus": 1})
+    waiting = d.submit({"command": "sleep 60", "gpus": 1, "tier": "general"})
+    d.wait_state(ok, ["completed"])
+    d.wait_state(bad, ["failed"])
+    d.wait_state(waiting, ["running"])
+    out = os.path.join(d.dir, "history.csv")
+    r = subprocess.run([a.frugal, "history", "export", "--db", d.db, "--out", out,
+                        "--reference-model", "none"], capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0, f"export failed: {r.stderr}")
+    check("2 job(s)" in r.stderr and "1 not ended yet" in r.stderr, f"summary: {r.stderr}")
+    with open(out) as f:
+        rows = {row["id"]: row for row in csv.DictReader(f)}
+    check(set(rows) == {str(ok), str(bad)}, f"rows: {list(rows)}")
+    row = rows[str(ok)]
+    check(row["name"] == "run, one" and row["class"] == "finetune" and row["tier"] == "important",
+          f"row: {row}")
+    for jid in (ok, bad):
+        j = d.job(jid)
+        row = rows[str(jid)]
+        ran = j["finished_at"] - j["started_at"]
+        check(abs(float(row["duration"]) - ran) < 0.05, f"job {jid}: duration {row} vs {ran}")
+        check(abs(float(row["end"]) - float(row["first_start"]) - ran) < 1e-3, f"row {row}")
+    # Replayed under two policies.
+    r = subprocess.run([a.frugal, "compare", "--trace", out, "--gpus", "1", "--gpu-model", "L4",
+                        "--reference-model", "none", "--policies", "fifo,frugal",
+                        "--format", "json"], capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0 and '"fifo"' in r.stdout, f"compare: {r.stderr}{r.stdout[:300]}")
+    # Bad arguments: named.
+    for argv, want in ((["--since", "last tuesday"], "--since"),
+                       (["--reference-model", "Z80"], "--reference-model"),
+                       (["--db", os.path.join(d.dir, "nope.db")], "nope.db")):
+        base = ["--db", d.db, "--out", out]
+        if argv[0] == "--db":
+            base = []
+        r = subprocess.run([a.frugal, "history", "export"] + base + argv + (["--out", out] if not base else []),
+                           capture_output=True, text=True, timeout=60)
+        check(r.returncode != 0 and want in r.stderr, f"{argv}: rc {r.returncode}: {r.stderr}")
+    d.request("DELETE", f"/v1/jobs/{waiting}", token=ALPHA)
+    d.wait_state(waiting, ["cancelled"])
+    d.db_check()
+finally:
+    d.cleanup(a.keep)
+print("ok")
