@@ -33,19 +33,14 @@ std::string text(sqlite3_stmt* s, int i) {
   return t ? reinterpret_cast<const char*>(t) : "";
 }
 
-// Run time per job: each segment's length on the reference model.
-struct RunTime {
-  double seconds = 0;
-  int segments = 0;
-};
-
-Result<std::map<int64_t, RunTime>> run_times(sqlite3* db, const std::string& path,
-                                             const GpuCatalog& catalog, GpuModelId reference,
-                                             const std::map<int64_t, JobClass>& classes) {
+// Run time per job, seconds: each segment's length on the reference model, summed.
+Result<std::map<int64_t, double>> run_times(sqlite3* db, const std::string& path,
+                                            const GpuCatalog& catalog, GpuModelId reference,
+                                            const std::map<int64_t, JobClass>& classes) {
   auto st =
       prepare(db, "SELECT job_id, t0, t1, placement FROM segments ORDER BY job_id, t0;", path);
   if (!st.ok()) return st.error();
-  std::map<int64_t, RunTime> out;
+  std::map<int64_t, double> out;
   while (sqlite3_step(st.value().get()) == SQLITE_ROW) {
     sqlite3_stmt* s = st.value().get();
     const int64_t id = sqlite3_column_int64(s, 0);
@@ -64,9 +59,7 @@ Result<std::map<int64_t, RunTime>> run_times(sqlite3* db, const std::string& pat
                                  m->get<std::string>())};
       speed = catalog.relative_speed(*model, reference, cls->second);
     }
-    RunTime& r = out[id];
-    r.seconds += length * speed;
-    ++r.segments;
+    out[id] += length * speed;
   }
   return out;
 }
@@ -158,7 +151,7 @@ Result<History> read_history(const std::string& db_path, const GpuCatalog& catal
     const auto t = times.value().find(r.id);
     // A run the store has no segment for (none is written before a run ends): start to end.
     spec.duration =
-        t != times.value().end() ? t->second.seconds : std::max(0.0, r.finished_at - r.started_at);
+        t != times.value().end() ? t->second : std::max(0.0, r.finished_at - r.started_at);
     h.jobs.push_back(std::move(spec));
   }
   return h;

@@ -228,10 +228,9 @@ std::vector<CardTenant> Scheduler::card_tenants(const std::pair<std::string, int
 }
 
 void Scheduler::note_measured(Live& l, double own, double load, bool alone, double at) {
-  const double utilization = own;
-  l.last_utilization = utilization;
+  l.last_utilization = own;
   l.measured_at = at;
-  if (utilization >= config_.alerts.job_idle_below)
+  if (own >= config_.alerts.job_idle_below)
     l.idle_since = -1;
   else if (l.idle_since < 0)
     l.idle_since = at;
@@ -239,7 +238,7 @@ void Scheduler::note_measured(Live& l, double own, double load, bool alone, doub
   // idle_allocated waste).
   JobRecord& r = l.rec;
   const double k = static_cast<double>(r.utilization_samples);
-  r.utilization = r.utilization < 0 ? utilization : (r.utilization * k + utilization) / (k + 1);
+  r.utilization = r.utilization < 0 ? own : (r.utilization * k + own) / (k + 1);
   ++r.utilization_samples;
   mark(l);
   // Into the engine (CycleView::job_use): over the sharing window (the last sampling period
