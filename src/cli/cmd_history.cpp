@@ -2,9 +2,7 @@
 #include <date/date.h>
 #include <fmt/format.h>
 
-#include <charconv>
 #include <chrono>
-#include <cstdio>
 #include <memory>
 
 #include "cli/commands.h"
@@ -21,33 +19,6 @@ struct ExportOptions {
   std::string since;
   std::string reference_model = "A100-80GB";
 };
-
-// Unix seconds, or a UTC date or time: 2026-11-01, 2026-11-01T08:00:00Z.
-Result<double> parse_since(const std::string& s) {
-  double v = 0;
-  if (const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-      !s.empty() && ec == std::errc() && end == s.data() + s.size() && v >= 0)
-    return v;
-  // YYYY-MM-DD, optionally THH:MM:SS and Z (UTC either way).
-  int y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0, n = 0;
-  const bool date_only = std::sscanf(s.c_str(), "%4d-%2d-%2d%n", &y, &mo, &d, &n) == 3 &&
-                         static_cast<size_t>(n) == s.size();
-  const bool with_time =
-      !date_only &&
-      std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec, &n) == 6 &&
-      (static_cast<size_t>(n) == s.size() ||
-       (static_cast<size_t>(n) + 1 == s.size() && s.back() == 'Z'));
-  const date::year_month_day ymd{date::year(y), date::month(static_cast<unsigned>(mo)),
-                                 date::day(static_cast<unsigned>(d))};
-  if ((date_only || with_time) && ymd.ok() && h < 24 && mi < 60 && sec < 60)
-    return static_cast<double>((date::sys_days(ymd) + std::chrono::hours(h) +
-                                std::chrono::minutes(mi) + std::chrono::seconds(sec))
-                                   .time_since_epoch()
-                                   .count());
-  return Error{fmt::format(
-      "--since: '{}' is neither Unix seconds nor a UTC date (2026-11-01 or 2026-11-01T08:00:00Z)",
-      s)};
-}
 
 Status run_export(const ExportOptions& o) {
   auto catalog = load_builtin_catalog();

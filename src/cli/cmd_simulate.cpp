@@ -77,17 +77,6 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
                "src/cost/offline_bound.h)");
 }
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= s.size()) {
-    const size_t comma = std::min(s.find(',', start), s.size());
-    if (comma > start) out.push_back(s.substr(start, comma - start));
-    start = comma + 1;
-  }
-  return out;
-}
-
 // Runs every policy on the same inputs, `threads` at a time; results in `policies` order.
 Result<std::vector<Summary>> run_all(const RunOptions& o,
                                      const std::vector<std::string>& policies) {
@@ -209,7 +198,7 @@ void add_simulate_commands(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
   cmp->callback([cmp_opts, &exit_code] {
-    const auto policies = split(cmp_opts->policies);
+    const auto policies = split_commas(cmp_opts->policies);
     if (policies.empty()) {
       fmt::print(stderr, "error: --policies: no policy given\n");
       exit_code = 1;

@@ -17,5 +17,6 @@ void add_client_commands(CLI::App& app, int& exit_code);    // submit, jobs, can
 void add_attribute_command(CLI::App& app, int& exit_code);  // cost of Slurm jobcomp records
 void add_agent_command(CLI::App& app, int& exit_code);      // a node's telemetry to serve
 void add_history_command(CLI::App& app, int& exit_code);    // history export (service → trace)
+void add_whatif_command(CLI::App& app, int& exit_code);     // history under policies vs actual
 
 }  // namespace frugal

@@ -10,8 +10,9 @@
 
 namespace frugal {
 
-void InputOptions::add_to(CLI::App& cmd) {
-  cmd.add_option("--trace", trace, "Workload trace file")->required();
+void InputOptions::add_to(CLI::App& cmd, bool trace_required) {
+  auto* t = cmd.add_option("--trace", trace, "Workload trace file");
+  if (trace_required) t->required();
   cmd.add_option("--trace-format", trace_format,
                  "Force the trace format: itp, elasticflow, openb, pollux, native");
   cmd.add_flag("--skip-bad-rows", skip_bad_rows, "Skip and count malformed rows");
@@ -169,18 +170,21 @@ Status check_job_places(const InputOptions& o, Inputs& in) {
 }  // namespace
 
 Result<Inputs> load_inputs(const InputOptions& o) {
-  Inputs in;
   auto cat = o.catalog.empty() ? load_builtin_catalog() : load_catalog_file(o.catalog);
   if (!cat.ok()) return cat.error();
-  in.catalog = std::move(cat).value();
-
   TraceOptions to;
   to.format = o.trace_format;
   to.skip_bad_rows = o.skip_bad_rows;
-  to.catalog = &in.catalog;
+  to.catalog = &cat.value();
   auto tr = read_trace(o.trace, to);
   if (!tr.ok()) return tr.error();
-  in.trace = std::move(tr).value();
+  return load_inputs(o, std::move(tr).value(), std::move(cat).value());
+}
+
+Result<Inputs> load_inputs(const InputOptions& o, Trace trace, GpuCatalog catalog) {
+  Inputs in;
+  in.catalog = std::move(catalog);
+  in.trace = std::move(trace);
   assign_attributes(in.trace.jobs, o);
 
   std::string reference = o.reference_model;
@@ -203,6 +207,17 @@ void warn_skipped_rows(const std::string& path, const Trace& trace) {
   fmt::print(stderr, "warning: {}: skipped {} malformed rows", path, trace.skipped_rows);
   if (!trace.warnings.empty()) fmt::print(stderr, " (first: {})", trace.warnings[0]);
   fmt::print(stderr, "\n");
+}
+
+std::vector<std::string> split_commas(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    const size_t comma = std::min(s.find(',', start), s.size());
+    if (comma > start) out.push_back(s.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
 }
 
 }  // namespace frugal

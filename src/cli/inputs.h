@@ -41,8 +41,8 @@ struct InputOptions {
   // --gpus-per-node, --catalog, --reference-model, --assign-classes, --assign-tiers,
   // --deferrable-share, --deadline-slack, --deferrable-seed, --movable-share, --movable-seed,
   // --movable-dataset-gb, --movable-checkpoint-gb, --checkpoint-interval, --checkpoint-write
-  // on `cmd`.
-  void add_to(CLI::App& cmd);
+  // on `cmd` (--trace required unless `trace_required` is false).
+  void add_to(CLI::App& cmd, bool trace_required = true);
 };
 
 struct Inputs {
@@ -53,9 +53,14 @@ struct Inputs {
 };
 
 Result<Inputs> load_inputs(const InputOptions& o);
+// The same with `trace` (its jobs' models from `catalog`) instead of reading o.trace.
+Result<Inputs> load_inputs(const InputOptions& o, Trace trace, GpuCatalog catalog);
 
 // With --skip-bad-rows: says on stderr how many rows of `path` were skipped and the first
 // reason (nothing when none were).
 void warn_skipped_rows(const std::string& path, const Trace& trace);
+
+// "a,b,,c" → {"a", "b", "c"} (empty items dropped).
+std::vector<std::string> split_commas(const std::string& s);
 
 }  // namespace frugal

@@ -5,11 +5,26 @@
 #include <utility>
 
 namespace frugal {
-namespace {
 
 nlohmann::json dist_json(const Distribution& d) {
   return {{"mean", d.mean}, {"p50", d.p50}, {"p95", d.p95}, {"p99", d.p99}};
 }
+
+std::string human_seconds(double s) {
+  if (s < 120) return fmt::format("{:.0f}s", s);
+  if (s < 7200) return fmt::format("{:.1f}m", s / 60);
+  if (s < 172800) return fmt::format("{:.1f}h", s / 3600);
+  return fmt::format("{:.1f}d", s / 86400);
+}
+
+std::string usd(double v) {
+  const double a = std::abs(v);
+  if (a >= 1e6) return fmt::format("${:.2f}M", v / 1e6);
+  if (a >= 1e4) return fmt::format("${:.1f}k", v / 1e3);
+  return fmt::format("${:.2f}", v);
+}
+
+namespace {
 
 // Waste categories in report order, with their JSON names; spot_reclaim on clusters with a
 // spot pool only (the reports of other clusters keep their shape).
@@ -37,20 +52,6 @@ nlohmann::json accounts_json(const std::map<std::string, CostAccount>& m, bool s
   nlohmann::json j = nlohmann::json::object();
   for (const auto& [k, a] : m) j[k] = to_json(a, spot);
   return j;
-}
-
-std::string human_seconds(double s) {
-  if (s < 120) return fmt::format("{:.0f}s", s);
-  if (s < 7200) return fmt::format("{:.1f}m", s / 60);
-  if (s < 172800) return fmt::format("{:.1f}h", s / 3600);
-  return fmt::format("{:.1f}d", s / 86400);
-}
-
-std::string usd(double v) {
-  const double a = std::abs(v);
-  if (a >= 1e6) return fmt::format("${:.2f}M", v / 1e6);
-  if (a >= 1e4) return fmt::format("${:.1f}k", v / 1e3);
-  return fmt::format("${:.2f}", v);
 }
 
 std::string cost_block(const Summary& s) {

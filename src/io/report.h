@@ -10,6 +10,13 @@
 
 namespace frugal {
 
+// A distribution as JSON: {mean, p50, p95, p99}.
+nlohmann::json dist_json(const Distribution& d);
+// Seconds for people: "45s", "12.5m", "3.2h", "4.1d".
+std::string human_seconds(double s);
+// Dollars for people: "$12.34", "$45.6k", "$1.23M".
+std::string usd(double v);
+
 // One run as JSON: policy, jobs.{submitted,completed,unschedulable}, jct_s.{mean,p50,p95,
 // p99}, wait_s.{...}, wait_multi_gpu_s.{...}, makespan_s, gpu_utilization, preemptions,
 // migrations, resizes, sim.{wall_s,events}, ...

@@ -12,6 +12,7 @@
 #include "policy/post_filter.h"
 #include "policy/preempt.h"
 #include "policy/queue_sort.h"
+#include "policy/recorded.h"
 #include "policy/tiers.h"
 #include "policy/time_shift.h"
 
@@ -134,6 +135,15 @@ std::vector<PolicyEntry> profiles() {
         return make_frugal_profile_base(o);
       },
       frugal_option_specs()));
+  out.push_back(profile("recorded",
+                        "what actually happened: each job starts at its recorded first start "
+                        "(trace column first_start), or as soon after as it fits; the actual "
+                        "row of frugal whatif",
+                        [](const V&, F&) {
+                          Profile p = base(make_recorded_sort(), make_skip_post_filter());
+                          p.admit = make_recorded_admit();
+                          return p;
+                        }));
   return out;
 }
 

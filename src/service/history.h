@@ -39,4 +39,8 @@ struct History {
 Result<History> read_history(const std::string& db_path, const GpuCatalog& catalog,
                              const HistoryOptions& options);
 
+// A --since value: Unix seconds, or a UTC date or time (2026-11-01, 2026-11-01T08:00:00Z).
+// The error quotes it.
+Result<double> parse_since(const std::string& s);
+
 }  // namespace frugal

@@ -377,7 +377,8 @@ TEST_F(Cli, PoliciesListsEveryRegistryEntry) {
   const Exit j = frugal("policies --format json");
   ASSERT_EQ(j.code, 0) << j.err;
   const auto doc = nlohmann::json::parse(j.out);
-  ASSERT_EQ(doc["profiles"].size(), 11U);
+  ASSERT_EQ(doc["profiles"].size(), 12U);
+  EXPECT_EQ(doc["profiles"][11]["name"], "recorded");
   EXPECT_EQ(doc["placers"].size(), 4U);
   EXPECT_EQ(doc["suffixes"].size(), 7U);
   const auto& product = doc["profiles"][10];

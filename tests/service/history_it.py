@@ -2,6 +2,7 @@
 is read while the daemon holds it, the trace has the jobs that ran with what happened to
 them, and `frugal compare` replays it. Bad arguments are refused naming the option."""
 import csv
+import json
 import os
 import subprocess
 import time
@@ -41,6 +42,30 @@ try:
                         "--reference-model", "none", "--policies", "fifo,frugal",
                         "--format", "json"], capture_output=True, text=True, timeout=60)
     check(r.returncode == 0 and '"fifo"' in r.stdout, f"compare: {r.stderr}{r.stdout[:300]}")
+    # What-if: the recorded schedule replayed beside the policies, from the database and from
+    # the exported trace alike; the replay follows the record (one GPU, jobs one after another).
+    quick = ["--gpus", "1", "--gpu-model", "L4", "--reference-model", "none",
+             "--policies", "fifo,sjf", "--format", "json"]
+    reports = []
+    for src in (["--db", d.db], ["--trace", out]):
+        r = subprocess.run([a.frugal, "whatif"] + src + quick, capture_output=True, text=True,
+                           timeout=60)
+        check(r.returncode == 0, f"whatif {src}: {r.stderr}")
+        rep = json.loads(r.stdout)
+        runs = rep["runs"]
+        check([x["policy"] for x in runs] == ["recorded", "fifo", "sjf"] and runs[0]["actual"],
+              f"whatif {src}: rows {[x['policy'] for x in runs]}")
+        fid = runs[0]["fidelity"]
+        check(fid["jobs"] == 2 and fid["max_start_error_s"] < 0.5, f"fidelity {fid}")
+        check(rep["recorded_starts"] == 2 and "vs_actual" in runs[1], f"report {rep}")
+        reports.append(runs[0]["jct_s"]["mean"])
+    check(abs(reports[0] - reports[1]) < 1e-3, f"db vs trace: {reports}")
+    r = subprocess.run([a.frugal, "whatif", "--trace", out, "--since", "2026-01-01"] + quick,
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode != 0 and "--since" in r.stderr, f"whatif --since: {r.stderr}")
+    r = subprocess.run([a.frugal, "whatif", "--db", d.db, "--gpus", "1", "--policies",
+                        "recorded"], capture_output=True, text=True, timeout=60)
+    check(r.returncode != 0 and "actual row" in r.stderr, f"whatif recorded: {r.stderr}")
     # Bad arguments: named.
     for argv, want in ((["--since", "last tuesday"], "--since"),
                        (["--reference-model", "Z80"], "--reference-model"),

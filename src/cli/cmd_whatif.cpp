@@ -1,0 +1,129 @@
+// `frugal whatif`: a recorded history replayed under several policies beside what actually
+// happened (sim/whatif.h, docs/WHATIF.md).
+#include <fmt/format.h>
+
+#include <fstream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/inputs.h"
+#include "io/catalog_yaml.h"
+#include "io/whatif_report.h"
+#include "service/history.h"
+#include "sim/whatif.h"
+
+namespace frugal {
+namespace {
+
+struct WhatifOptions {
+  InputOptions in;
+  std::string db;
+  std::string since;
+  std::string policies = "fifo,backfill,sjf,las,frugal";
+  std::string format = "table";
+  std::string out;
+  int threads = 1;
+  bool static_capacity = false;
+};
+
+// The jobs of --db (history export's reading) as a trace; durations on the reference model
+// the replay then uses.
+Result<Inputs> inputs_from_db(WhatifOptions o) {
+  auto catalog = o.in.catalog.empty() ? load_builtin_catalog() : load_catalog_file(o.in.catalog);
+  if (!catalog.ok()) return catalog.error();
+  if (o.in.reference_model.empty()) o.in.reference_model = "A100-80GB";
+  HistoryOptions h;
+  if (!o.since.empty()) {
+    auto since = parse_since(o.since);
+    if (!since.ok()) return since.error();
+    h.since_unix_s = since.value();
+  }
+  if (o.in.reference_model != "none") {
+    const auto m = catalog.value().find(o.in.reference_model);
+    if (!m)
+      return Error{fmt::format("--reference-model: unknown GPU model '{}'", o.in.reference_model)};
+    h.reference = *m;
+  }
+  auto history = read_history(o.db, catalog.value(), h);
+  if (!history.ok()) return history.error();
+  fmt::print(stderr,
+             "frugal whatif: {} job(s) from {}; left out: {} not ended yet, {} ended "
+             "without running\n",
+             history.value().jobs.size(), o.db, history.value().unfinished,
+             history.value().never_started);
+  Trace trace;
+  trace.format = "frugal-db";
+  trace.source = o.db;
+  trace.jobs = std::move(history.value().jobs);
+  return load_inputs(o.in, std::move(trace), std::move(catalog).value());
+}
+
+Status run(const WhatifOptions& o) {
+  if (o.db.empty() == o.in.trace.empty())
+    return Error{"give the history as --trace FILE or --db FILE (one of them)"};
+  if (!o.since.empty() && o.db.empty()) return Error{"--since applies to --db only"};
+  const auto policies = split_commas(o.policies);
+  if (policies.empty()) return Error{"--policies: no policy given"};
+  auto in = o.db.empty() ? load_inputs(o.in) : inputs_from_db(o);
+  if (!in.ok()) return in.error();
+  const Inputs& inputs = in.value();
+  SimOptions so;
+  so.reference_model = inputs.reference_model;
+  so.static_capacity = o.static_capacity;
+  so.check_invariants = false;
+  auto report =
+      run_whatif(inputs.trace.jobs, inputs.cluster, inputs.catalog, policies, so, o.threads);
+  if (!report.ok()) return report.error();
+  if (o.db.empty()) warn_skipped_rows(o.in.trace, inputs.trace);
+  const std::string text =
+      o.format == "json" ? to_json(report.value()).dump(2) + "\n" : whatif_table(report.value());
+  if (o.out.empty()) {
+    fmt::print("{}", text);
+  } else {
+    std::ofstream f(o.out);
+    f << text;
+    if (!f) return Error{fmt::format("--out {}: cannot write", o.out)};
+  }
+  for (const WhatifRun& r : report.value().runs) {
+    if (!r.summary.invariant_violation.empty())
+      return Error{fmt::format("{}: invariant violated", r.summary.policy)};
+    if (!r.summary.stopped.empty())
+      return Error{fmt::format("{}: {}", r.summary.policy, r.summary.stopped)};
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+void add_whatif_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<WhatifOptions>();
+  auto* cmd = app.add_subcommand(
+      "whatif",
+      "Replay a recorded history (--trace, or a frugal serve --db) under several policies "
+      "beside what actually happened");
+  o->in.add_to(*cmd, false);
+  cmd->add_option("--db", o->db,
+                  "A frugal serve database: its ended jobs (as history export writes them)")
+      ->excludes("--trace");
+  cmd->add_option("--since", o->since,
+                  "With --db: only jobs submitted at or after (Unix seconds or a UTC date/time)");
+  cmd->add_option("--policies", o->policies, "Comma-separated policy profiles to compare")
+      ->capture_default_str();
+  cmd->add_option("--format", o->format, "Output format")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+  cmd->add_option("--out", o->out, "Write the report to FILE instead of stdout");
+  cmd->add_option("--threads", o->threads, "Runs simulated in parallel")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  cmd->add_flag("--static-capacity", o->static_capacity,
+                "Keep on-demand pools provisioned all the time (no autoscaling)");
+  cmd->callback([o, &exit_code] {
+    if (Status st = run(*o); !st.ok()) {
+      fmt::print(stderr, "frugal whatif: {}\n", st.error().message);
+      exit_code = 1;
+    }
+  });
+}
+
+}  // namespace frugal
