@@ -18,5 +18,6 @@ void add_attribute_command(CLI::App& app, int& exit_code);  // cost of Slurm job
 void add_agent_command(CLI::App& app, int& exit_code);      // a node's telemetry to serve
 void add_history_command(CLI::App& app, int& exit_code);    // history export (service → trace)
 void add_whatif_command(CLI::App& app, int& exit_code);     // history under policies vs actual
+void add_import_command(CLI::App& app, int& exit_code);     // import slurm (accounting → trace)
 
 }  // namespace frugal

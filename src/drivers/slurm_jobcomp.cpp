@@ -146,6 +146,16 @@ constexpr JobcompField kJobcompFields[] = {
     {"Account", read_text<&JobcompRecord::account>},
     {"JobState", read_text<&JobcompRecord::state>},
     {"Partition", read_text<&JobcompRecord::partition>},
+    {"QOS", read_text<&JobcompRecord::qos>},
+    {"TimeLimit",
+     [](JobcompRecord& r, std::string_view k, std::string_view v, const FieldContext& c) {
+       // Minutes, or UNLIMITED / Partition_Limit (no limit of its own).
+       if (v == "UNLIMITED" || v == "Partition_Limit" || v.empty()) return Status::Ok();
+       if (!to_int(v, r.time_limit_min) || r.time_limit_min < 0)
+         return Status(cannot_read(c, k, v));
+       if (r.time_limit_min >= 0xfffffffe) r.time_limit_min = -1;  // NO_VAL / INFINITE
+       return Status::Ok();
+     }},
     {"NodeList",
      [](JobcompRecord& r, std::string_view, std::string_view v, const FieldContext& c) {
        auto n = expand_hostlist(v);
@@ -221,6 +231,7 @@ Result<std::vector<JobcompRecord>> parse_jobcomp(std::string_view text, const st
     const std::string where = fmt::format("{}:{}", origin, line_no);
     const FieldContext c{where, utc_offset_s};
     JobcompRecord r;
+    r.line = line_no;
     for (const auto& [k, v] : pairs(line))
       if (Status st = read_jobcomp_field(r, k, v, c); !st.ok()) return st.error();
     // A JobId either sets job_id > 0 or fails the line above.

@@ -23,11 +23,14 @@ struct JobcompRecord {
   std::string account;
   std::string state;  // COMPLETED, CANCELLED, FAILED, TIMEOUT, NODE_FAIL, PENDING (requeued), ...
   std::string partition;
+  std::string qos;                 // QOS; empty when the record has none
   std::vector<std::string> nodes;  // expanded NodeList; empty when it never ran
   int64_t submit_unix = 0, start_unix = 0, end_unix = 0;
   int gpus_from_tres = -1;  // gres/gpu count in Tres; -1 when Tres has none
   std::string gpu_type_from_tres;
   int exit_code = 0;
+  int64_t time_limit_min = -1;  // TimeLimit in minutes; -1 when UNLIMITED or not given
+  size_t line = 0;              // 1-based line of the record in its file
   bool ran() const { return !nodes.empty() && end_unix > start_unix; }
 };
 
