@@ -59,6 +59,7 @@ constexpr const char* kKeys[] = {"listen",
                                  "db",
                                  "backend",
                                  "policy",
+                                 "shadow_policies",
                                  "checkpoint_grace_s",
                                  "term_grace_s",
                                  "log_dir",
@@ -103,6 +104,12 @@ Status read_top_level(const YAML::Node& root, Reader& r, ServiceConfig& c) {
   r.read(root, "", "backend", c.backend);
   r.key = "policy";
   c.policy = policy_text(root["policy"]);  // a string or a map; default: `frugal`
+  r.key = "shadow_policies";
+  if (const YAML::Node sp = root["shadow_policies"]; sp && !sp.IsNull()) {
+    if (!sp.IsSequence())
+      return Error{fmt::format("{}: shadow_policies: expected a list of policies", r.path)};
+    for (const YAML::Node& p : sp) c.shadow_policies.push_back(policy_text(p));
+  }
   r.read(root, "", "checkpoint_grace_s", c.checkpoint_grace_s);
   r.read(root, "", "term_grace_s", c.term_grace_s);
   r.read(root, "", "log_dir", c.log_dir);

@@ -90,8 +90,11 @@ struct TeamConfig {
 struct ServiceConfig {
   std::string listen = "127.0.0.1:8080";
   std::string db = "frugal.db";
-  std::string backend = "local";        // local | dry-run | slurm
-  std::string policy;                   // engine profile; "" = default_profile_name()
+  std::string backend = "local";  // local | dry-run | slurm
+  std::string policy;             // engine profile; "" = default_profile_name()
+  // Shadow policies (service/shadows.h): each runs its own engine on the live events with
+  // simulated execution, beside the active policy's own shadow. Empty: none.
+  std::vector<std::string> shadow_policies;
   double checkpoint_grace_s = 60;       // engine: a signalled job keeps its GPUs this long
   double term_grace_s = 10;             // driver: SIGTERM → SIGKILL
   std::string log_dir = "frugal-logs";  // relative: beside the database file

@@ -298,6 +298,7 @@ std::vector<Route> make_routes(const Endpoints& e) {
       {"GET", "/v1/regions", to(&Endpoints::regions)},
       {"GET", "/v1/alerts", ask(&Scheduler::alerts)},
       {"GET", "/v1/insights", ask(&Scheduler::insights)},
+      {"GET", "/v1/shadow", ask(&Scheduler::shadow)},
       {"POST", "/v1/telemetry", to(&Endpoints::telemetry)},
   };
 }

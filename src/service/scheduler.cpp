@@ -10,6 +10,7 @@
 #include "policy/lend_idle.h"
 #include "policy/node_health.h"
 #include "policy/profile.h"
+#include "service/live_profile.h"
 
 namespace frugal {
 
@@ -23,25 +24,12 @@ ApiReply error_reply(int status, const std::string& message, const std::string& 
 
 Result<std::unique_ptr<Scheduler>> Scheduler::create(Parts parts) {
   if (parts.config.policy.empty()) parts.config.policy = default_profile_name();
-  const std::string& policy = parts.config.policy;
-  Profile profile;
-  if (policy == "tiers") {
-    TierOptions o;
-    o.checkpoint_grace_s = parts.config.checkpoint_grace_s;
-    o.max_candidates = parts.config.max_jobs_per_cycle;  // bounded work per cycle, as the walk
-    profile = make_tiers_profile(o);
-  } else if (policy == "frugal" || policy.rfind("frugal:", 0) == 0) {
-    Result<FrugalOptions> o = parse_frugal_options(policy.size() > 7 ? policy.substr(7) : "");
-    if (!o.ok()) return Error{fmt::format("policy: {}", o.error().message)};
-    FrugalOptions fo = std::move(o).value();
-    fo.tiers.checkpoint_grace_s = parts.config.checkpoint_grace_s;  // as the service's stop plan
-    fo.tiers.max_candidates = parts.config.max_jobs_per_cycle;
-    profile = make_frugal_profile(fo);
-  } else {
-    Result<Profile> p = make_profile(policy);
-    if (!p.ok()) return Error{fmt::format("policy: {}", p.error().message)};
-    profile = std::move(p).value();
-  }
+  Result<Profile> made = live_profile(parts.config.policy, parts.config);
+  if (!made.ok()) return made.error();
+  Profile profile = std::move(made).value();
+  for (const std::string& p : parts.config.shadow_policies)
+    if (auto shadow = live_profile(p, parts.config); !shadow.ok())
+      return Error{fmt::format("shadow_policies: '{}': {}", p, shadow.error().message)};
   // alerts.node_hot: its reaction is the node-health plugin (Health point).
   const AlertRules& ar = parts.config.alerts;
   const NodeHealthLimits health{ar.node_hot_temperature_c, ar.node_hot_power_fraction,
@@ -100,6 +88,15 @@ Scheduler::Scheduler(Parts parts, Profile profile)
   std::map<std::string, int> node_gpus;
   for (const NodeSpec& n : cluster_.nodes) node_gpus[n.name] = n.gpus;
   pushed_ = std::make_unique<TelemetryBook>(std::move(node_gpus), config_.telemetry);
+  if (!config_.shadow_policies.empty()) {
+    std::vector<std::string> policies{config_.policy};
+    policies.insert(policies.end(), config_.shadow_policies.begin(), config_.shadow_policies.end());
+    // Checked in create(): every policy parses.
+    shadows_ = std::move(ShadowSet::create(policies, config_, cluster_, catalog_,
+                                           engine_options(catalog_, config_.max_jobs_per_cycle,
+                                                          driver_->powers_nodes()))
+                             .value());
+  }
 }
 
 Scheduler::~Scheduler() {
@@ -226,7 +223,10 @@ void Scheduler::transition(Live& l, JobEvent event, std::string reason, double n
   l.rec.state = *to;
   l.rec.reason = std::move(reason);
   mark(l);
-  if (is_final(l.rec.state)) remove_empty_checkpoint_dir(l.rec.id);
+  if (is_final(l.rec.state)) {
+    remove_empty_checkpoint_dir(l.rec.id);
+    shadow_ended(l, now);
+  }
   if (is_final(l.rec.state) && accounting_) {
     const double finish = l.rec.finished_at >= 0 ? l.rec.finished_at : now;
     accounting_->job_ended(ledger_index(l.rec.id), *l.spec,
@@ -355,6 +355,7 @@ void Scheduler::turn(std::deque<Command>& batch) {
     decision_latency_.record(
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
+  shadow_turn(now);
   // A deferral that ended: the engine queued the job (it may not have started yet).
   while (!deferrals_.empty() && deferrals_.begin()->first <= now) {
     const auto [until, id] = *deferrals_.begin();
@@ -444,8 +445,11 @@ void Scheduler::close_segment(Live& l, double now) {
   // checkpoint_interval 0: jobs checkpoint when stopped, so a segment's work is kept.
   segments_out_.push_back(SegmentRow{l.rec.id, t0, t1, t1 - t0, l.rec.placement});
   l.rec.segment_start = -1;
-  if (const auto p = parse_placement(l.rec.placement); p && accounting_)
-    account_segment(*accounting_, l, *p, engine_time(t0), engine_time(t1), t1 - t0);
+  if (const auto p = parse_placement(l.rec.placement)) {
+    if (accounting_)
+      account_segment(*accounting_, l, *p, engine_time(t0), engine_time(t1), t1 - t0);
+    l.work_ref_s += (t1 - t0) * reference_speed(p->model, l.spec->job_class);
+  }
   l.guest_of = 0;  // a guest's run ends with its segment
 }
 
@@ -659,6 +663,7 @@ void Scheduler::node_event(const DriverEvent& e, double now) {
         engine_.node_up(n, engine_time(now));
       else
         engine_.node_down(n, engine_time(now));
+      if (shadows_) shadows_->node(n, up, engine_time(now));
       engine_dirty_ = true;
     }
 }

@@ -45,6 +45,7 @@
 #include "service/job_record.h"
 #include "service/live_calendar.h"
 #include "service/metrics.h"
+#include "service/shadows.h"
 #include "service/store.h"
 #include "service/telemetry_book.h"
 #include "service/use_window.h"
@@ -159,6 +160,9 @@ class Scheduler {
   std::future<ApiReply> health();
   // Answers after the loop's next turn (its commands, events and cycle) is done.
   std::future<ApiReply> barrier();
+  // Shadow policies (service/shadows.h; GET /v1/shadow): each shadow's figures per window
+  // beside the active policy's real ones. Any principal; 404 when none is configured.
+  std::future<ApiReply> shadow(const Principal& who);
   // Telemetry a node agent posted (POST /v1/telemetry): checked against the cluster and
   // kept for the loop's next telemetry sample (service/telemetry_book.h). Off the loop;
   // 202 {"accepted", "stale"}, or the refusal with its status and field.
@@ -195,6 +199,10 @@ class Scheduler {
     // A guest on measured idle (policy/lend_idle.h): its host's job id while it runs as one,
     // else 0. Stored in its placement's JSON ("guest_of").
     int64_t guest_of = 0;
+    // Shadows (scheduler_shadow.cpp): whether they were told of this job, and the work its
+    // run segments did so far, in reference-model seconds (what a shadow run lasts).
+    bool in_shadow = false;
+    double work_ref_s = 0;
   };
   struct Command {
     std::function<ApiReply()> fn;
@@ -265,6 +273,17 @@ class Scheduler {
   // How a kPreempt stops a run: stop_plan(l, false), or on a node under a spot reclaim notice
   // checkpoint-first with a grace of at most the notice.
   StopPlan preempt_plan(const Live& l) const;
+  // Shadows (scheduler_shadow.cpp): a new job, a job's real end (after transition() to a
+  // final state), the active policy's real figures per window, the frugal_shadow_* metrics.
+  // Speed of GPU model `m` relative to the engine's reference model, for a job of `c`.
+  double reference_speed(GpuModelId m, JobClass c) const;
+  void shadow_submit(Live& l, double now);
+  // Each turn after the engine's cycle: the shadows to `now`, the live ledger's hourly mark.
+  void shadow_turn(double now);
+  void shadow_ended(Live& l, double now);
+  WindowFigures real_figures(double now) const;
+  void real_ledger_window(ShadowFigures& f, double from, const LedgerReport& ledger) const;
+  void render_shadow_metrics(double now, std::string& out) const;
   // frugal_pool_gpus{pool, state}: provisioned, booting and idle GPUs per pool.
   void render_pool_metrics(std::string& out) const;
   // The per-GPU, per-job and per-team gauges (service/gpu_metrics.h) from telemetry_ and the
@@ -401,6 +420,10 @@ class Scheduler {
   // end and the capacity between turns, the same feed the simulator gives its ledger.
   std::optional<RunAccounting> accounting_;
   Seconds accounted_until_ = 0;  // engine time capacity is priced up to
+  // Shadow policies (null: none configured) and the live ledger at hourly marks, for the
+  // real figures' windows: Unix s, total and waste (usd), GPU-hours in all and idle.
+  std::unique_ptr<ShadowSet> shadows_;
+  std::vector<std::array<double, 5>> real_marks_;
   AlertBook alerts_;
   std::unique_ptr<LiveCalendar> calendar_;
   double earliest_ = 1e300;      // oldest submission or run start known (Unix s)

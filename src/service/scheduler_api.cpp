@@ -113,6 +113,7 @@ std::future<ApiReply> Scheduler::submit(const Principal& who, JobRequest request
     ++accepted_;
     mark(live);
     record_birth(live, "submit", now);
+    shadow_submit(live, now);
     if (key) {
       IdempotencyRow row{team, key->key, key->body_sha256, id, now};
       idempotency_[{team, key->key}] = row;
@@ -521,6 +522,8 @@ Scheduler::Recovered Scheduler::recover_job(JobRecord rec, double now) {
     enter_engine(live, now);
     mark(live);
   }
+  if (what == Recovered::kQueued || what == Recovered::kRequeued || what == Recovered::kAdopted)
+    shadow_submit(live, now);
   return what;
 }
 

@@ -300,6 +300,7 @@ std::string Scheduler::metrics_text(double now, const nlohmann::json& ledger) {
   render_metric("frugal_alerts_active", "gauge", "Alerts firing",
                 static_cast<double>(alerts_.active_count()), out);
   render_pool_metrics(out);
+  render_shadow_metrics(now, out);
   // Node agents' reports (POST /v1/telemetry) by what became of them; refused batches.
   const TelemetryBook::Counters tc = pushed_->counters();
   render_header("frugal_telemetry_reports_total", "counter",

@@ -12,6 +12,7 @@
 #include "cost/run_accounting.h"
 #include "cost/transfer.h"
 #include "engine/engine.h"
+#include "sim/segment_stop.h"
 #include "sim/spot_reclaims.h"
 
 namespace frugal {
@@ -439,12 +440,8 @@ class Simulation {
     SimJob& s = sim_[j];
     JobOutcome& o = result_.jobs[j];
     const double gpus = held_milli(s.placement) / kMilliPerGpu;
-    const Seconds ran = t - s.seg_start;
-    const Seconds worked = (s.signal_at >= 0 ? s.signal_at : t) - s.seg_start;
-    const Seconds productive = std::max(0.0, worked - s.restart_s);
-    const Seconds interval = jobs_[j].checkpoint_interval;
-    const Seconds kept =
-        saved || interval <= 0 ? productive : std::floor(productive / interval) * interval;
+    const auto [ran, worked, kept] =
+        segment_stop(s.seg_start, s.restart_s, s.signal_at, t, jobs_[j].checkpoint_interval, saved);
     s.remaining_ref = std::max(0.0, s.remaining_ref - kept * s.speed);
     o.rework_gpu_seconds += (worked - kept) * gpus;
     if (reclaimed) o.spot_rework_gpu_seconds += (worked - kept) * gpus;

@@ -15,8 +15,7 @@
 #include <filesystem>
 #include <limits>
 
-#include "drivers/dry_run_driver.h"
-#include "io/catalog_yaml.h"
+#include "dry_run_fixture.h"
 #include "io/report.h"
 #include "policy/profile.h"
 #include "service/scheduler.h"
@@ -26,126 +25,13 @@
 namespace frugal {
 namespace {
 
-const Principal kAdmin{"", true};
-
-struct Workload {
-  std::vector<std::pair<std::string, JobRequest>> requests;  // (team, request), by submit time
-  std::vector<double> submit_unix;
-};
-
-// 50 jobs over about 4 hours on 4 nodes of 8 GPUs: sizes 1..8 GPUs, runs of 10 min to 2 h,
-// three teams and three job classes; deterministic (a fixed linear congruential sequence).
-Workload workload(double t0) {
-  Workload w;
-  uint64_t x = 12345;
-  auto next = [&x](uint64_t n) {
-    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (x >> 33) % n;
-  };
-  const int sizes[] = {1, 1, 2, 2, 4, 8};
-  const char* teams[] = {"alpha", "beta", "gamma"};
-  const JobClass classes[] = {JobClass::kPretrain, JobClass::kFinetune, JobClass::kEval};
-  double t = t0;
-  for (int i = 0; i < 50; ++i) {
-    if (i > 0) t += static_cast<double>(next(600));  // several may share an instant
-    JobRequest r;
-    r.name = "job" + std::to_string(i);
-    r.command = "train";
-    r.gpus = sizes[next(6)];
-    r.estimate_s = static_cast<double>(600 + next(6600));
-    r.job_class = classes[next(3)];
-    w.requests.emplace_back(teams[next(3)], r);
-    w.submit_unix.push_back(t);
-  }
-  return w;
-}
-
-// The engine's view of a request, as the service builds it (scheduler_api.cpp make_spec).
-JobSpec spec_of(int64_t id, const std::string& team, const JobRequest& q, double submit_unix,
-                double epoch) {
-  JobSpec s;
-  s.id = std::to_string(id);
-  s.team = team;
-  s.name = q.name;
-  s.job_class = q.job_class;
-  s.tier = q.tier;
-  s.submit = submit_unix - epoch;
-  s.gpus = q.gpus;
-  s.gpu_milli = q.gpu_milli;
-  s.duration = q.estimate_s;
-  s.checkpoint_interval = 0;
-  s.checkpoint_grace = q.grace_s;
-  return s;
-}
-
-struct Live {
-  std::filesystem::path dir;
-  GpuCatalog catalog = load_builtin_catalog().value();
-  ServiceConfig cfg;
-  std::vector<NodeInventory> nodes;
-  ClusterSpec cluster;
-  std::shared_ptr<ManualClock> clock;
-
-  explicit Live(const std::string& policy) {
-    char tmpl[] = "/tmp/frugal-ledger-XXXXXX";
-    dir = mkdtemp(tmpl);
-    cfg.policy = policy;
-    cfg.backend = "dry-run";
-    cfg.log_dir = (dir / "logs").string();
-    cfg.checkpoint_dir = (dir / "ckpt").string();
-    for (int n = 0; n < 4; ++n) {
-      NodeInventory node{"g" + std::to_string(n), {}};
-      for (int g = 0; g < 8; ++g) node.gpus.push_back(GpuInfo{g, "A100-80GB", "", 0});
-      nodes.push_back(node);
-    }
-    cluster = cluster_from_inventory(Inventory{nodes, "config", ""}, cfg, catalog).value();
-  }
-  ~Live() { std::filesystem::remove_all(dir); }
-
-  std::unique_ptr<Scheduler> make() {
-    std::shared_ptr<ManualClock> c = clock;
-    auto driver = std::make_unique<DryRunDriver>(nodes, [c] { return c->now(); });
-    auto store = Store::open((dir / "f.db").string());
-    EXPECT_TRUE(store.ok());
-    auto s = Scheduler::create(Scheduler::Parts{cfg,
-                                                catalog,
-                                                cluster,
-                                                std::move(driver),
-                                                std::move(store).value(),
-                                                [](const std::string&) {},
-                                                {},
-                                                clock});
-    EXPECT_TRUE(s.ok()) << (s.ok() ? "" : s.error().message);
-    EXPECT_TRUE(s.value()->recover().ok());
-    s.value()->start();
-    return std::move(s).value();
-  }
-};
-
-// The next instant something happens in the service: a submission or a run's end (its
-// start plus its estimate: the dry-run backend ends it then).
-double next_instant(Scheduler& s, const Workload& w, size_t next_submit) {
-  double t = next_submit < w.submit_unix.size() ? w.submit_unix[next_submit]
-                                                : std::numeric_limits<double>::infinity();
-  const auto jobs = s.list_jobs(kAdmin, JobStatus::kRunning, 1000).get().body["jobs"];
-  for (const auto& j : jobs)
-    t = std::min(t, j["started_at"].get<double>() + j["estimate_s"].get<double>());
-  return t;
-}
-
-size_t finished(Scheduler& s) {
-  size_t n = 0;
-  for (const char* state : {"completed", "failed", "cancelled"})
-    n += s.list_jobs(kAdmin, *parse_job_status(state), 1000).get().body["jobs"].size();
-  return n;
-}
-
-nlohmann::json ledger_of(Scheduler& s) {
-  nlohmann::json l = s.ledger(kAdmin).get().body;
-  l.erase("as_of");
-  l.erase("jobs");
-  return l;
-}
+using dry_run_test::finished;
+using dry_run_test::ledger_of;
+using dry_run_test::Live;
+using dry_run_test::run_workload;
+using dry_run_test::spec_of;
+using dry_run_test::Workload;
+using dry_run_test::workload;
 
 void expect_same_ledger(const std::string& policy) {
   Live live(policy);
@@ -170,18 +56,8 @@ void expect_same_ledger(const std::string& policy) {
   // Live: submissions and run ends at the same instants, each instant one or more turns.
   live.clock = std::make_shared<ManualClock>(w.submit_unix.front());
   auto s = live.make();
-  size_t next_submit = 0;
-  for (int steps = 0; steps < 1000 && finished(*s) < w.requests.size(); ++steps) {
-    const double t = next_instant(*s, w, next_submit);
-    ASSERT_TRUE(std::isfinite(t)) << "nothing left to happen with jobs unfinished";
-    live.clock->set(t);
-    (void)s->barrier().get();  // this instant's run ends, then a cycle
-    for (; next_submit < w.submit_unix.size() && w.submit_unix[next_submit] <= t; ++next_submit) {
-      const auto& [team, r] = w.requests[next_submit];
-      ASSERT_EQ(s->submit(Principal{team, false}, r).get().status, 201);
-    }
-  }
-  ASSERT_EQ(finished(*s), w.requests.size());
+  run_workload(live, s, w);
+  if (::testing::Test::HasFatalFailure()) return;
   const nlohmann::json got = ledger_of(*s);
   EXPECT_EQ(got.dump(2), expected.dump(2));
   EXPECT_GT(got["cost"]["unattributed_usd"].get<double>(), 0);  // idle capacity is priced

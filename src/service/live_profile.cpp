@@ -1,0 +1,31 @@
+#include "service/live_profile.h"
+
+#include <fmt/format.h>
+
+#include "policy/frugal_profile.h"
+#include "policy/profile.h"
+#include "policy/tiers.h"
+
+namespace frugal {
+
+Result<Profile> live_profile(const std::string& policy, const ServiceConfig& config) {
+  if (policy == "tiers") {
+    TierOptions o;
+    o.checkpoint_grace_s = config.checkpoint_grace_s;
+    o.max_candidates = config.max_jobs_per_cycle;  // bounded work per cycle, as the walk
+    return make_tiers_profile(o);
+  }
+  if (policy == "frugal" || policy.rfind("frugal:", 0) == 0) {
+    Result<FrugalOptions> o = parse_frugal_options(policy.size() > 7 ? policy.substr(7) : "");
+    if (!o.ok()) return Error{fmt::format("policy: {}", o.error().message)};
+    FrugalOptions fo = std::move(o).value();
+    fo.tiers.checkpoint_grace_s = config.checkpoint_grace_s;  // as the service's stop plan
+    fo.tiers.max_candidates = config.max_jobs_per_cycle;
+    return make_frugal_profile(fo);
+  }
+  Result<Profile> p = make_profile(policy);
+  if (!p.ok()) return Error{fmt::format("policy: {}", p.error().message)};
+  return p;
+}
+
+}  // namespace frugal

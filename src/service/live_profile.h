@@ -1,0 +1,19 @@
+#pragma once
+// A policy string as the live service runs it: the profile of policy/profile.h, with the
+// service's settings where a profile takes them (`tiers` and `frugal`: the checkpoint grace
+// of the service's stop plan, and max_jobs_per_cycle as the preemption candidates looked
+// at). The telemetry-driven plugins (node health, sharing) are the scheduler's to add: a
+// shadow (sim/shadow.h) runs without them.
+
+#include <string>
+
+#include "framework/profile.h"
+#include "model/result.h"
+#include "service/config.h"
+
+namespace frugal {
+
+// Error: "policy: ..." naming the part that does not parse.
+Result<Profile> live_profile(const std::string& policy, const ServiceConfig& config);
+
+}  // namespace frugal
