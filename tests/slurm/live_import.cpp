@@ -1,10 +1,12 @@
 // Jobs run (one of them requeued) on the real cluster; `frugal import slurm` of its jobcomp
 // records, the GRES log and `sinfo --json` gives one trace job each, with the GPUs they held
 // and the times the records give.
+#include <chrono>
 #include <ctime>
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <thread>
 
 #include "drivers/command.h"
 #include "drivers/slurm_jobcomp.h"
@@ -73,6 +75,9 @@ TEST(SlurmLive, ImportedJobcompGivesTheJobsAsRun) {
   }
   auto first = c.job(ids[1]);
   ASSERT_TRUE(first.ok()) << first.error().message;
+  // Its first run lasts some whole seconds before the requeue (records have 1 s resolution;
+  // a run requeued within the second it started is recorded with no length, as no run).
+  std::this_thread::sleep_for(std::chrono::seconds(3));
   ASSERT_TRUE(c.requeue(ids[1]).ok());
   auto again = live::wait_job(
       c, ids[1],
