@@ -9,6 +9,7 @@
 # script fails when ctest fails or when any report is there, and prints them. UBSan prints
 # to stderr only (GCC 12 ignores log_path for it) and halts: a test binary then fails, and
 # the Python harnesses fail a test whose daemon log holds a report (tests/service/harness.py).
+# Debug info is -g1 (functions and lines, enough for the reports' stacks): the CI budget.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 kind=${1:-}
@@ -20,7 +21,7 @@ case "$kind" in
 esac
 bash scripts/setup.sh
 cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="$type" -DFRUGAL_SANITIZE="$flags" \
-  -DCMAKE_CXX_FLAGS_DEBUG="-g $opt" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-g $opt" \
+  -DCMAKE_CXX_FLAGS_DEBUG="-g1 $opt" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-g1 $opt" \
   -DFRUGAL_BUILD_BENCH=OFF >/dev/null
 reports="$PWD/$dir/sanitizer"
 rm -rf "$reports"
