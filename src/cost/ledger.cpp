@@ -45,7 +45,7 @@ Ledger::Ledger(const ClusterSpec& spec, const GpuCatalog& catalog, const Cluster
                GpuModelId reference_model, size_t jobs_hint)
     : spec_(spec),
       catalog_(catalog),
-      state_(state),
+      state_(&state),
       reference_(reference_model),
       pricing_(spec, catalog, state),
       jobs_(jobs_hint),
@@ -104,7 +104,7 @@ void Ledger::segment(JobIdx j, const JobSpec& job, const Placement& p, double t0
   double total_gpus = 0;
   for (const Slot& s : p.slots) {
     if (s.gpu < 0) continue;
-    const uint32_t c = state_.centre_of(s.node);
+    const uint32_t c = state_->centre_of(s.node);
     const double g = static_cast<double>(s.milli) / kMilliPerGpu;
     total_gpus += g;
     int k = 0;
@@ -122,7 +122,7 @@ void Ledger::segment(JobIdx j, const JobSpec& job, const Placement& p, double t0
   for (int k = 0; k < used; ++k) cost += pricing_.span(centres[k], gpus[k], u, t0, t1);
   if (!ja.placed && !p.slots.empty()) {  // CPU-only jobs too: they keep storage
     ja.placed = true;
-    ja.centre = used > 0 ? centres[0] : state_.centre_of(p.slots.front().node);
+    ja.centre = used > 0 ? centres[0] : state_->centre_of(p.slots.front().node);
     ja.region = pricing_.region_of_centre(ja.centre);
   }
   ja.account.compute += cost;
@@ -155,6 +155,11 @@ void Ledger::transfer(JobIdx j, const JobSpec& job, double usd) {
   if (usd > 0) ja.account.transfer_usd += usd;
 }
 
+void Ledger::rebind(const ClusterState& state) {
+  state_ = &state;
+  for (IdleStretch& o : open_) o.version = kStaleVersion;  // recount at the next capacity()
+}
+
 void Ledger::capacity(double t0, double t1, int fragmentation_block,
                       const std::vector<int64_t>& provisioned_gpus,
                       const std::vector<int64_t>& booting_gpus,
@@ -163,8 +168,8 @@ void Ledger::capacity(double t0, double t1, int fragmentation_block,
   note_time(t0, t1);
   capacity_end_ = t1;
   const double hours = (t1 - t0) / 3600.0;
-  for (uint32_t c = 0; c < state_.centre_count(); ++c) {
-    PoolCapacity& pc = capacity_by_pool_[state_.centre_pool(c)];
+  for (uint32_t c = 0; c < state_->centre_count(); ++c) {
+    PoolCapacity& pc = capacity_by_pool_[state_->centre_pool(c)];
     pc.gpu_hours += static_cast<double>(provisioned_gpus[c]) * hours;
     if (c < booting_gpus.size())
       pc.booting_gpu_hours += static_cast<double>(booting_gpus[c]) * hours;
@@ -172,34 +177,34 @@ void Ledger::capacity(double t0, double t1, int fragmentation_block,
       pc.node_hours += static_cast<double>(provisioned_nodes[c]) * hours;
   }
   const bool fragmented =
-      fragmentation_block > 0 && fragmentation_block <= state_.free_whole_total();
+      fragmentation_block > 0 && fragmentation_block <= state_->free_whole_total();
   // Idle capacity is priced per constant stretch, not per step: a centre's open stretch
   // is closed (priced) only when its idle or stranded GPU count changes.
   const int block = fragmented ? fragmentation_block : 0;
-  for (uint32_t c = 0; c < state_.centre_count(); ++c) {
+  for (uint32_t c = 0; c < state_->centre_count(); ++c) {
     IdleStretch& o = open_[c];
     const int64_t boot = c < booting_gpus.size() ? booting_gpus[c] : 0;
     // Nothing that decides this centre's idle, stranded or booting count moved: the stretch
     // goes on.
-    if (o.open && o.version == state_.centre_version(c) && o.block == block &&
+    if (o.open && o.version == state_->centre_version(c) && o.block == block &&
         o.provisioned == provisioned_gpus[c] && o.booting_gpus == boot)
       continue;
     double idle = 0, stranded = 0, booting = 0;
-    if (state_.centre_model(c) == kNoGpuModel) {
+    if (state_->centre_model(c) == kNoGpuModel) {
       idle = static_cast<double>(centre_nodes_[c]);  // CPU-only nodes: host power only
     } else {
-      const double alloc = static_cast<double>(state_.centre_allocated_milli(c)) / kMilliPerGpu;
+      const double alloc = static_cast<double>(state_->centre_allocated_milli(c)) / kMilliPerGpu;
       idle = std::max(0.0, static_cast<double>(provisioned_gpus[c]) - alloc);
       booting = std::min(idle, static_cast<double>(boot));
       if (fragmented && idle > booting)
         stranded = std::min(idle - booting,
-                            static_cast<double>(state_.centre_free_below(c, fragmentation_block)));
+                            static_cast<double>(state_->centre_free_below(c, fragmentation_block)));
     }
     const bool same = o.open && o.idle == idle && o.stranded == stranded && o.booting == booting;
     if (o.open && !same)
       price_stretch(c, o, t0, unattributed_, unattributed_by_region_, unattributed_by_pool_);
     if (!same) o = IdleStretch{true, t0, idle, stranded, booting};
-    o.version = state_.centre_version(c);
+    o.version = state_->centre_version(c);
     o.block = block;
     o.provisioned = provisioned_gpus[c];
     o.booting_gpus = boot;
@@ -213,7 +218,7 @@ void Ledger::price_stretch(uint32_t c, const IdleStretch& o, double until, CostA
   CostAccount add;
   add.compute = pricing_.span(c, o.idle, 0, o.since, until);
   const double total_usd = add.compute.total_usd();
-  if (state_.centre_model(c) == kNoGpuModel) {
+  if (state_->centre_model(c) == kNoGpuModel) {
     add.waste.idle_unallocated_usd = total_usd;
   } else {
     add.gpu_hours = o.idle * (until - o.since) / 3600.0;
@@ -224,7 +229,7 @@ void Ledger::price_stretch(uint32_t c, const IdleStretch& o, double until, CostA
   }
   total += add;
   by_region[centre_region_[c]] += add;
-  by_pool[state_.centre_pool(c)] += add;
+  by_pool[state_->centre_pool(c)] += add;
 }
 
 void Ledger::job_ended(JobIdx j, const JobSpec& job, double first_start, double finish,
@@ -284,7 +289,7 @@ void Ledger::charge_oversized(JobAccount& ja, const JobSpec& job) const {
   const double gpus = static_cast<double>(job.total_milli()) / kMilliPerGpu;
   if (job.job_class == JobClass::kPretrain || !(gpus > 0) || !(job.duration > 0)) return;
   double best = -1;
-  for (GpuModelId m : state_.models()) {
+  for (GpuModelId m : state_->models()) {
     if (!job.allowed_models.empty() &&
         std::find(job.allowed_models.begin(), job.allowed_models.end(), m) ==
             job.allowed_models.end())

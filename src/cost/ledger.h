@@ -120,6 +120,10 @@ class Ledger {
   // Job `j`'s data moved between regions before a run segment there (src/cost/transfer.h):
   // `usd` (>= 0) is added to its transfer cost (not waste: the move was chosen to save more).
   void transfer(JobIdx j, const JobSpec& job, double usd);
+  // Reads `state` from now on: another cluster state of the same spec (the service's new
+  // engine after a policy change). Call after capacity() up to the change; the idle stretches
+  // open then go on, recounted at the next capacity().
+  void rebind(const ClusterState& state);
   // Capacity between two instants with the cluster as it is now (call before the state
   // changes at t1): provisioned GPUs per cost centre (NodePool::provisioned_gpus) not
   // allocated to a job are unattributed; `fragmentation_block` as reported by the engine
@@ -168,7 +172,7 @@ class Ledger {
 
   const ClusterSpec& spec_;
   const GpuCatalog& catalog_;
-  const ClusterState& state_;
+  const ClusterState* state_;  // rebind() may change it
   GpuModelId reference_;
   Pricing pricing_;
   std::vector<JobAccount> jobs_;
@@ -182,6 +186,7 @@ class Ledger {
   // capacity(): each region's integrals over the current span, computed once per call, and
   // its series' marks at the end of the last span (the next span usually starts there).
   // A stretch of constant idle capacity in one centre, priced when it closes.
+  static constexpr uint64_t kStaleVersion = ~uint64_t{0};
   struct IdleStretch {
     bool open = false;
     double since = 0;

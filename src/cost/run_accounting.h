@@ -62,6 +62,8 @@ class RunAccounting {
   // When job j's open segment began, or -1.
   double open_since(JobIdx j) const;
 
+  // The ledger reads `state` from now on (Ledger::rebind).
+  void rebind(const ClusterState& state) { ledger_.rebind(state); }
   const Ledger& ledger() const { return ledger_; }
   const Pricing& pricing() const { return ledger_.pricing(); }
   LedgerReport report() const { return ledger_.report(); }

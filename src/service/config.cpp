@@ -60,6 +60,7 @@ constexpr const char* kKeys[] = {"listen",
                                  "backend",
                                  "policy",
                                  "shadow_policies",
+                                 "policy_guard",
                                  "checkpoint_grace_s",
                                  "term_grace_s",
                                  "log_dir",
@@ -294,6 +295,39 @@ Status read_alerts(const YAML::Node& root, Reader& r, ServiceConfig& c) {
   return Status::Ok();
 }
 
+Status read_policy_guard(const YAML::Node& root, Reader& r, ServiceConfig& c) {
+  const YAML::Node n = root["policy_guard"];
+  if (!n || n.IsNull()) return Status::Ok();
+  constexpr const char* kGuardKeys[] = {"fallback",       "window_s",   "check_every_s",
+                                        "core_p95_wait",  "min_wait_s", "usd_per_useful_gpu_hour",
+                                        "deadline_misses"};
+  r.key = "policy_guard";
+  if (!n.IsMap()) return Error{fmt::format("{}: policy_guard: expected a map of settings", r.path)};
+  if (Status st = check_keys(n, kGuardKeys, "policy_guard.", r.path); !st.ok()) return st;
+  PolicyGuardConfig& g = c.policy_guard;
+  g.enabled = true;
+  r.key = "policy_guard.fallback";
+  if (!n["fallback"]) return Error{fmt::format("{}: policy_guard.fallback: missing", r.path)};
+  g.fallback = policy_text(n["fallback"]);
+  r.read(n, "policy_guard.", "window_s", g.window_s);
+  r.read(n, "policy_guard.", "check_every_s", g.check_every_s);
+  r.read(n, "policy_guard.", "core_p95_wait", g.core_p95_wait);
+  r.read(n, "policy_guard.", "min_wait_s", g.min_wait_s);
+  r.read(n, "policy_guard.", "usd_per_useful_gpu_hour", g.usd_per_useful_gpu_hour);
+  r.read(n, "policy_guard.", "deadline_misses", g.deadline_misses);
+  if (!(g.window_s >= 1 && g.window_s <= 7 * 86400))
+    return Error{fmt::format("{}: policy_guard.window_s: 1..604800", r.path)};
+  if (!(g.check_every_s > 0 && g.check_every_s <= g.window_s))
+    return Error{fmt::format("{}: policy_guard.check_every_s: above 0, at most window_s", r.path)};
+  if (!(g.min_wait_s >= 0)) return Error{fmt::format("{}: policy_guard.min_wait_s: >= 0", r.path)};
+  if (g.core_p95_wait < 0 && g.usd_per_useful_gpu_hour < 0 && g.deadline_misses < 0)
+    return Error{
+        fmt::format("{}: policy_guard: no KPI to watch (core_p95_wait, usd_per_useful_gpu_hour, "
+                    "deadline_misses)",
+                    r.path)};
+  return Status::Ok();
+}
+
 Status read_sharing(const YAML::Node& root, Reader& r, ServiceConfig& c) {
   const YAML::Node n = root["sharing"];
   if (!n) return Status::Ok();
@@ -451,9 +485,10 @@ Result<ServiceConfig> load_service_config(const std::string& path) {
   try {
     const YAML::Node root = YAML::Load(text.value());
     if (!root.IsMap()) return Error{fmt::format("{}: expected a map of settings", path)};
-    static constexpr Section kSections[] = {
-        read_top_level, read_node,   read_cluster,   read_price_fallback, read_teams, read_admin,
-        read_alerts,    read_agents, read_telemetry, read_sharing,        read_slurm};
+    static constexpr Section kSections[] = {read_top_level,      read_node,   read_cluster,
+                                            read_price_fallback, read_teams,  read_admin,
+                                            read_alerts,         read_agents, read_telemetry,
+                                            read_sharing,        read_slurm,  read_policy_guard};
     for (const Section section : kSections)
       if (Status st = section(root, r, c); !st.ok()) return st.error();
   } catch (const YAML::Exception& e) {

@@ -75,6 +75,25 @@ struct SharingConfig {
   bool general_lends = false;
 };
 
+// The policy guard (`policy_guard:`; service/policy_guard.h, docs/WHATIF.md): when the active
+// policy's shadow is worse than the fallback's shadow by more than a threshold for a whole
+// window, the service switches to the fallback, alerts, and does not switch back by itself.
+// A KPI with a threshold < 0 is not checked; at least one must be.
+struct PolicyGuardConfig {
+  bool enabled = false;
+  std::string fallback;       // a policy string
+  double window_s = 3600;     // the comparison holds this long before a switch
+  double check_every_s = 60;  // how often it is evaluated
+  // Core-tier p95 wait (first start − submit) of the jobs started over the window: worse
+  // when active > fallback × (1 + x) and active − fallback > min_wait_s.
+  double core_p95_wait = -1;
+  double min_wait_s = 60;
+  // Cost per GPU-hour of useful work over the window: worse when active > fallback × (1 + x).
+  double usd_per_useful_gpu_hour = -1;
+  // Deadline misses over the window: worse when active − fallback > x.
+  double deadline_misses = -1;
+};
+
 // A node agent's token (`agents:`): it may only post telemetry, for `nodes` (empty: any).
 struct AgentConfig {
   std::string name;
@@ -95,6 +114,7 @@ struct ServiceConfig {
   // Shadow policies (service/shadows.h): each runs its own engine on the live events with
   // simulated execution, beside the active policy's own shadow. Empty: none.
   std::vector<std::string> shadow_policies;
+  PolicyGuardConfig policy_guard;
   double checkpoint_grace_s = 60;       // engine: a signalled job keeps its GPUs this long
   double term_grace_s = 10;             // driver: SIGTERM → SIGKILL
   std::string log_dir = "frugal-logs";  // relative: beside the database file

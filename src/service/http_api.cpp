@@ -161,6 +161,29 @@ class Endpoints {
     return wait(scheduler_.set_tier(*who, *id, *tier));
   }
 
+  // POST /v1/policy {"policy": "...", "reason": "..."} (admin; Scheduler::set_policy).
+  ApiReply set_policy(const HttpRequest& req, const std::string&) const {
+    const auto who = principal(req);
+    if (!who) return refused(req);
+    auto parsed = body_json(req);
+    if (auto* refused = std::get_if<ApiReply>(&parsed)) return *refused;
+    const auto& body = std::get<nlohmann::json>(parsed);
+    if (!body.is_object() || !body.contains("policy") || !body["policy"].is_string() ||
+        body["policy"].get<std::string>().empty() ||
+        body["policy"].get<std::string>().size() > 1000)
+      return error_reply(400, "expected {\"policy\": \"a policy string\", \"reason\": \"...\"}",
+                         "policy");
+    for (const auto& [key, value] : body.items())
+      if (key != "policy" && key != "reason") return error_reply(400, "unknown field", key);
+    std::string reason = "changed through the API";
+    if (body.contains("reason")) {
+      if (!body["reason"].is_string() || body["reason"].get<std::string>().size() > 1000)
+        return error_reply(400, "expected a string of at most 1,000 bytes", "reason");
+      reason = body["reason"].get<std::string>();
+    }
+    return wait(scheduler_.set_policy(*who, body["policy"].get<std::string>(), reason));
+  }
+
   // A job's output, bounded (service/log_tail.h); the team's own jobs only (get_job decides).
   ApiReply logs(const HttpRequest& req, const std::string& id_text) const {
     const auto who = principal(req);
@@ -299,6 +322,8 @@ std::vector<Route> make_routes(const Endpoints& e) {
       {"GET", "/v1/alerts", ask(&Scheduler::alerts)},
       {"GET", "/v1/insights", ask(&Scheduler::insights)},
       {"GET", "/v1/shadow", ask(&Scheduler::shadow)},
+      {"GET", "/v1/policy", ask(&Scheduler::get_policy)},
+      {"POST", "/v1/policy", to(&Endpoints::set_policy)},
       {"POST", "/v1/telemetry", to(&Endpoints::telemetry)},
   };
 }

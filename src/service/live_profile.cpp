@@ -28,4 +28,17 @@ Result<Profile> live_profile(const std::string& policy, const ServiceConfig& con
   return p;
 }
 
+EngineOptions service_engine_options(const GpuCatalog& catalog, size_t max_jobs_per_cycle,
+                                     bool powers_nodes) {
+  EngineOptions o;
+  o.walk_limit = max_jobs_per_cycle;  // a deep queue: bounded work per cycle
+  // Speeds relative to the catalog's reference model (as `simulate` defaults), so that
+  // heterogeneity-aware policies (tiers/hetero, frugal-place) see H100 faster than A100.
+  if (auto ref = catalog.find("A100-80GB")) o.reference_model = *ref;
+  // On-demand pools are autoscaled where the backend powers their nodes (Slurm power
+  // saving, service/scheduler_capacity.cpp); elsewhere they are static (always provisioned).
+  o.static_capacity = !powers_nodes;
+  return o;
+}
+
 }  // namespace frugal

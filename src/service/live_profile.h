@@ -7,7 +7,9 @@
 
 #include <string>
 
+#include "framework/engine_options.h"
 #include "framework/profile.h"
+#include "model/gpu_catalog.h"
 #include "model/result.h"
 #include "service/config.h"
 
@@ -15,5 +17,11 @@ namespace frugal {
 
 // Error: "policy: ..." naming the part that does not parse.
 Result<Profile> live_profile(const std::string& policy, const ServiceConfig& config);
+
+// The engine options of the service: walk_limit max_jobs_per_cycle, speeds relative to
+// A100-80GB (as `simulate` defaults), on-demand pools autoscaled only where the backend
+// powers nodes (`powers_nodes`), static elsewhere.
+EngineOptions service_engine_options(const GpuCatalog& catalog, size_t max_jobs_per_cycle,
+                                     bool powers_nodes);
 
 }  // namespace frugal

@@ -22,21 +22,17 @@ ApiReply error_reply(int status, const std::string& message, const std::string& 
   return r;
 }
 
-Result<std::unique_ptr<Scheduler>> Scheduler::create(Parts parts) {
-  if (parts.config.policy.empty()) parts.config.policy = default_profile_name();
-  Result<Profile> made = live_profile(parts.config.policy, parts.config);
+Result<Profile> Scheduler::engine_profile(const std::string& policy, const ServiceConfig& c) {
+  Result<Profile> made = live_profile(policy, c);
   if (!made.ok()) return made.error();
   Profile profile = std::move(made).value();
-  for (const std::string& p : parts.config.shadow_policies)
-    if (auto shadow = live_profile(p, parts.config); !shadow.ok())
-      return Error{fmt::format("shadow_policies: '{}': {}", p, shadow.error().message)};
   // alerts.node_hot: its reaction is the node-health plugin (Health point).
-  const AlertRules& ar = parts.config.alerts;
+  const AlertRules& ar = c.alerts;
   const NodeHealthLimits health{ar.node_hot_temperature_c, ar.node_hot_power_fraction,
                                 ar.node_hot_minutes * 60, ar.node_hot_stop_general};
   if (health.any()) profile.plugins.push_back(make_node_health(health));
   // sharing: guests on measured idle (Lend point).
-  if (const SharingConfig& sh = parts.config.sharing; sh.enabled) {
+  if (const SharingConfig& sh = c.sharing; sh.enabled) {
     LendOptions lo;
     lo.lend_below = sh.lend_below;
     lo.memory_below = sh.memory_below;
@@ -46,27 +42,36 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(Parts parts) {
     lo.general_lends = sh.general_lends;
     profile.plugins.push_back(make_lend_idle(lo));
   }
+  return profile;
+}
+
+Result<std::unique_ptr<Scheduler>> Scheduler::create(Parts parts) {
+  if (parts.config.policy.empty()) parts.config.policy = default_profile_name();
+  // A policy set through the API (the last policy change stored) wins over the config's.
+  auto changes = parts.store->load_policy_changes();
+  if (!changes.ok()) return Error{"policy changes: " + changes.error().message};
+  std::string source = "the config";
+  if (!changes.value().empty()) {
+    const PolicyChangeRow& last = changes.value().back();
+    source = fmt::format("set by {} at {:.0f} ({}); the config says '{}'", last.by, last.at,
+                         last.reason, parts.config.policy);
+    parts.config.policy = last.to;
+  }
+  Result<Profile> made = engine_profile(parts.config.policy, parts.config);
+  if (!made.ok()) return made.error();
+  Profile profile = std::move(made).value();
+  if (parts.log) parts.log(fmt::format("policy: {} ({})", parts.config.policy, source));
+  std::vector<std::string> shadows = parts.config.shadow_policies;
+  if (parts.config.policy_guard.enabled) shadows.push_back(parts.config.policy_guard.fallback);
+  for (const std::string& p : shadows)
+    if (auto shadow = live_profile(p, parts.config); !shadow.ok())
+      return Error{fmt::format("shadow_policies: '{}': {}", p, shadow.error().message)};
   // Migrations (+consolidate) and resizes (+elastic) are carried out by stopping the run
   // segment with its checkpoint plan and restarting it (move()). Pack-down, soon-free and
   // autoscaling act only on on-demand pools the driver powers (scheduler_capacity.cpp);
   // on a static cluster (EngineOptions::static_capacity) those parts idle.
   return std::unique_ptr<Scheduler>(new Scheduler(std::move(parts), std::move(profile)));
 }
-
-namespace {
-EngineOptions engine_options(const GpuCatalog& catalog, size_t max_jobs_per_cycle,
-                             bool powers_nodes) {
-  EngineOptions o;
-  o.walk_limit = max_jobs_per_cycle;  // a deep queue: bounded work per cycle
-  // Speeds relative to the catalog's reference model (as `simulate` defaults), so that
-  // heterogeneity-aware policies (tiers/hetero, frugal-place) see H100 faster than A100.
-  if (auto ref = catalog.find("A100-80GB")) o.reference_model = *ref;
-  // On-demand pools are autoscaled where the backend powers their nodes (Slurm power
-  // saving, service/scheduler_capacity.cpp); elsewhere they are static (always provisioned).
-  o.static_capacity = !powers_nodes;
-  return o;
-}
-}  // namespace
 
 Scheduler::Scheduler(Parts parts, Profile profile)
     : config_(std::move(parts.config)),
@@ -78,8 +83,9 @@ Scheduler::Scheduler(Parts parts, Profile profile)
       store_(std::move(parts.store)),
       log_(std::move(parts.log)),
       fault_(std::move(parts.fault)),
-      engine_(cluster_, catalog_, std::move(profile),
-              engine_options(catalog_, config_.max_jobs_per_cycle, driver_->powers_nodes())),
+      engine_(std::make_unique<Engine>(
+          cluster_, catalog_, std::move(profile),
+          service_engine_options(catalog_, config_.max_jobs_per_cycle, driver_->powers_nodes()))),
       alerts_(config_.alerts, log_),
       calendar_(std::make_unique<LiveCalendar>(cluster_.regions, config_.price_fallback, log_)) {
   initial_power_ = std::move(parts.initial_power);
@@ -88,14 +94,19 @@ Scheduler::Scheduler(Parts parts, Profile profile)
   std::map<std::string, int> node_gpus;
   for (const NodeSpec& n : cluster_.nodes) node_gpus[n.name] = n.gpus;
   pushed_ = std::make_unique<TelemetryBook>(std::move(node_gpus), config_.telemetry);
-  if (!config_.shadow_policies.empty()) {
+  if (!config_.shadow_policies.empty() || config_.policy_guard.enabled) {
     std::vector<std::string> policies{config_.policy};
     policies.insert(policies.end(), config_.shadow_policies.begin(), config_.shadow_policies.end());
+    if (config_.policy_guard.enabled) {
+      policies.push_back(config_.policy_guard.fallback);
+      guard_ = std::make_unique<PolicyGuard>(config_.policy_guard);
+    }
     // Checked in create(): every policy parses.
-    shadows_ = std::move(ShadowSet::create(policies, config_, cluster_, catalog_,
-                                           engine_options(catalog_, config_.max_jobs_per_cycle,
-                                                          driver_->powers_nodes()))
-                             .value());
+    shadows_ =
+        std::move(ShadowSet::create(policies, config_, cluster_, catalog_,
+                                    service_engine_options(catalog_, config_.max_jobs_per_cycle,
+                                                           driver_->powers_nodes()))
+                      .value());
   }
 }
 
@@ -155,8 +166,8 @@ void Scheduler::loop() {
     std::deque<Command> batch;
     {
       std::unique_lock<std::mutex> lock(mu_);
-      double wake = engine_.next_wakeup();
-      if (engine_.pending_count() > 0) wake = std::min(wake, end_wake_);
+      double wake = engine_->next_wakeup();
+      if (engine_->pending_count() > 0) wake = std::min(wake, end_wake_);
       double wait_s = kPollS;
       if (wake != kNever) wait_s = std::clamp(unix_time(wake) - wall_now(), 0.0, kPollS);
       // Handles of just-started jobs: persist them now (unless commits fail: retried each
@@ -190,8 +201,8 @@ void Scheduler::update_calendar(double now) {
   } else if (changed.value()) {
     for (uint32_t r = 0; r < cluster_.regions.size(); ++r) {
       const Region& region = cluster_.regions[r];
-      engine_.prices_changed(r, region.electricity_usd_per_mwh, region.carbon_g_per_kwh,
-                             region.offpeak);
+      engine_->prices_changed(r, region.electricity_usd_per_mwh, region.carbon_g_per_kwh,
+                              region.offpeak);
     }
     engine_dirty_ = true;
     next_stale_check_ = 0;
@@ -242,15 +253,15 @@ double Scheduler::measured_utilization(const Live& l) {
 void Scheduler::account_capacity(double now) {
   const Seconds t = engine_time(now);
   if (!accounting_ || !(t > accounted_until_)) return;
-  accounting_->capacity(accounted_until_, t, engine_.fragmentation_block(),
-                        engine_.nodes().provisioned_gpus(), engine_.nodes().booting_gpus(),
-                        engine_.nodes().provisioned_nodes());
+  accounting_->capacity(accounted_until_, t, engine_->fragmentation_block(),
+                        engine_->nodes().provisioned_gpus(), engine_->nodes().booting_gpus(),
+                        engine_->nodes().provisioned_nodes());
   accounted_until_ = t;
 }
 
 Status Scheduler::rebuild_accounting() {
-  accounting_.emplace(cluster_, catalog_, engine_.cluster(),
-                      engine_options(catalog_, 0, false).reference_model, jobs_.size());
+  accounting_.emplace(cluster_, catalog_, engine_->cluster(),
+                      service_engine_options(catalog_, 0, false).reference_model, jobs_.size());
   Result<std::vector<SegmentRow>> stored = store_->load_segments();
   if (!stored.ok()) return stored.error();
   for (const SegmentRow& row : stored.value()) {
@@ -293,6 +304,8 @@ Status Scheduler::flush() {
     if (Status st = store_->add_transition(t); !st.ok()) return st;
   for (const IdempotencyRow& k : idempotency_out_)
     if (Status st = store_->add_idempotency(k); !st.ok()) return st;
+  for (const PolicyChangeRow& c : policy_out_)
+    if (Status st = store_->add_policy_change(c); !st.ok()) return st;
   return purge_idempotency();
 }
 
@@ -301,6 +314,7 @@ void Scheduler::flushed() {
   segments_out_.clear();
   transitions_out_.clear();
   idempotency_out_.clear();
+  policy_out_.clear();
 }
 
 Status Scheduler::purge_idempotency() {
@@ -338,18 +352,18 @@ void Scheduler::turn(std::deque<Command>& batch) {
   const Seconds t = engine_time(now);
   // Jobs wait and a running job reached its estimated end without ending: a cycle now may
   // preempt it (its end is unknown from here on; policy/tiers.cpp).
-  const bool estimate_passed = engine_.pending_count() > 0 && end_wake_ <= t;
+  const bool estimate_passed = engine_->pending_count() > 0 && end_wake_ <= t;
   // Short of disk space, or commits failing: no cycle, so nothing new is launched (running
   // jobs go on).
-  if (!read_only() && (engine_dirty_ || engine_.next_wakeup() <= t || estimate_passed)) {
+  if (!read_only() && (engine_dirty_ || engine_->next_wakeup() <= t || estimate_passed)) {
     engine_dirty_ = false;
     const auto t0 = std::chrono::steady_clock::now();
-    const std::vector<Decision>& ds = engine_.schedule(t);
+    const std::vector<Decision>& ds = engine_->schedule(t);
     for (const Decision& d : ds) apply(d, now, starts);
     // Rules undoing each other: the engine decides nothing more; say so where operators look
     // (the alert also logs it). Jobs already running go on; nothing new starts.
-    if (engine_.stalled()) alerts_.raise("engine_stalled", "engine", *engine_.stalled(), now);
-    end_wake_ = engine_.next_expected_end(t);
+    if (engine_->stalled()) alerts_.raise("engine_stalled", "engine", *engine_->stalled(), now);
+    end_wake_ = engine_->next_expected_end(t);
     ++cycles_;
     decisions_ += ds.size();
     decision_latency_.record(
@@ -398,7 +412,7 @@ void Scheduler::turn(std::deque<Command>& batch) {
     if (l.rec.state != JobStatus::kRunning || !l.rec.handle.empty() || l.move_to) continue;
     if (l.rec.cancel_requested) {  // cancelled while its launch waited: it never runs
       close_segment(l, now);
-      engine_.finish(l.idx, engine_time(now));
+      engine_->finish(l.idx, engine_time(now));
       engine_dirty_ = true;
       l.placement = Placement{};
       l.rec.placement.clear();
@@ -434,7 +448,7 @@ void Scheduler::enter_engine(Live& l, double now) {
   l.idx = idx;
   l.draining = false;
   l.exited = false;
-  engine_.submit(idx, l.spec.get(), engine_time(now));
+  engine_->submit(idx, l.spec.get(), engine_time(now));
   engine_dirty_ = true;
 }
 
@@ -523,7 +537,7 @@ void Scheduler::launch(Live& l, double now) {
   } else {
     log_(fmt::format("job {} failed to start: {}", l.rec.id, h.error().message));
     close_segment(l, now);
-    engine_.finish(l.idx, engine_time(now));
+    engine_->finish(l.idx, engine_time(now));
     engine_dirty_ = true;
     l.rec.finished_at = now;
     l.rec.placement.clear();
@@ -583,7 +597,7 @@ void Scheduler::apply(const Decision& d, double now, std::vector<int64_t>& start
       ++l.rec.restart_count;
       if (l.rec.cancel_requested) {
         // A cancelled job's preemption ends it: take it off the queue.
-        engine_.withdraw(l.idx, engine_time(now));
+        engine_->withdraw(l.idx, engine_time(now));
         l.rec.finished_at = now;
         transition(l, JobEvent::kCancel, "cancelled", now);
       } else {
@@ -660,9 +674,9 @@ void Scheduler::node_event(const DriverEvent& e, double now) {
   for (NodeId n = 0; n < cluster_.nodes.size(); ++n)
     if (cluster_.nodes[n].name == e.node) {
       if (up)
-        engine_.node_up(n, engine_time(now));
+        engine_->node_up(n, engine_time(now));
       else
-        engine_.node_down(n, engine_time(now));
+        engine_->node_down(n, engine_time(now));
       if (shadows_) shadows_->node(n, up, engine_time(now));
       engine_dirty_ = true;
     }
@@ -730,7 +744,7 @@ void Scheduler::handle_event(const DriverEvent& e, double now, std::vector<int64
     // It stopped while writing its checkpoint: its GPUs are free now, so the drain ends now
     // (the engine requeues it and the preemptor may start) instead of at the grace's end.
     l.exited = true;
-    if (engine_.end_drain(l.idx, engine_time(now))) engine_dirty_ = true;
+    if (engine_->end_drain(l.idx, engine_time(now))) engine_dirty_ = true;
     return;
   }
   if (l.move_to && !l.rec.cancel_requested) {
@@ -746,7 +760,7 @@ void Scheduler::handle_event(const DriverEvent& e, double now, std::vector<int64
   const double ended =
       e.ended_unix > 0 && e.ended_unix < now ? std::max(e.ended_unix, l.rec.segment_start) : now;
   close_segment(l, ended);
-  if (l.idx != Live::kNone) engine_.finish(l.idx, engine_time(now));
+  if (l.idx != Live::kNone) engine_->finish(l.idx, engine_time(now));
   engine_dirty_ = true;
   l.placement = Placement{};
   l.rec.placement.clear();

@@ -45,6 +45,7 @@
 #include "service/job_record.h"
 #include "service/live_calendar.h"
 #include "service/metrics.h"
+#include "service/policy_guard.h"
 #include "service/shadows.h"
 #include "service/store.h"
 #include "service/telemetry_book.h"
@@ -160,6 +161,12 @@ class Scheduler {
   std::future<ApiReply> health();
   // Answers after the loop's next turn (its commands, events and cycle) is done.
   std::future<ApiReply> barrier();
+  // The active policy (POST /v1/policy, admin): switched without a restart (switch_policy);
+  // 200 {"policy", "previous"}, 400 naming `policy` or `reason`, 409 when it is already
+  // active. GET /v1/policy: the active policy, where it came from, the changes (audit log),
+  // and the guard's state.
+  std::future<ApiReply> set_policy(const Principal& who, std::string policy, std::string reason);
+  std::future<ApiReply> get_policy(const Principal& who);
   // Shadow policies (service/shadows.h; GET /v1/shadow): each shadow's figures per window
   // beside the active policy's real ones. Any principal; 404 when none is configured.
   std::future<ApiReply> shadow(const Principal& who);
@@ -210,6 +217,23 @@ class Scheduler {
   };
 
   explicit Scheduler(Parts parts, Profile profile);
+  // The engine profile of `policy` as the service runs it: live_profile() plus the
+  // telemetry plugins the config asks for (node health, sharing).
+  static Result<Profile> engine_profile(const std::string& policy, const ServiceConfig& c);
+  // Makes `to` the active policy now (scheduler_policy.cpp): a new engine takes over the
+  // cluster (failed nodes, on-demand power, running jobs adopted where they run, guests and
+  // jobs being checkpointed stopped and requeued, waiting jobs queued again), the change is
+  // stored with the next commit (audit log), logged and alerted. Error when `to` does not
+  // parse (nothing changes then).
+  Status switch_policy(const std::string& to, const std::string& by, const std::string& reason,
+                       double now);
+  // switch_policy's parts: failed nodes and on-demand power as `old` sees them into `next`;
+  // the jobs into the new engine_ (running ones adopted, waiting ones queued), returning how
+  // many of each.
+  void carry_nodes(const Engine& old, Engine& next, Seconds t) const;
+  std::pair<size_t, size_t> carry_jobs(const std::string& to, double now);
+  // The policy guard's check (shadow_turn): falls back when its rule says so.
+  void check_guard(double now);
   std::future<ApiReply> enqueue(std::function<ApiReply()> fn);
   void loop();
   void turn(std::deque<Command>& batch);
@@ -221,7 +245,8 @@ class Scheduler {
   std::optional<ApiReply> refuse_change() const;
   bool read_only() const { return commit_failing_ || !disk_low_.empty(); }
   size_t pending_writes() const {
-    return dirty_.size() + segments_out_.size() + transitions_out_.size() + idempotency_out_.size();
+    return dirty_.size() + segments_out_.size() + transitions_out_.size() +
+           idempotency_out_.size() + policy_out_.size();
   }
   double wall_now();
   Seconds engine_time(double unix) const {
@@ -415,7 +440,8 @@ class Scheduler {
   std::unique_ptr<Store> store_;
   std::function<void(const std::string&)> log_;
   FaultHook fault_;
-  Engine engine_;
+  // The engine of the active policy; replaced whole by a policy change (switch_policy()).
+  std::unique_ptr<Engine> engine_;
   // The live run accounting (src/cost/run_accounting.h): every closed run segment, every job
   // end and the capacity between turns, the same feed the simulator gives its ledger.
   std::optional<RunAccounting> accounting_;
@@ -423,6 +449,8 @@ class Scheduler {
   // Shadow policies (null: none configured) and the live ledger at hourly marks, for the
   // real figures' windows: Unix s, total and waste (usd), GPU-hours in all and idle.
   std::unique_ptr<ShadowSet> shadows_;
+  std::unique_ptr<PolicyGuard> guard_;       // config policy_guard (null: none)
+  std::vector<PolicyChangeRow> policy_out_;  // policy changes to store with the next commit
   std::vector<std::array<double, 5>> real_marks_;
   AlertBook alerts_;
   std::unique_ptr<LiveCalendar> calendar_;

@@ -93,7 +93,7 @@ std::future<ApiReply> Scheduler::submit(const Principal& who, JobRequest request
     const int64_t id = l.rec.id;
     Live& live = jobs_.emplace(id, std::move(l)).first->second;
     enter_engine(live, now);
-    const JobRuntime& r = engine_.job(live.idx);
+    const JobRuntime& r = engine_->job(live.idx);
     if (r.state == JobState::kRejected) {
       // It can never run here: refuse it (the engine's queued kReject is then ignored).
       // The reply is built before the entry is erased (it reads the request), and the spec
@@ -203,7 +203,7 @@ std::future<ApiReply> Scheduler::act(const Principal& who, int64_t id, Action ac
           if (!rec.handle.empty() && !l->exited) (void)driver_->stop(rec.handle, kill_plan(*l));
           rec.reason = "cancel requested";
         } else {
-          if (!rec.held) engine_.withdraw(l->idx, engine_time(now));
+          if (!rec.held) engine_->withdraw(l->idx, engine_time(now));
           rec.held = false;
           rec.finished_at = now;
           transition(*l, JobEvent::kCancel, "cancelled", now);
@@ -215,7 +215,7 @@ std::future<ApiReply> Scheduler::act(const Principal& who, int64_t id, Action ac
         if (rec.held) break;
         if (!pending_state(rec.state))
           return error_reply(409, "only a waiting job can be held; it is " + state);
-        engine_.withdraw(l->idx, engine_time(now));
+        engine_->withdraw(l->idx, engine_time(now));
         engine_dirty_ = true;
         rec.held = true;
         rec.reason = "held";
@@ -247,7 +247,7 @@ std::future<ApiReply> Scheduler::set_tier(const Principal& who, int64_t id, Tier
       JobRequest q = rec.request;
       rec.request.tier = tier;
       auto spec = make_job_spec(rec);
-      if (!engine_.update_running(l->idx, spec.get())) {
+      if (!engine_->update_running(l->idx, spec.get())) {
         rec.request = std::move(q);
         return error_reply(409, "the job is not running in the engine", "tier");
       }
@@ -266,7 +266,7 @@ std::future<ApiReply> Scheduler::set_tier(const Principal& who, int64_t id, Tier
       l->spec->tier = tier;  // not in the engine
     } else {
       // Re-enter the queue under the new tier (the engine keys its queue by tier).
-      engine_.withdraw(l->idx, engine_time(now));
+      engine_->withdraw(l->idx, engine_time(now));
       l->spec = make_job_spec(rec);
       transition(*l, JobEvent::kRequeue, rec.reason, now);
       enter_engine(*l, now);
@@ -328,7 +328,7 @@ void Scheduler::publish_health(double now) {
   nlohmann::json h = {{"status", "ok"},
                       {"backend", driver_->name()},
                       {"nodes", cluster_.nodes.size()},
-                      {"gpus", engine_.cluster().up_gpus()},
+                      {"gpus", engine_->cluster().up_gpus()},
                       {"jobs", jobs_.size()},
                       {"schema_version", kSchemaVersion},
                       {"uptime_s", now - started_at_}};
@@ -432,8 +432,8 @@ std::optional<Scheduler::Recovered> Scheduler::adopt_run(Live& live, const Place
   const JobIdx idx = next_idx_++;
   by_idx_.push_back(id);
   live.idx = idx;
-  Status st = engine_.adopt(idx, live.spec.get(), placement, engine_time(r.segment_start),
-                            engine_time(now));
+  Status st = engine_->adopt(idx, live.spec.get(), placement, engine_time(r.segment_start),
+                             engine_time(now));
   if (st.ok()) {
     live.placement = placement;
     // A cancel under way when the service stopped goes on (TERM, then KILL).

@@ -48,12 +48,12 @@ void Scheduler::apply_initial_power(double now) {
   size_t on = 0, off = 0, other = 0;
   for (const auto& [name, p] : initial_power_) {
     const std::optional<NodeId> n = node_named(name);
-    if (!n || !engine_.nodes().on_demand(*n)) continue;
-    engine_.node_power(*n, node_power_of(p), engine_time(now));
+    if (!n || !engine_->nodes().on_demand(*n)) continue;
+    engine_->node_power(*n, node_power_of(p), engine_time(now));
     if (p == PowerState::kReclaiming) {  // up, under a reclaim notice
       reclaiming_.insert(*n);
-      engine_.reclaim_notice(*n, engine_time(now),
-                             cluster_.pools[cluster_.nodes[*n].pool].spot.reclaim_notice_s);
+      engine_->reclaim_notice(*n, engine_time(now),
+                              cluster_.pools[cluster_.nodes[*n].pool].spot.reclaim_notice_s);
     }
     (p == PowerState::kOn ? on : p == PowerState::kOff ? off : other) += 1;
     if (p == PowerState::kFailed)
@@ -83,7 +83,7 @@ void Scheduler::power_event(const DriverEvent& e, double now) {
   if (e.power == PowerState::kReclaiming) {
     reclaiming_.insert(*n);
     const Pool& pool = cluster_.pools[cluster_.nodes[*n].pool];
-    engine_.reclaim_notice(*n, engine_time(now), pool.spot.reclaim_notice_s);
+    engine_->reclaim_notice(*n, engine_time(now), pool.spot.reclaim_notice_s);
     engine_dirty_ = true;
     return;
   }
@@ -92,7 +92,7 @@ void Scheduler::power_event(const DriverEvent& e, double now) {
     alerts_.raise("node_power_failed", e.node, e.message, now);
   else if (e.power == PowerState::kOn || e.power == PowerState::kOff)
     alerts_.clear("node_power_failed", e.node, now);
-  if (engine_.node_power(*n, node_power_of(e.power), engine_time(now))) engine_dirty_ = true;
+  if (engine_->node_power(*n, node_power_of(e.power), engine_time(now))) engine_dirty_ = true;
 }
 
 StopPlan Scheduler::preempt_plan(const Live& l) const {
@@ -111,8 +111,8 @@ StopPlan Scheduler::preempt_plan(const Live& l) const {
 }
 
 void Scheduler::render_pool_metrics(std::string& out) const {
-  const ClusterState& st = engine_.cluster();
-  const NodePool& pool = engine_.nodes();
+  const ClusterState& st = engine_->cluster();
+  const NodePool& pool = engine_->nodes();
   std::vector<double> provisioned(cluster_.pools.size(), 0), booting(cluster_.pools.size(), 0),
       idle(cluster_.pools.size(), 0);
   for (uint32_t c = 0; c < st.centre_count(); ++c) {

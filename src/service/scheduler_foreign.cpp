@@ -52,7 +52,7 @@ void Scheduler::observe_foreign(const DriverEvent& e, double now) {
   const JobIdx idx = next_idx_++;
   by_idx_.push_back(r.id);
   l.idx = idx;
-  const Status st = engine_.adopt(idx, l.spec.get(), p, engine_time(start), engine_time(now));
+  const Status st = engine_->adopt(idx, l.spec.get(), p, engine_time(start), engine_time(now));
   if (!st.ok()) {
     // The engine had given (some of) these GPUs to one of frugal's jobs, which Slurm then
     // keeps waiting: the foreign job is recorded and priced, but not in the engine.

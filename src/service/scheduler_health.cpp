@@ -27,10 +27,10 @@ void Scheduler::observe_nodes(double now) {
     x.temperature_c = g.temperature_c;
   }
   auto observe = [&](NodeId n, NodeReading r) {
-    if (!engine_.observe_node(n, std::move(r))) return;
+    if (!engine_->observe_node(n, std::move(r))) return;
     engine_dirty_ = true;  // the limit changed: a cycle places (or keeps out) by it
     const std::string& name = cluster_.nodes[n].name;
-    const NodeLimit& limit = engine_.node_limit(n);
+    const NodeLimit& limit = engine_->node_limit(n);
     if (limit.reason.empty()) {
       alerts_.clear("node_hot", name, now);
     } else {

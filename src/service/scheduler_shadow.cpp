@@ -32,6 +32,7 @@ void Scheduler::shadow_ended(Live& l, double now) {
 void Scheduler::shadow_turn(double now) {
   if (!shadows_) return;
   shadows_->advance(engine_time(now));
+  check_guard(now);
   // The live ledger's hourly marks, for the real figures' windows (a week and an hour kept).
   if (accounting_ && (real_marks_.empty() || now - real_marks_.back()[0] >= 3600)) {
     const LedgerReport rep = accounting_->report();
@@ -80,6 +81,9 @@ WindowFigures Scheduler::real_figures(double now) const {
       if (r.started_at >= from) {
         ++f.started;
         wait.push_back(r.started_at - r.submitted_at);
+        by_tier[static_cast<size_t>(l.spec->tier)].push_back(wait.back());
+      } else if (r.started_at < 0 && !is_final(r.state) && !r.held) {  // its wait so far
+        wait.push_back(now - r.submitted_at);
         by_tier[static_cast<size_t>(l.spec->tier)].push_back(wait.back());
       }
       // Ended after running, whatever its exit (a shadow ends a job when its work is done).

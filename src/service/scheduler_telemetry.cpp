@@ -254,7 +254,7 @@ void Scheduler::note_measured(Live& l, double own, double load, bool alone, doub
   if (std::optional<MeasuredUse> u = l.use.summary(rules)) {
     if (alone) l.solo_use = u->utilization;
     u->at = engine_time(u->at);
-    engine_.observe_job(l.idx, *u);
+    engine_->observe_job(l.idx, *u);
   }
   // A lender's new measure may lend a card or recall its guest: the Lend point runs in the
   // next cycle (one per turn at most, however many jobs were measured).
@@ -302,7 +302,7 @@ void Scheduler::sample_telemetry(double now) {
   }
 
   std::vector<AlertBook::GpuView> gpus;
-  const ClusterState& st = engine_.cluster();
+  const ClusterState& st = engine_->cluster();
   for (const GpuTelemetry& g : telemetry_) {
     AlertBook::GpuView v;
     v.node = g.node;
@@ -327,7 +327,7 @@ void Scheduler::sample_telemetry(double now) {
 void Scheduler::requeue_idle(double now) {
   const double after_s = config_.alerts.job_idle_requeue_minutes * 60;
   // Only while others wait: requeued with nothing waiting, it would start again at once.
-  if (!(after_s > 0) || engine_.pending_count() == 0) return;
+  if (!(after_s > 0) || engine_->pending_count() == 0) return;
   for (const AlertBook::JobView& v : job_views(now)) {
     Live& l = jobs_.at(v.job);
     if (v.idle_since < 0 || now - v.idle_since < after_s || l.draining || l.move_to ||
@@ -339,8 +339,8 @@ void Scheduler::requeue_idle(double now) {
         config_.alerts.job_idle_requeue_minutes, config_.alerts.job_idle_requeue_hold_s);
     const double grace =
         l.rec.request.grace_s >= 0 ? l.rec.request.grace_s : config_.checkpoint_grace_s;
-    if (engine_.checkpoint_requeue(l.idx, engine_time(now), grace, why,
-                                   config_.alerts.job_idle_requeue_hold_s)) {
+    if (engine_->checkpoint_requeue(l.idx, engine_time(now), grace, why,
+                                    config_.alerts.job_idle_requeue_hold_s)) {
       engine_dirty_ = true;
       log_(fmt::format("job {}: {}", v.job, why));
     }

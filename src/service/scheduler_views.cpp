@@ -33,7 +33,7 @@ nlohmann::json Scheduler::job_json(const Live& l, double now) const {
   if (r.state == JobStatus::kDeferred) j["deferred_until"] = r.deferred_until;
   // Why a queued job waits, from the plugins that said no (Engine::explain).
   if (state == "queued" && l.idx != Live::kNone) {
-    if (const PluginStatus why = engine_.explain(l.idx); !why.ok())
+    if (const PluginStatus why = engine_->explain(l.idx); !why.ok())
       j["waiting"] = {{"code", to_string(why.code)}, {"point", why.point}, {"reason", why.reason}};
   }
   if (l.rec.cancel_requested) j["cancel_requested"] = true;
@@ -83,7 +83,7 @@ nlohmann::json Scheduler::telemetry_json(const GpuTelemetry& t, const Principal&
 std::future<ApiReply> Scheduler::nodes(const Principal& who) {
   return enqueue([this, who] {
     const double now = wall_now();
-    const ClusterState& st = engine_.cluster();
+    const ClusterState& st = engine_->cluster();
     std::map<std::pair<NodeId, int>, std::vector<int64_t>> holders;
     std::set<std::pair<NodeId, int>> external;  // held by jobs frugal did not start
     for (const auto& [id, l] : jobs_)
@@ -117,7 +117,7 @@ std::future<ApiReply> Scheduler::nodes(const Principal& who) {
           {"cpu_jobs", holders[{n, -1}]}};
       if (const auto it = node_seen_.find(spec.name); it != node_seen_.end())
         nj["last_seen_s_ago"] = now - it->second;
-      if (const NodeLimit& limit = engine_.node_limit(n); !limit.reason.empty())
+      if (const NodeLimit& limit = engine_->node_limit(n); !limit.reason.empty())
         nj["placement_limit"] = {{"takes_up_to", to_string(limit.takes)}, {"reason", limit.reason}};
       if (const auto it = host_load_.find(spec.name); it != host_load_.end())
         nj["host"] = {{"cpu_busy", it->second.cpu_busy},
@@ -139,9 +139,9 @@ nlohmann::json Scheduler::ledger_json(double now) {
   RunAccounting at_now = *accounting_;
   const Seconds t = engine_time(now);
   if (t > accounted_until_)
-    at_now.capacity(accounted_until_, t, engine_.fragmentation_block(),
-                    engine_.nodes().provisioned_gpus(), engine_.nodes().booting_gpus(),
-                    engine_.nodes().provisioned_nodes());
+    at_now.capacity(accounted_until_, t, engine_->fragmentation_block(),
+                    engine_->nodes().provisioned_gpus(), engine_->nodes().booting_gpus(),
+                    engine_->nodes().provisioned_nodes());
   for (const auto& [id, l] : jobs_)
     if (l.rec.state == JobStatus::kRunning && l.rec.segment_start >= 0)
       if (const auto p = parse_placement(l.rec.placement))
@@ -191,7 +191,7 @@ ApiReply ledger_view(const nlohmann::json& admin, const Principal& who) {
 }
 
 void Scheduler::render_telemetry_metrics(std::string& out) const {
-  const ClusterState& st = engine_.cluster();
+  const ClusterState& st = engine_->cluster();
   std::map<std::pair<std::string, int>, const GpuTelemetry*> tel;
   for (const GpuTelemetry& g : telemetry_) tel[{g.node, g.gpu}] = &g;
   const auto model_name = [this](GpuModelId m) {
@@ -249,13 +249,13 @@ void Scheduler::render_telemetry_metrics(std::string& out) const {
 
 std::string Scheduler::metrics_text(double now, const nlohmann::json& ledger) {
   std::string out;
-  const ClusterState& st = engine_.cluster();
+  const ClusterState& st = engine_->cluster();
   const double allocated = static_cast<double>(st.allocated_milli()) / kMilliPerGpu;
   render_metric("frugal_queue_length", "gauge",
                 "Jobs waiting in the engine's queue (incl. deferred)",
-                static_cast<double>(engine_.pending_count()), out);
+                static_cast<double>(engine_->pending_count()), out);
   render_metric("frugal_running_jobs", "gauge", "Jobs running",
-                static_cast<double>(engine_.running_count()), out);
+                static_cast<double>(engine_->running_count()), out);
   render_metric("frugal_gpus_allocated", "gauge", "GPUs allocated to jobs (fractions summed)",
                 allocated, out);
   render_metric("frugal_gpus_idle", "gauge", "GPUs up and not allocated",
@@ -279,7 +279,7 @@ std::string Scheduler::metrics_text(double now, const nlohmann::json& ledger) {
                 static_cast<double>(commits_), out);
   render_metric("frugal_queue_max_wait_unexamined_seconds", "gauge",
                 "The longest a job waited in the queue before a cycle first examined it",
-                engine_.max_wait_unexamined(engine_time(now)), out);
+                engine_->max_wait_unexamined(engine_time(now)), out);
   render_metric("frugal_jobs_retired_total", "counter",
                 "Finished jobs taken out of memory by retention (still in the database)",
                 static_cast<double>(evicted_), out);

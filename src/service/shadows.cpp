@@ -35,21 +35,45 @@ Result<std::unique_ptr<ShadowSet>> ShadowSet::create(const std::vector<std::stri
                                                      const ClusterSpec& cluster,
                                                      const GpuCatalog& catalog,
                                                      const EngineOptions& options) {
-  std::unique_ptr<ShadowSet> set(new ShadowSet());
-  std::vector<std::string> seen;
-  for (const std::string& p : policies) {
-    if (std::find(seen.begin(), seen.end(), p) != seen.end()) continue;
-    seen.push_back(p);
-    auto profile = live_profile(p, config);
-    if (!profile.ok())
-      return Error{fmt::format("shadow_policies: '{}': {}", p, profile.error().message)};
-    Profile prof = std::move(profile).value();
-    prof.name = p;
-    set->runs_.push_back(std::make_unique<ShadowRun>(cluster, catalog, std::move(prof), options));
-  }
-  set->advance_s_.assign(set->runs_.size(), 0);
-  set->advance_max_s_.assign(set->runs_.size(), 0);
+  std::unique_ptr<ShadowSet> set(new ShadowSet(config, cluster, catalog, options));
+  for (const std::string& p : policies)
+    if (!set->index_of(p))
+      if (Status st = set->add(p); !st.ok()) return st.error();
   return set;
+}
+
+Status ShadowSet::add(const std::string& policy) {
+  auto profile = live_profile(policy, config_);
+  if (!profile.ok())
+    return Error{fmt::format("shadow_policies: '{}': {}", policy, profile.error().message)};
+  Profile prof = std::move(profile).value();
+  prof.name = policy;
+  runs_.push_back(std::make_unique<ShadowRun>(cluster_, catalog_, std::move(prof), options_));
+  advance_s_.push_back(0);
+  advance_max_s_.push_back(0);
+  return Status::Ok();
+}
+
+std::optional<size_t> ShadowSet::index_of(const std::string& policy) const {
+  for (size_t i = 0; i < runs_.size(); ++i)
+    if (runs_[i]->policy() == policy) return i;
+  return std::nullopt;
+}
+
+bool ShadowSet::set_active(const std::string& policy) {
+  std::optional<size_t> i = index_of(policy);
+  const bool made = !i;
+  if (made) {
+    if (!add(policy).ok()) return false;  // checked by the caller: the active policy parses
+    i = runs_.size() - 1;
+  }
+  std::rotate(runs_.begin(), runs_.begin() + static_cast<std::ptrdiff_t>(*i),
+              runs_.begin() + static_cast<std::ptrdiff_t>(*i) + 1);
+  std::rotate(advance_s_.begin(), advance_s_.begin() + static_cast<std::ptrdiff_t>(*i),
+              advance_s_.begin() + static_cast<std::ptrdiff_t>(*i) + 1);
+  std::rotate(advance_max_s_.begin(), advance_max_s_.begin() + static_cast<std::ptrdiff_t>(*i),
+              advance_max_s_.begin() + static_cast<std::ptrdiff_t>(*i) + 1);
+  return made;
 }
 
 void ShadowSet::submit(int64_t id, const JobSpec& spec, Seconds t) {

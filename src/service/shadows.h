@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,13 @@ class ShadowSet {
   // Each shadow to `t` (its own ends and cycles); timed per shadow.
   void advance(Seconds t);
 
+  // The shadow of `policy`, if the set has one.
+  std::optional<size_t> index_of(const std::string& policy) const;
+  // After a policy change: `policy`'s shadow becomes the active one (first). Returns true when
+  // the set had none and one was made, empty: the caller submits the jobs of now to it.
+  bool set_active(const std::string& policy);
+  ShadowRun& run_mut(size_t i) { return *runs_[i]; }
+
   size_t size() const { return runs_.size(); }
   const ShadowRun& run(size_t i) const { return *runs_[i]; }
   uint64_t events() const { return fed_; }  // events given to the set (each shadow took all)
@@ -65,7 +73,16 @@ class ShadowSet {
                       std::string& out) const;
 
  private:
-  ShadowSet() = default;
+  ShadowSet(const ServiceConfig& config, const ClusterSpec& cluster, const GpuCatalog& catalog,
+            const EngineOptions& options)
+      : config_(config), cluster_(cluster), catalog_(catalog), options_(options) {}
+  // Adds a shadow of `policy` (checked: an error names it).
+  Status add(const std::string& policy);
+
+  ServiceConfig config_;
+  const ClusterSpec& cluster_;
+  const GpuCatalog& catalog_;
+  EngineOptions options_;
   std::vector<std::unique_ptr<ShadowRun>> runs_;
   std::vector<double> advance_s_, advance_max_s_;
   uint64_t fed_ = 0;

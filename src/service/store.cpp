@@ -69,6 +69,11 @@ constexpr const char* kMigrations[] = {
     "ALTER TABLE jobs ADD COLUMN logs_removed INTEGER NOT NULL DEFAULT 0;"
     "CREATE INDEX jobs_state ON jobs(state, id);"
     "CREATE INDEX jobs_finished ON jobs(finished_at);",
+    // 8 → 9: changes of the active policy (POST /v1/policy, the policy guard), the audit log.
+    "CREATE TABLE policy_changes ("
+    "  seq INTEGER PRIMARY KEY,"
+    "  at REAL NOT NULL, from_policy TEXT NOT NULL, to_policy TEXT NOT NULL,"
+    "  by TEXT NOT NULL, reason TEXT NOT NULL);",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -401,6 +406,36 @@ Status Store::add_idempotency(const IdempotencyRow& r) {
   sqlite3_finalize(s);
   if (rc != SQLITE_DONE) return Error{sqlite3_errmsg(db_)};
   return Status::Ok();
+}
+
+Status Store::add_policy_change(const PolicyChangeRow& r) {
+  sqlite3_stmt* s = nullptr;
+  const char* sql =
+      "INSERT INTO policy_changes (at, from_policy, to_policy, by, reason) VALUES (?,?,?,?,?);";
+  if (sqlite3_prepare_v2(db_, sql, -1, &s, nullptr) != SQLITE_OK) return Error{sqlite3_errmsg(db_)};
+  sqlite3_bind_double(s, 1, r.at);
+  int i = 2;
+  for (const std::string* t : {&r.from, &r.to, &r.by, &r.reason})
+    sqlite3_bind_text(s, i++, t->data(), static_cast<int>(t->size()), SQLITE_STATIC);
+  const int rc = sqlite3_step(s);
+  sqlite3_finalize(s);
+  if (rc != SQLITE_DONE) return Error{sqlite3_errmsg(db_)};
+  return Status::Ok();
+}
+
+Result<std::vector<PolicyChangeRow>> Store::load_policy_changes() const {
+  sqlite3_stmt* s = nullptr;
+  const char* sql =
+      "SELECT at, from_policy, to_policy, by, reason FROM policy_changes ORDER BY seq;";
+  if (sqlite3_prepare_v2(db_, sql, -1, &s, nullptr) != SQLITE_OK) return Error{sqlite3_errmsg(db_)};
+  std::vector<PolicyChangeRow> out;
+  int rc;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+    out.push_back(PolicyChangeRow{sqlite3_column_double(s, 0), column_text(s, 1), column_text(s, 2),
+                                  column_text(s, 3), column_text(s, 4)});
+  sqlite3_finalize(s);
+  if (rc != SQLITE_DONE) return Error{sqlite3_errmsg(db_)};
+  return out;
 }
 
 Status Store::purge_idempotency(double before) {

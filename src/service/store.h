@@ -21,7 +21,7 @@ struct sqlite3_stmt;
 
 namespace frugal {
 
-inline constexpr int kSchemaVersion = 8;
+inline constexpr int kSchemaVersion = 9;
 
 // One ended run segment: job held `placement` (JSON) over [t0, t1) and kept_s seconds of
 // its work survived (the rest is rework).
@@ -47,6 +47,13 @@ struct IdempotencyRow {
   double at = 0;
 };
 
+// A change of the active policy (the audit log): when (Unix seconds), from and to which
+// policy, by whom ("admin", "policy_guard") and why.
+struct PolicyChangeRow {
+  double at = 0;
+  std::string from, to, by, reason;
+};
+
 class Store {
  public:
   // Opens (creating if needed) the database at `path` and migrates it to kSchemaVersion.
@@ -69,6 +76,9 @@ class Store {
   Status add_segment(const SegmentRow& s);
   Status add_transition(const TransitionRow& t);
   Status add_idempotency(const IdempotencyRow& r);
+  Status add_policy_change(const PolicyChangeRow& r);
+  // Every policy change, oldest first (the last one's `to` is the active policy).
+  Result<std::vector<PolicyChangeRow>> load_policy_changes() const;
   // Forgets the keys recorded before `before` (Unix seconds).
   Status purge_idempotency(double before);
 

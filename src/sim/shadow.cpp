@@ -284,6 +284,9 @@ ShadowFigures ShadowRun::figures(Seconds window_s) const {
       ++f.started;
       wait.push_back(s.first_start - s.submit);
       wait_tier[static_cast<size_t>(spec.tier)].push_back(wait.back());
+    } else if (s.first_start < 0 && !s.ended) {  // still waiting: its wait so far
+      wait.push_back(f.to - s.submit);
+      wait_tier[static_cast<size_t>(spec.tier)].push_back(wait.back());
     }
     if (s.finish >= f.from && s.finish >= 0) {
       ++f.completed;

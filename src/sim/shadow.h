@@ -35,8 +35,10 @@ struct ShadowFigures {
   size_t started = 0;              // first starts in the window
   size_t completed = 0;            // completions in the window
   size_t queued = 0, running = 0;  // at `to`
-  Distribution wait_s;             // first start − submit, of the jobs started in the window
-  Distribution jct_s;              // of the jobs completed in the window
+  // First start − submit of the jobs started in the window, and the wait so far of those
+  // that never started and still wait at `to` (a starved job counts).
+  Distribution wait_s;
+  Distribution jct_s;  // of the jobs completed in the window
   std::array<Distribution, kTierCount> wait_by_tier_s;
   int64_t deadline_misses = 0;  // deadlines in the window passed unfinished or finished late
   double cost_usd = 0;          // ledger total accrued in the window

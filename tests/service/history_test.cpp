@@ -179,7 +179,7 @@ TEST(History, RefusesWhatIsNotAServiceDatabase) {
   ASSERT_FALSE(newer.ok());
   EXPECT_NE(newer.error().message.find("schema version 99 is newer"), std::string::npos)
       << newer.error().message;
-  const auto empty = read_history(make("empty.db", "PRAGMA user_version = 8;"), catalog, {});
+  const auto empty = read_history(make("empty.db", "PRAGMA user_version = 9;"), catalog, {});
   ASSERT_FALSE(empty.ok());  // the version says frugal, but there is no jobs table
   EXPECT_NE(empty.error().message.find("not a frugal serve database"), std::string::npos)
       << empty.error().message;

@@ -94,6 +94,39 @@ TEST(ServeConfig, PolicyAsAStringOrAMap) {
             "frugal option 'tou=2': must be 0 or 1");
 }
 
+// shadow_policies: a list of policies (strings or maps); policy_guard: its settings, bounds
+// and at least one KPI, errors naming the key.
+TEST(ServeConfig, ShadowPoliciesAndPolicyGuard) {
+  testing::TempDir dir;
+  const std::string base = "admin: {token_sha256: " + std::string(64, 'a') + "}\n";
+  auto load = [&](const std::string& extra) {
+    return load_service_config(dir.write("serve.yaml", base + extra));
+  };
+  auto c = load(
+      "shadow_policies: [backfill, {name: frugal, options: {tou: 0}}]\n"
+      "policy_guard: {fallback: sjf, window_s: 600, core_p95_wait: 0.5}\n");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c.value().shadow_policies, (std::vector<std::string>{"backfill", "frugal:tou=0"}));
+  EXPECT_TRUE(c.value().policy_guard.enabled);
+  EXPECT_EQ(c.value().policy_guard.fallback, "sjf");
+  EXPECT_DOUBLE_EQ(c.value().policy_guard.window_s, 600);
+  EXPECT_DOUBLE_EQ(c.value().policy_guard.check_every_s, 60);
+  EXPECT_FALSE(load("").value().policy_guard.enabled);
+  for (const auto& [bad, says] : std::vector<std::pair<std::string, std::string>>{
+           {"shadow_policies: backfill\n", "shadow_policies: expected a list"},
+           {"policy_guard: {window_s: 60, core_p95_wait: 1}\n", "policy_guard.fallback: missing"},
+           {"policy_guard: {fallback: fifo}\n", "no KPI to watch"},
+           {"policy_guard: {fallback: fifo, core_p95_wait: 1, window_s: 0}\n",
+            "policy_guard.window_s"},
+           {"policy_guard: {fallback: fifo, deadline_misses: 0, check_every_s: 9999}\n",
+            "policy_guard.check_every_s"},
+           {"policy_guard: {fallback: fifo, core_p95: 1}\n", "unknown key 'core_p95'"}}) {
+    auto r = load(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.error().message.find(says), std::string::npos) << r.error().message;
+  }
+}
+
 // The team names the service uses itself are refused at load, naming the key.
 TEST(ServeConfig, ReservedTeamNamesAreRefused) {
   testing::TempDir dir;
