@@ -20,6 +20,8 @@
 #   node agents, on nodes n-0 .. n-(AGENTS-1), each post a report of AGENT_GPUS (8) GPUs every
 #   AGENT_INTERVAL_S (10) seconds to POST /v1/telemetry with a node token, from
 #   AGENT_WARMUP_S (12) seconds before the submissions until they end.
+# Shadow policies (issue 23; bench/serve_shadow.sh runs it with and without): SHADOWS
+#   ("" = none) a comma-separated list for the daemon's shadow_policies.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD_DIR:-$ROOT/build}
@@ -37,6 +39,7 @@ AGENTS=${AGENTS:-0}
 AGENT_GPUS=${AGENT_GPUS:-8}
 AGENT_INTERVAL_S=${AGENT_INTERVAL_S:-10}
 AGENT_WARMUP_S=${AGENT_WARMUP_S:-12}
+SHADOWS=${SHADOWS:-}
 FRUGAL=$BUILD/frugal
 LOAD=$BUILD/frugal_serve_load
 [[ -x $FRUGAL && -x $LOAD ]] || { echo "build frugal and frugal_serve_load in $BUILD first" >&2; exit 1; }
@@ -63,6 +66,7 @@ backend: dry-run
 cluster: cluster.yaml
 policy: $POLICY
 ${MAX_JOBS_PER_CYCLE:+max_jobs_per_cycle: $MAX_JOBS_PER_CYCLE}
+${SHADOWS:+shadow_policies: [$SHADOWS]}
 teams:
   bench: {token_sha256: $hash}
 YAML
@@ -76,6 +80,17 @@ YAML
     --fill "$FILL" --complete-rate "$COMPLETE_RATE" --scrapers "$SCRAPERS" --scrape-interval-ms "$SCRAPE_INTERVAL_MS" \
     "${agent_args[@]}") || true
   [[ $line == "{"* ]] || { echo "run $run: no result from frugal_serve_load" >&2; exit 1; }
+  if [[ -n $SHADOWS ]]; then  # each shadow's events (all equal) and lag, into the JSON line
+    shadow=$(curl -s -H "Authorization: Bearer $token" "http://127.0.0.1:$port/v1/shadow")
+    line=$(python3 -c '
+import json, sys
+row, sh = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+row["shadow_events"] = sh["events"]
+row["shadows"] = [{"policy": s["policy"], "events": s["events"], "lag_s": s["lag_s"],
+                   "advance_s": s["advance_s"], "advance_max_s": s["advance_max_s"]}
+                  for s in sh["shadows"]]
+print(json.dumps(row))' "$line" "$shadow")
+  fi
   echo "run $run: $line"
   results+=("$line")
   stop_serve

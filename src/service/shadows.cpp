@@ -76,39 +76,44 @@ bool ShadowSet::set_active(const std::string& policy) {
   return made;
 }
 
-void ShadowSet::submit(int64_t id, const JobSpec& spec, Seconds t) {
-  ++fed_;
-  for (auto& r : runs_) r->submit(id, spec, t);
-}
-
-void ShadowSet::ended(int64_t id, bool ran, double work_ref_s, Seconds t) {
-  ++fed_;
-  for (auto& r : runs_) {
-    if (ran)
-      r->work_known(id, work_ref_s, t);
-    else
-      r->withdraw(id, t);
-  }
-}
-
-void ShadowSet::node(NodeId n, bool up, Seconds t) {
-  ++fed_;
-  for (auto& r : runs_) {
-    if (up)
-      r->node_up(n, t);
-    else
-      r->node_down(n, t);
-  }
-}
-
-void ShadowSet::advance(Seconds t) {
+template <class F>
+void ShadowSet::each(F&& f) {
   for (size_t i = 0; i < runs_.size(); ++i) {
     const auto t0 = std::chrono::steady_clock::now();
-    runs_[i]->advance(t);
+    f(*runs_[i]);
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     advance_s_[i] += s;
     advance_max_s_[i] = std::max(advance_max_s_[i], s);
   }
+}
+
+void ShadowSet::submit(int64_t id, const JobSpec& spec, Seconds t) {
+  ++fed_;
+  each([&](ShadowRun& r) { r.submit(id, spec, t); });
+}
+
+void ShadowSet::ended(int64_t id, bool ran, double work_ref_s, Seconds t) {
+  ++fed_;
+  each([&](ShadowRun& r) {
+    if (ran)
+      r.work_known(id, work_ref_s, t);
+    else
+      r.withdraw(id, t);
+  });
+}
+
+void ShadowSet::node(NodeId n, bool up, Seconds t) {
+  ++fed_;
+  each([&](ShadowRun& r) {
+    if (up)
+      r.node_up(n, t);
+    else
+      r.node_down(n, t);
+  });
+}
+
+void ShadowSet::advance(Seconds t) {
+  each([&](ShadowRun& r) { r.advance(t); });
 }
 
 nlohmann::json ShadowSet::to_json(const WindowFigures& real, const std::string& active_policy,
@@ -198,7 +203,7 @@ void ShadowSet::render_metrics(const WindowFigures& real, const std::string& act
     render_sample("frugal_shadow_lag_seconds", {{"policy", r->policy()}},
                   std::max(0.0, now - r->now()), out);
   render_header("frugal_shadow_advance_seconds_total", "counter",
-                "Compute time spent advancing each shadow", out);
+                "Compute time spent on each shadow (its events and advances)", out);
   for (size_t i = 0; i < runs_.size(); ++i)
     render_sample("frugal_shadow_advance_seconds_total", {{"policy", runs_[i]->policy()}},
                   advance_s_[i], out);

@@ -62,7 +62,8 @@ class ShadowSet {
   size_t size() const { return runs_.size(); }
   const ShadowRun& run(size_t i) const { return *runs_[i]; }
   uint64_t events() const { return fed_; }  // events given to the set (each shadow took all)
-  double advance_s(size_t i) const { return advance_s_[i]; }  // compute time, all turns
+  // Compute time of shadow i: all its calls (events and advances), and the longest one.
+  double advance_s(size_t i) const { return advance_s_[i]; }
   double advance_max_s(size_t i) const { return advance_max_s_[i]; }
 
   // GET /v1/shadow's body: per shadow its counters and WindowFigures, and `real` beside.
@@ -78,6 +79,9 @@ class ShadowSet {
       : config_(config), cluster_(cluster), catalog_(catalog), options_(options) {}
   // Adds a shadow of `policy` (checked: an error names it).
   Status add(const std::string& policy);
+  // f(shadow) for each shadow, timed into its compute time.
+  template <class F>
+  void each(F&& f);
 
   ServiceConfig config_;
   const ClusterSpec& cluster_;

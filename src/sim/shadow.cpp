@@ -97,7 +97,7 @@ void ShadowRun::node_up(NodeId n, Seconds now) {
 }
 
 void ShadowRun::advance(Seconds now) {
-  catch_up(now);
+  catch_up(now, true);
   if (dirty_) cycle(now_);
 }
 
@@ -123,11 +123,11 @@ void ShadowRun::clock_to(Seconds t) {
   if (t - marks_.back().t >= kMarkEvery) add_mark(t);
 }
 
-void ShadowRun::catch_up(Seconds t) {
+void ShadowRun::catch_up(Seconds t, bool flush) {
   if (!started_) clock_to(t);
   t = std::max(t, now_);
-  // Events taken at an earlier instant and not yet scheduled: their cycle comes first.
-  if (dirty_ && t > now_) cycle(now_);
+  // Events taken at an earlier turn and not yet scheduled: their cycle comes first.
+  if (flush && dirty_ && t > now_) cycle(now_);
   // Internal instants up to t: ends and provisioning first, then the engine's wake-ups.
   for (int guard = 0; guard < 1'000'000; ++guard) {
     Seconds next = engine_.next_wakeup();

@@ -68,7 +68,9 @@ class ShadowRun {
   void node_down(NodeId n, Seconds now);
   void node_up(NodeId n, Seconds now);
   // Runs the shadow's own events (ends, provisioning, engine wake-ups) up to `now` and a
-  // scheduling cycle there. Call once a turn after the events.
+  // scheduling cycle there. Call once a turn after the events: the events of a turn are
+  // scheduled together, as the live engine schedules a turn's commands (an internal event
+  // before the turn's end schedules those taken so far).
   void advance(Seconds now);
 
   // Figures over [now − window_s, now] (now: the last time given).
@@ -108,7 +110,10 @@ class ShadowRun {
     double cost = 0, waste = 0, alloc_gpu_s = 0, capacity_gpu_s = 0, useful_gpu_s = 0;
   };
 
-  void catch_up(Seconds t);  // the shadow's own events and wake-ups up to t
+  // The shadow's own events and wake-ups up to t; `flush`: first the cycle events taken
+  // before advance() are still waiting for (events are scheduled a turn at a time, as the
+  // live engine schedules its turn's commands).
+  void catch_up(Seconds t, bool flush = false);
   void clock_to(Seconds t);  // capacity and allocation from the last instant to t
   void cycle(Seconds t);
   void apply(const Decision& d, Seconds t);
