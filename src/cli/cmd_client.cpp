@@ -13,6 +13,7 @@
 #include <optional>
 #include <thread>
 
+#include "cli/client_options.h"
 #include "cli/commands.h"
 #include "service/api_client.h"
 #include "service/job_record.h"
@@ -20,46 +21,6 @@
 
 namespace frugal {
 namespace {
-
-struct ClientOptions {
-  std::string server = "http://127.0.0.1:8080";
-  std::string token;
-  void add_to(CLI::App* cmd) {
-    cmd->add_option("--server", server, "frugal serve URL")
-        ->capture_default_str()
-        ->check([](const std::string& url) -> std::string {
-          const bool scheme = url.rfind("http://", 0) == 0 || url.rfind("https://", 0) == 0;
-          return scheme && url.find("://") + 3 < url.size()
-                     ? std::string()
-                     : "expected http://HOST:PORT, got '" + url + "'";
-        });
-    cmd->add_option("--token", token, "Bearer token (default: $FRUGAL_TOKEN)");
-  }
-  ApiClient client() const {
-    std::string t = token;
-    if (t.empty())
-      if (const char* e = std::getenv("FRUGAL_TOKEN")) t = e;
-    return ApiClient(server, t);
-  }
-};
-
-// Prints the answer; returns the exit code (0 for 2xx).
-int report(const Result<ApiResponse>& r, bool print_body = true) {
-  if (!r.ok()) {
-    fmt::print(stderr, "error: {}\n", r.error().message);
-    return 1;
-  }
-  const ApiResponse& a = r.value();
-  if (a.status < 200 || a.status >= 300) {
-    std::string msg = a.body.is_object() ? a.body.value("error", "") : "";
-    if (a.body.is_object() && a.body.contains("field"))
-      msg += fmt::format(" (field {})", a.body["field"].get<std::string>());
-    fmt::print(stderr, "error: HTTP {}: {}\n", a.status, msg);
-    return 1;
-  }
-  if (print_body) fmt::print("{}\n", a.body.dump(2));
-  return 0;
-}
 
 // One row of the ledger table: GPU-hours, compute (rental + energy), storage, waste, total.
 void print_row(const std::string& name, double gpu_hours, double compute, double storage,

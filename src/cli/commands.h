@@ -19,5 +19,6 @@ void add_agent_command(CLI::App& app, int& exit_code);      // a node's telemetr
 void add_history_command(CLI::App& app, int& exit_code);    // history export (service → trace)
 void add_whatif_command(CLI::App& app, int& exit_code);     // history under policies vs actual
 void add_import_command(CLI::App& app, int& exit_code);     // import slurm (accounting → trace)
+void add_policy_commands(CLI::App& app, int& exit_code);    // policy, shadow (live service)
 
 }  // namespace frugal

@@ -4,7 +4,7 @@ change is in GET /v1/policy, the alert stream and the database's audit table, an
 the config after a restart (the start-up log says so); GET /v1/shadow and /metrics show the
 shadows, which took every event."""
 import sqlite3
-import time
+import subprocess
 
 from harness import ADMIN, ALPHA, Daemon, args, check
 
@@ -44,6 +44,26 @@ try:
           f"events {[x['events'] for x in sh['shadows']]} vs {sh['events']}")
     s, text = d.request("GET", "/metrics")
     check('frugal_shadow_events_total{policy="backfill"}' in text, "shadow metrics")
+    # The client commands.
+    url = ["--server", f"http://127.0.0.1:{d.port}"]
+
+    def cli(*argv, token=ADMIN):
+        return subprocess.run([a.frugal, *argv, *url, "--token", token], capture_output=True,
+                              text=True, timeout=30)
+    r = cli("policy")
+    check(r.returncode == 0 and "active policy: sjf (from a policy change)" in r.stdout
+          and "fifo -> sjf  by admin: it test" in r.stdout, f"frugal policy: {r.stdout}{r.stderr}")
+    r = cli("shadow", "--window", "1h")
+    check(r.returncode == 0 and "sjf (real)" in r.stdout and "backfill" in r.stdout,
+          f"frugal shadow: {r.stdout}{r.stderr}")
+    r = cli("policy", "--set", "backfill", "--reason", "from the cli", token=ALPHA)
+    check(r.returncode == 1 and "HTTP 403" in r.stderr, f"team --set: {r.stderr}")
+    r = cli("policy", "--set", "nosuch")
+    check(r.returncode == 1 and "(field policy)" in r.stderr, f"bad --set: {r.stderr}")
+    r = cli("policy", "--reason", "alone")
+    check(r.returncode == 1 and "--reason goes with --set" in r.stderr, f"--reason: {r.stderr}")
+    r = cli("policy", "--set", "sjf")
+    check(r.returncode == 1 and "HTTP 409" in r.stderr, f"same --set: {r.stderr}")
     d.stop()
     con = sqlite3.connect(d.db)
     rows = con.execute("SELECT from_policy, to_policy, by, reason FROM policy_changes").fetchall()
