@@ -9,6 +9,11 @@
 namespace frugal {
 
 Result<Profile> live_profile(const std::string& policy, const ServiceConfig& config) {
+  if (split_policy(policy).base == "recorded")
+    return Error{fmt::format(
+        "policy: '{}' replays the first starts a trace records (frugal whatif); it is not a "
+        "policy the live service can run",
+        policy)};
   if (policy == "tiers") {
     TierOptions o;
     o.checkpoint_grace_s = config.checkpoint_grace_s;

@@ -15,7 +15,8 @@
 
 namespace frugal {
 
-// Error: "policy: ..." naming the part that does not parse.
+// Error: "policy: ..." naming the part that does not parse, or `recorded` (a replay of a
+// trace's recorded starts, policy/recorded.h: nothing live records them).
 Result<Profile> live_profile(const std::string& policy, const ServiceConfig& config);
 
 // The engine options of the service: walk_limit max_jobs_per_cycle, speeds relative to

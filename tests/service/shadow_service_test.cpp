@@ -100,6 +100,24 @@ TEST(ServeShadow, NoneConfiguredIs404AndBadPolicyIsRefusedAtStart) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().message.find("shadow_policies: 'nosuch'"), std::string::npos)
       << bad.error().message;
+  // `recorded` replays a trace's recorded starts: not a live policy, active or shadow.
+  for (const bool active : {true, false}) {
+    ServiceConfig c = live.cfg;
+    c.shadow_policies = {};
+    (active ? c.policy : c.shadow_policies.emplace_back()) = "recorded";
+    auto r = Scheduler::create(
+        Scheduler::Parts{c,
+                         live.catalog,
+                         live.cluster,
+                         std::make_unique<DryRunDriver>(live.nodes),
+                         Store::open((live.dir / (active ? "h.db" : "i.db")).string()).value(),
+                         [](const std::string&) {},
+                         {},
+                         live.clock});
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find("not a policy the live service can run"), std::string::npos)
+        << r.error().message;
+  }
 }
 
 }  // namespace
