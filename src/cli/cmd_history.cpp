@@ -3,11 +3,14 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <fstream>
 #include <memory>
+#include <optional>
 
 #include "cli/commands.h"
 #include "io/catalog_yaml.h"
 #include "io/trace_writer.h"
+#include "service/cluster_record.h"
 #include "service/history.h"
 
 namespace frugal {
@@ -18,7 +21,23 @@ struct ExportOptions {
   std::string out;
   std::string since;
   std::string reference_model = "A100-80GB";
+  std::string cluster_out;
 };
+
+// The cluster spec recorded in the database, written to `path` with a comment saying where
+// it came from (service/cluster_record.h); the choice's note on stderr.
+Status write_cluster_spec(const std::string& db, const ClusterSpecChoice& choice,
+                          const std::string& path) {
+  if (!choice.note.empty()) fmt::print(stderr, "frugal history export: {}\n", choice.note);
+  std::ofstream f(path);
+  f << fmt::format("# The cluster frugal serve ran on, recorded in {} at {}:\n# {}\n", db,
+                   utc_text(choice.spec.recorded_at), choice.spec.source)
+    << choice.spec.spec_yaml;
+  if (!f) return Error{fmt::format("--cluster-out {}: cannot write", path)};
+  fmt::print(stderr, "frugal history export: the cluster spec recorded at {} to {}\n",
+             utc_text(choice.spec.recorded_at), path);
+  return Status::Ok();
+}
 
 Status run_export(const ExportOptions& o) {
   auto catalog = load_builtin_catalog();
@@ -38,6 +57,13 @@ Status run_export(const ExportOptions& o) {
   auto history = read_history(o.db, catalog.value(), h);
   if (!history.ok()) return history.error();
   const History& got = history.value();
+  std::optional<ClusterSpecChoice> cluster;
+  if (!o.cluster_out.empty()) {  // before anything is written: a database without one fails
+    auto c = choose_cluster_spec(
+        o.db, got.jobs.empty() ? -1 : got.epoch_unix_s + got.jobs.front().submit);
+    if (!c.ok()) return Error{"--cluster-out: " + c.error().message};
+    cluster = std::move(c).value();
+  }
   if (Status st = write_history_csv(got.jobs, catalog.value(), o.out); !st.ok()) return st;
   const std::string epoch =
       got.jobs.empty() ? std::string("none")
@@ -47,6 +73,7 @@ Status run_export(const ExportOptions& o) {
              "frugal history export: {} job(s) to {} (times in seconds from {}, durations on {}); "
              "left out: {} not ended yet, {} ended without running\n",
              got.jobs.size(), o.out, epoch, o.reference_model, got.unfinished, got.never_started);
+  if (cluster) return write_cluster_spec(o.db, *cluster, o.cluster_out);
   return Status::Ok();
 }
 
@@ -70,6 +97,9 @@ void add_history_command(CLI::App& app, int& exit_code) {
                   "GPU model the durations are given on (replay with the same "
                   "--reference-model), or 'none' for run times as measured")
       ->capture_default_str();
+  cmd->add_option("--cluster-out", o->cluster_out,
+                  "Also write the cluster spec the service ran on (the latest one it recorded; "
+                  "YAML for --cluster)");
   cmd->callback([o, &exit_code] {
     if (Status st = run_export(*o); !st.ok()) {
       fmt::print(stderr, "frugal history export: {}\n", st.error().message);

@@ -8,7 +8,9 @@
 #include "cli/commands.h"
 #include "cli/inputs.h"
 #include "io/catalog_yaml.h"
+#include "io/cluster_yaml.h"
 #include "io/whatif_report.h"
+#include "service/cluster_record.h"
 #include "service/history.h"
 #include "sim/whatif.h"
 
@@ -26,8 +28,28 @@ struct WhatifOptions {
   bool static_capacity = false;
 };
 
+// The cluster spec recorded in --db for a history whose first job was submitted at
+// `first_submit` (Unix s; < 0: none), saying on stderr which one it is.
+Result<ClusterSpec> recorded_cluster(const std::string& db, double first_submit,
+                                     const GpuCatalog& catalog) {
+  auto choice = choose_cluster_spec(db, first_submit);
+  if (!choice.ok()) return Error{choice.error().message + ", with --cluster FILE (or --gpus N)"};
+  const ClusterSpecRow& spec = choice.value().spec;
+  auto cluster = parse_cluster_yaml(spec.spec_yaml,
+                                    fmt::format("{} (cluster spec {})", db, spec.seq), catalog);
+  if (!cluster.ok())
+    return Error{cluster.error().message + " (the recorded cluster spec; give --cluster FILE)"};
+  fmt::print(stderr,
+             "frugal whatif: cluster: the spec recorded in {} at {} ({}); --cluster FILE "
+             "replaces it\n",
+             db, utc_text(spec.recorded_at), spec.source);
+  if (!choice.value().note.empty()) fmt::print(stderr, "frugal whatif: {}\n", choice.value().note);
+  return cluster;
+}
+
 // The jobs of --db (history export's reading) as a trace; durations on the reference model
-// the replay then uses.
+// the replay then uses. Without --cluster or --gpus, the cluster is the one the database
+// records (service/cluster_record.h).
 Result<Inputs> inputs_from_db(WhatifOptions o) {
   auto catalog = o.in.catalog.empty() ? load_builtin_catalog() : load_catalog_file(o.in.catalog);
   if (!catalog.ok()) return catalog.error();
@@ -54,6 +76,13 @@ Result<Inputs> inputs_from_db(WhatifOptions o) {
   Trace trace;
   trace.format = "frugal-db";
   trace.source = o.db;
+  if (o.in.cluster.empty() && o.in.gpus == 0) {
+    const History& got = history.value();
+    auto cluster = recorded_cluster(
+        o.db, got.jobs.empty() ? -1 : got.epoch_unix_s + got.jobs.front().submit, catalog.value());
+    if (!cluster.ok()) return cluster.error();
+    trace.cluster = std::move(cluster).value();
+  }
   trace.jobs = std::move(history.value().jobs);
   return load_inputs(o.in, std::move(trace), std::move(catalog).value());
 }
@@ -103,7 +132,8 @@ void add_whatif_command(CLI::App& app, int& exit_code) {
       "beside what actually happened");
   o->in.add_to(*cmd, false);
   cmd->add_option("--db", o->db,
-                  "A frugal serve database: its ended jobs (as history export writes them)")
+                  "A frugal serve database: its ended jobs (as history export writes them), "
+                  "on the cluster it recorded unless --cluster or --gpus is given")
       ->excludes("--trace");
   cmd->add_option("--since", o->since,
                   "With --db: only jobs submitted at or after (Unix seconds or a UTC date/time)");

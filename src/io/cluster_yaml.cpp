@@ -323,13 +323,17 @@ void parse_pool(Walk& w, const YAML::Node& n, const std::string& path, uint32_t 
   for (size_t i = 0; i < groups.size(); ++i) parse_node_group(w, groups[i], index(gpath, i), pool);
 }
 
-// A series file named at `n`, resolved against the spec's directory.
+// A series file named at `n`, resolved against the spec's directory; its absolute path in
+// `source`.
 HourlySeries load_series(Walk& w, const YAML::Node& n, const std::string& path, const char* what,
-                         Result<HourlySeries> (*read)(const std::string&)) {
+                         Result<HourlySeries> (*read)(const std::string&), std::string& source) {
   const std::string given = w.r.string_value(n, path);
   std::filesystem::path file(given);
   if (file.is_relative()) file = w.base_dir / file;
   const std::string resolved = file.lexically_normal().string();
+  std::error_code ec;
+  source = std::filesystem::absolute(resolved, ec).lexically_normal().string();
+  if (ec) source = resolved;
   auto series = read(resolved);
   if (!series.ok()) {
     std::string msg = series.error().message;
@@ -354,11 +358,11 @@ void parse_electricity(Walk& w, const YAML::Node& n, const std::string& path, Re
     r.fail(join(path, "carbon_g_per_kwh"), n["carbon_g_per_kwh"],
            "give either carbon (a file) or carbon_g_per_kwh (a flat intensity), not both");
   if (auto f = r.optional(n, "prices"))
-    region.electricity_usd_per_mwh =
-        load_series(w, *f, join(path, "prices"), "electricity prices", &read_price_csv);
+    region.electricity_usd_per_mwh = load_series(w, *f, join(path, "prices"), "electricity prices",
+                                                 &read_price_csv, region.prices_file);
   if (auto f = r.optional(n, "carbon"))
-    region.carbon_g_per_kwh =
-        load_series(w, *f, join(path, "carbon"), "carbon intensity", &read_carbon_csv);
+    region.carbon_g_per_kwh = load_series(w, *f, join(path, "carbon"), "carbon intensity",
+                                          &read_carbon_csv, region.carbon_file);
   if (auto v = r.optional(n, "usd_per_mwh"))
     region.default_electricity_usd_per_mwh =
         bounded_number(r, *v, join(path, "usd_per_mwh"), 0, kMaxUsdPerMwh);

@@ -28,6 +28,9 @@ struct Region {
   std::string price_zone;                // e.g. "US-CAL-CISO" (for reports)
   HourlySeries electricity_usd_per_mwh;  // empty = flat default_electricity_usd_per_mwh
   HourlySeries carbon_g_per_kwh;         // empty = flat default_carbon_g_per_kwh
+  // The files the two series were read from, absolute ("" = not read from a file), so a
+  // spec can be written back (io/cluster_yaml_writer.h).
+  std::string prices_file, carbon_file;
   double default_electricity_usd_per_mwh = 80;
   double default_carbon_g_per_kwh = 400;
   double pue = 1.5;  // facility power / IT power

@@ -13,36 +13,19 @@
 #include <map>
 #include <memory>
 
+#include "service/db_read.h"
 #include "service/job_record.h"
 #include "service/store.h"
 
 namespace frugal {
 namespace {
 
-using Db = std::unique_ptr<sqlite3, int (*)(sqlite3*)>;
-using Stmt = std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)>;
-
-Result<Stmt> prepare(sqlite3* db, const char* sql, const std::string& path) {
-  sqlite3_stmt* st = nullptr;
-  if (sqlite3_prepare_v2(db, sql, -1, &st, nullptr) != SQLITE_OK) {
-    const std::string why = sqlite3_errmsg(db);
-    sqlite3_finalize(st);
-    return Error{fmt::format("{}: not a frugal serve database ({})", path, why)};
-  }
-  return Stmt(st, &sqlite3_finalize);
-}
-
-std::string text(sqlite3_stmt* s, int i) {
-  const unsigned char* t = sqlite3_column_text(s, i);
-  return t ? reinterpret_cast<const char*>(t) : "";
-}
-
 // Run time per job, seconds: each segment's length on the reference model, summed.
 Result<std::map<int64_t, double>> run_times(sqlite3* db, const std::string& path,
                                             const GpuCatalog& catalog, GpuModelId reference,
                                             const std::map<int64_t, JobClass>& classes) {
   auto st =
-      prepare(db, "SELECT job_id, t0, t1, placement FROM segments ORDER BY job_id, t0;", path);
+      prepare_read(db, "SELECT job_id, t0, t1, placement FROM segments ORDER BY job_id, t0;", path);
   if (!st.ok()) return st.error();
   std::map<int64_t, double> out;
   while (sqlite3_step(st.value().get()) == SQLITE_ROW) {
@@ -52,7 +35,7 @@ Result<std::map<int64_t, double>> run_times(sqlite3* db, const std::string& path
     if (cls == classes.end()) continue;  // a job not exported
     const double length = std::max(0.0, sqlite3_column_double(s, 2) - sqlite3_column_double(s, 1));
     double speed = 1;
-    const auto placement = nlohmann::json::parse(text(s, 3), nullptr, false);
+    const auto placement = nlohmann::json::parse(column_text(s, 3), nullptr, false);
     if (placement.is_discarded() || !placement.is_object())
       return Error{fmt::format("{}: job {}: a run segment's placement is not JSON", path, id)};
     if (const auto m = placement.find("model");
@@ -83,31 +66,20 @@ void add_outcome(JobSpec& s, const JobRecord& r, double epoch) {
 
 Result<History> read_history(const std::string& db_path, const GpuCatalog& catalog,
                              const HistoryOptions& options) {
-  sqlite3* raw = nullptr;
-  const int rc = sqlite3_open_v2(db_path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);
-  Db db(raw, &sqlite3_close);
-  if (rc != SQLITE_OK)
-    return Error{fmt::format("{}: cannot open read-only: {}", db_path,
-                             raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc))};
-  sqlite3_busy_timeout(db.get(), 5000);  // a running service's write in progress
-  auto version = prepare(db.get(), "PRAGMA user_version;", db_path);
-  if (!version.ok()) return version.error();
-  const int v = sqlite3_step(version.value().get()) == SQLITE_ROW
-                    ? sqlite3_column_int(version.value().get(), 0)
-                    : 0;
-  if (v > kSchemaVersion)
-    return Error{fmt::format("{}: schema version {} is newer than this build's {}", db_path, v,
-                             kSchemaVersion)};
+  auto opened = open_read_only(db_path);
+  if (!opened.ok()) return opened.error();
+  const DbHandle& db = opened.value().db;
+  const int v = opened.value().schema;
   if (v < 3)  // utilization arrived in version 3; older ones are not worth a path of their own
     return Error{
         fmt::format("{}: not a frugal serve database, or one older than schema 3 "
                     "(user_version {}); open it once with this build's frugal serve",
                     db_path, v)};
-  auto st = prepare(db.get(),
-                    "SELECT id, team, request, state, submitted_at, started_at, finished_at, "
-                    "restart_count, utilization FROM jobs WHERE submitted_at >= ? "
-                    "ORDER BY submitted_at, id;",
-                    db_path);
+  auto st = prepare_read(db.get(),
+                         "SELECT id, team, request, state, submitted_at, started_at, finished_at, "
+                         "restart_count, utilization FROM jobs WHERE submitted_at >= ? "
+                         "ORDER BY submitted_at, id;",
+                         db_path);
   if (!st.ok()) return st.error();
   sqlite3_stmt* s = st.value().get();
   sqlite3_bind_double(s, 1, options.since_unix_s);
@@ -117,8 +89,8 @@ Result<History> read_history(const std::string& db_path, const GpuCatalog& catal
   while ((step = sqlite3_step(s)) == SQLITE_ROW) {
     JobRecord r;
     r.id = sqlite3_column_int64(s, 0);
-    r.team = text(s, 1);
-    const auto state = parse_job_status(text(s, 3));
+    r.team = column_text(s, 1);
+    const auto state = parse_job_status(column_text(s, 3));
     r.submitted_at = sqlite3_column_double(s, 4);
     r.started_at = sqlite3_column_double(s, 5);
     r.finished_at = sqlite3_column_double(s, 6);
@@ -132,7 +104,7 @@ Result<History> read_history(const std::string& db_path, const GpuCatalog& catal
       ++h.never_started;
       continue;
     }
-    const auto body = nlohmann::json::parse(text(s, 2), nullptr, false);
+    const auto body = nlohmann::json::parse(column_text(s, 2), nullptr, false);
     auto q =
         body.is_discarded() ? Result<JobRequest>(Error{"not JSON"}) : job_request_from_stored(body);
     if (!q.ok())

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "service/cluster_record.h"
 #include "service/scheduler.h"
 
 namespace frugal {
@@ -531,6 +532,11 @@ Status Scheduler::recover() {
   Result<std::vector<JobRecord>> stored = store_->load_jobs();
   if (!stored.ok()) return stored.error();
   const double now = wall_now();
+  // The cluster this service runs on, for replays of its history (service/cluster_record.h).
+  Result<std::string> recorded =
+      record_cluster_spec(*store_, cluster_, catalog_, cluster_source(config_), now);
+  if (!recorded.ok()) return recorded.error();
+  log_(recorded.value());
   apply_initial_power(now);  // runs on powered nodes are adopted below
   size_t adopted = 0, requeued = 0, queued = 0;
   // The runtime predictor learns from every job completed before, in completion order.

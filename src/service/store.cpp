@@ -74,6 +74,11 @@ constexpr const char* kMigrations[] = {
     "  seq INTEGER PRIMARY KEY,"
     "  at REAL NOT NULL, from_policy TEXT NOT NULL, to_policy TEXT NOT NULL,"
     "  by TEXT NOT NULL, reason TEXT NOT NULL);",
+    // 9 → 10: the cluster the service runs on, a row each time it differs from the last.
+    "CREATE TABLE cluster_specs ("
+    "  seq INTEGER PRIMARY KEY,"
+    "  recorded_at REAL NOT NULL, source TEXT NOT NULL, spec_yaml TEXT NOT NULL,"
+    "  sha256 TEXT NOT NULL);",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 

@@ -21,7 +21,7 @@ struct sqlite3_stmt;
 
 namespace frugal {
 
-inline constexpr int kSchemaVersion = 9;
+inline constexpr int kSchemaVersion = 10;
 
 // One ended run segment: job held `placement` (JSON) over [t0, t1) and kept_s seconds of
 // its work survived (the rest is rework).
@@ -54,6 +54,15 @@ struct PolicyChangeRow {
   std::string from, to, by, reason;
 };
 
+// The cluster the service ran on, recorded at start when it differs from the last one
+// (service/cluster_record.h): when (Unix seconds), what it was made from, the spec as cluster
+// YAML (io/cluster_yaml_writer.h) and the SHA-256 (hex) of that text. `seq` counts from 1.
+struct ClusterSpecRow {
+  int64_t seq = 0;
+  double recorded_at = 0;
+  std::string source, spec_yaml, sha256;
+};
+
 class Store {
  public:
   // Opens (creating if needed) the database at `path` and migrates it to kSchemaVersion.
@@ -79,6 +88,10 @@ class Store {
   Status add_policy_change(const PolicyChangeRow& r);
   // Every policy change, oldest first (the last one's `to` is the active policy).
   Result<std::vector<PolicyChangeRow>> load_policy_changes() const;
+  // Appends a recorded cluster spec (its seq is assigned; the row's is ignored).
+  Status add_cluster_spec(const ClusterSpecRow& r);
+  // The last recorded cluster spec, or nullopt when none was.
+  Result<std::optional<ClusterSpecRow>> latest_cluster_spec() const;
   // Forgets the keys recorded before `before` (Unix seconds).
   Status purge_idempotency(double before);
 

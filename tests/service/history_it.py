@@ -21,10 +21,18 @@ try:
     d.wait_state(bad, ["failed"])
     d.wait_state(waiting, ["running"])
     out = os.path.join(d.dir, "history.csv")
+    spec = os.path.join(d.dir, "cluster.yaml")
     r = subprocess.run([a.frugal, "history", "export", "--db", d.db, "--out", out,
-                        "--reference-model", "none"], capture_output=True, text=True, timeout=60)
+                        "--reference-model", "none", "--cluster-out", spec],
+                       capture_output=True, text=True, timeout=60)
     check(r.returncode == 0, f"export failed: {r.stderr}")
     check("2 job(s)" in r.stderr and "1 not ended yet" in r.stderr, f"summary: {r.stderr}")
+    # The cluster the service recorded at start: this host, node "testnode" with one L4.
+    with open(spec) as f:
+        text = f.read()
+    check("this host's inventory (backend local)" in text and "name: testnode" in text
+          and "gpu_model: L4" in text and "gpus_per_node: 1" in text, f"spec:\n{text}")
+    check("cluster spec recorded" in d.log_text(), "serve did not log the recorded spec")
     with open(out) as f:
         rows = {row["id"]: row for row in csv.DictReader(f)}
     check(set(rows) == {str(ok), str(bad)}, f"rows: {list(rows)}")
@@ -60,6 +68,15 @@ try:
         check(rep["recorded_starts"] == 2 and "vs_actual" in runs[1], f"report {rep}")
         reports.append(runs[0]["jct_s"]["mean"])
     check(abs(reports[0] - reports[1]) < 1e-3, f"db vs trace: {reports}")
+    # Without --cluster: the recorded spec, said on stderr; the exported one reads back alike.
+    bare = ["--reference-model", "none", "--policies", "fifo", "--format", "json"]
+    for src in (["--db", d.db], ["--trace", out, "--cluster", spec]):
+        r = subprocess.run([a.frugal, "whatif"] + src + bare, capture_output=True, text=True,
+                           timeout=60)
+        check(r.returncode == 0, f"whatif {src}: {r.stderr}")
+        check(("spec recorded in" in r.stderr) == (src[0] == "--db"), f"whatif {src}: {r.stderr}")
+        rep = json.loads(r.stdout)
+        check(abs(rep["runs"][0]["jct_s"]["mean"] - reports[0]) < 1e-3, f"whatif {src}: {rep}")
     r = subprocess.run([a.frugal, "whatif", "--trace", out, "--since", "2026-01-01"] + quick,
                        capture_output=True, text=True, timeout=60)
     check(r.returncode != 0 and "--since" in r.stderr, f"whatif --since: {r.stderr}")

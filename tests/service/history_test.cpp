@@ -4,10 +4,18 @@
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <sys/wait.h>
 
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+
+#include "../common/file_util.h"
+#include "io/cluster_yaml.h"
 #include "io/trace_reader.h"
 #include "io/trace_writer.h"
 #include "scheduler_fixture.h"
+#include "service/auth.h"
+#include "service/cluster_record.h"
 
 namespace frugal {
 namespace {
@@ -184,6 +192,185 @@ TEST(History, RefusesWhatIsNotAServiceDatabase) {
   EXPECT_NE(empty.error().message.find("not a frugal serve database"), std::string::npos)
       << empty.error().message;
   std::filesystem::remove_all(dir);
+}
+
+// The cluster a Fixture service with `nodes` nodes runs on (cluster_from_inventory).
+ClusterSpec live_cluster(Fixture& f) {
+  ScriptedDriver d(f.shared);
+  return cluster_from_inventory(d.inventory().value(), ServiceConfig{}, f.catalog).value();
+}
+
+// The same nodes: count, order, GPUs and models (names: "n" is written as group "n", node
+// "n-0"; io/cluster_yaml_writer.h).
+void expect_same_nodes(const ClusterSpec& got, const ClusterSpec& live) {
+  ASSERT_EQ(got.nodes.size(), live.nodes.size());
+  for (size_t i = 0; i < live.nodes.size(); ++i) {
+    EXPECT_EQ(got.nodes[i].name, live.nodes[i].name + "-0");
+    EXPECT_EQ(got.nodes[i].gpus, live.nodes[i].gpus);
+    EXPECT_EQ(got.nodes[i].model, live.nodes[i].model);
+  }
+  EXPECT_EQ(got.total_gpus(), live.total_gpus());
+}
+
+TEST(History, TheServiceRecordsTheClusterItRunsOn) {
+  Story st;
+  auto specs = read_cluster_specs(st.db);
+  ASSERT_TRUE(specs.ok()) << specs.error().message;
+  ASSERT_EQ(specs.value().size(), 1u);
+  const ClusterSpecRow& first = specs.value()[0];
+  EXPECT_DOUBLE_EQ(first.recorded_at, 1796083200.0);  // the service's clock when it started
+  EXPECT_NE(first.source.find("this host's inventory (backend local)"), std::string::npos)
+      << first.source;
+  EXPECT_EQ(first.sha256, sha256_hex(first.spec_yaml));
+  auto back = parse_cluster_yaml(first.spec_yaml, "recorded.yaml", st.f.catalog);
+  ASSERT_TRUE(back.ok()) << back.error().message << "\n" << first.spec_yaml;
+  expect_same_nodes(back.value(), live_cluster(st.f));
+  EXPECT_EQ(back.value().nodes[0].gpus, 2);
+  EXPECT_EQ(back.value().nodes[0].model, st.f.catalog.find("L4").value());
+
+  // A restart on the same cluster records nothing; one on another cluster records it.
+  st.f.clock->advance(3600);
+  st.f.make();
+  specs = read_cluster_specs(st.db);
+  ASSERT_TRUE(specs.ok());
+  EXPECT_EQ(specs.value().size(), 1u);
+  st.f.shared->nodes = 2;
+  st.f.clock->advance(3600);
+  const double changed_at = st.f.clock->now();
+  st.f.make();
+  specs = read_cluster_specs(st.db);
+  ASSERT_TRUE(specs.ok());
+  ASSERT_EQ(specs.value().size(), 2u);
+  EXPECT_DOUBLE_EQ(specs.value()[1].recorded_at, changed_at);
+  back = parse_cluster_yaml(specs.value()[1].spec_yaml, "recorded.yaml", st.f.catalog);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  expect_same_nodes(back.value(), live_cluster(st.f));
+  EXPECT_EQ(back.value().total_gpus(), 4);
+
+  // For a history from the first job on: the latest spec, and a note that it changed.
+  auto chosen = choose_cluster_spec(st.db, 1796083200.0);
+  ASSERT_TRUE(chosen.ok()) << chosen.error().message;
+  EXPECT_EQ(chosen.value().spec.seq, 2);
+  EXPECT_NE(chosen.value().note.find("the cluster changed during this history"), std::string::npos)
+      << chosen.value().note;
+  EXPECT_NE(chosen.value().note.find(utc_text(changed_at)), std::string::npos);
+  // From after the change: no note.
+  chosen = choose_cluster_spec(st.db, changed_at + 1);
+  ASSERT_TRUE(chosen.ok());
+  EXPECT_EQ(chosen.value().note, "");
+  // Jobs from before the first spec: said.
+  chosen = choose_cluster_spec(st.db, 1796083200.0 - 60);
+  ASSERT_TRUE(chosen.ok());
+  EXPECT_NE(chosen.value().note.find("the cluster the jobs before it ran on was not recorded"),
+            std::string::npos)
+      << chosen.value().note;
+}
+
+struct Exit {
+  int code = -1;
+  std::string out, err;
+};
+
+// `frugal <args>` (through the shell, as written), its output kept in `dir`.
+Exit frugal(const std::filesystem::path& dir, const std::string& args) {
+  const auto out = dir / "stdout.txt", err = dir / "stderr.txt";
+  const std::string cmd = std::string("'") + FRUGAL_BINARY + "' " + args + " >'" + out.string() +
+                          "' 2>'" + err.string() + "'";
+  const int status = std::system(cmd.c_str());
+  return Exit{WIFEXITED(status) ? WEXITSTATUS(status) : -1, testing::slurp(out),
+              testing::slurp(err)};
+}
+
+// history export --cluster-out writes the recorded spec; whatif --db replays on it without
+// --cluster; compare reads it back.
+TEST(History, ExportWritesTheClusterAndWhatifReplaysOnIt) {
+  Story st;
+  const std::string trace = (st.f.dir / "trace.csv").string();
+  const std::string spec = (st.f.dir / "cluster.yaml").string();
+  Exit r = frugal(st.f.dir, "history export --db '" + st.db + "' --out '" + trace +
+                                "' --cluster-out '" + spec + "' --reference-model none");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("the cluster spec recorded at 2026-12-01T00:00:00Z to " + spec),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("changed"), std::string::npos) << r.err;
+  EXPECT_EQ(testing::slurp(spec).rfind("# The cluster frugal serve ran on, recorded in ", 0), 0u);
+  auto loaded = load_cluster_file(spec, st.f.catalog);
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+  expect_same_nodes(loaded.value(), live_cluster(st.f));
+
+  const std::string quick = " --reference-model none --policies fifo --format json";
+  r = frugal(st.f.dir, "whatif --db '" + st.db + "'" + quick);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("cluster: the spec recorded in " + st.db + " at 2026-12-01T00:00:00Z"),
+            std::string::npos)
+      << r.err;
+  const auto db_report = nlohmann::json::parse(r.out);
+  ASSERT_EQ(db_report["runs"].size(), 2u);  // recorded, fifo
+  EXPECT_EQ(db_report["runs"][0]["policy"], "recorded");
+  EXPECT_LT(db_report["runs"][0]["fidelity"]["max_start_error_s"].get<double>(), 0.5);
+
+  // The exported pair replays the same; --cluster wins over the recorded spec.
+  r = frugal(st.f.dir, "whatif --trace '" + trace + "' --cluster '" + spec + "'" + quick);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto trace_report = nlohmann::json::parse(r.out);
+  EXPECT_NEAR(trace_report["runs"][1]["jct_s"]["mean"].get<double>(),
+              db_report["runs"][1]["jct_s"]["mean"].get<double>(), 1e-3);
+  r = frugal(st.f.dir, "whatif --db '" + st.db + "' --cluster '" + spec + "'" + quick);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err.find("spec recorded in"), std::string::npos) << r.err;
+  r = frugal(st.f.dir, "compare --trace '" + trace + "' --cluster '" + spec + "'" + quick);
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
+// A database from before schema 10 records no cluster: readers say so naming it; this
+// build's service migrates it and records its cluster.
+TEST(History, ASchema9DatabaseMigratesAndRecordsItsCluster) {
+  Fixture f;
+  const std::string db = (f.dir / "f.db").string();
+  ASSERT_TRUE(Store::open(db).ok());
+  {
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
+    // As schema 9 left it (migrations only ever add).
+    EXPECT_EQ(sqlite3_exec(raw, "DROP TABLE cluster_specs; PRAGMA user_version = 9;", nullptr,
+                           nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(raw);
+  }
+  auto specs = read_cluster_specs(db);
+  ASSERT_TRUE(specs.ok()) << specs.error().message;
+  EXPECT_TRUE(specs.value().empty());
+  const auto none = choose_cluster_spec(db, -1);
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.error().message.find(db + ": no cluster spec recorded (schema version 9"),
+            std::string::npos)
+      << none.error().message;
+  const std::string out = (f.dir / "trace.csv").string();
+  Exit r = frugal(f.dir, "history export --db '" + db + "' --out '" + out + "' --cluster-out '" +
+                             (f.dir / "c.yaml").string() + "'");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("--cluster-out: " + db + ": no cluster spec recorded"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));  // nothing written
+  r = frugal(f.dir, "whatif --db '" + db + "' --policies fifo");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find(db + ": no cluster spec recorded"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--cluster FILE"), std::string::npos) << r.err;
+
+  f.make();  // this build's service: migrates, records
+  {
+    auto s = Store::open(db);
+    ASSERT_TRUE(s.ok()) << s.error().message;
+    EXPECT_EQ(s.value()->schema_version(), 10);
+    auto latest = s.value()->latest_cluster_spec();
+    ASSERT_TRUE(latest.ok());
+    ASSERT_TRUE(latest.value().has_value());
+    EXPECT_EQ(latest.value()->seq, 1);
+  }
+  specs = read_cluster_specs(db);
+  ASSERT_TRUE(specs.ok());
+  EXPECT_EQ(specs.value().size(), 1u);
 }
 
 }  // namespace
