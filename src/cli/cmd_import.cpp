@@ -31,6 +31,7 @@ struct ImportOptions {
   std::string reference_model = "A100-80GB";
   int64_t utc_offset_s = 0;
   int shards_per_gpu = 8;
+  bool pin_models = false;
 };
 
 Result<std::string> read_all(const std::string& path) {
@@ -67,6 +68,7 @@ Status resolve_options(const ImportOptions& o, const GpuCatalog& catalog,
     opts.gpu_map.insert(opts.gpu_map.begin(), GresMapping{model, type, ""});
   }
   opts.shards_per_gpu = o.shards_per_gpu;
+  opts.pin_models = o.pin_models;
   if (!o.sinfo.empty()) {
     auto text = read_all(o.sinfo);
     if (!text.ok()) return text.error();
@@ -188,6 +190,9 @@ void add_import_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--shards-per-gpu", o->shards_per_gpu, "gres/shard per GPU")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
+  cmd->add_flag("--pin-models", o->pin_models,
+                "Each job may run only on the GPU model(s) it ran on (not its partition's): a "
+                "replay keeps the placement's model, e.g. of jobs frugal placed");
   cmd->add_option("--out", o->out, "The trace to write (CSV)")->required();
   cmd->callback([o, &exit_code] {
     if (Status st = run(*o); !st.ok()) {

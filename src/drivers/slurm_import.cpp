@@ -188,6 +188,7 @@ class Importer {
     bool defaulted = false;
     double duration = 0, first_speed = 1;
     int64_t first_start = runs.front()->start_unix, end = runs.front()->end_unix;
+    std::vector<GpuModelId> pinned;  // --pin-models: the models its runs ran on
     for (size_t i = 0; i < runs.size(); ++i) {
       const SlurmRecord& r = *runs[i];
       const bool own = r.gres.count > 0;
@@ -196,11 +197,14 @@ class Importer {
       if (!m.ok()) return m.error();
       const double speed = catalog_.relative_speed(m.value(), options_.reference, s.job_class);
       if (i == 0) first_speed = speed;
+      if (options_.pin_models && std::find(pinned.begin(), pinned.end(), m.value()) == pinned.end())
+        pinned.push_back(m.value());
       duration += static_cast<double>(r.end_unix - r.start_unix) * speed;
       first_start = std::min(first_start, r.start_unix);
       end = std::max(end, r.end_unix);
     }
     out_.default_model += defaulted ? 1 : 0;
+    if (options_.pin_models) s.allowed_models = std::move(pinned);
     s.duration = duration;
     if (last.time_limit_s > 0) s.estimate = static_cast<double>(last.time_limit_s) * first_speed;
     int64_t submit = first_start;

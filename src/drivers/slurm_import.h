@@ -40,6 +40,10 @@ struct SlurmImportOptions {
   GpuModelId default_model = kNoGpuModel;  // for unknown GRES types (kNoGpuModel: an error)
   std::vector<GresMapping> gpu_map = SlurmConfig{}.gpu_map;  // GRES type → catalog model
   int shards_per_gpu = 8;                                    // gres/shard per GPU
+  // Each job may run only on the GPU model(s) its runs ran on, not on its partition's: the
+  // replay keeps the placement's model as it was (jobs frugal placed carry no request of
+  // their own in the records; a what-if of placement leaves this off).
+  bool pin_models = false;
   // The cluster's nodes (sinfo --json): the model of untyped GPUs by node, and the models a
   // partition allows (those of its nodes) where the map does not list them. May be empty.
   std::vector<SlurmNode> nodes;

@@ -275,6 +275,34 @@ TEST_F(SlurmImportTest, JobcompUntypedGpusTakeTheModelOfTheirNodeOrFail) {
       << bad.error().message;
 }
 
+TEST_F(SlurmImportTest, PinModelsKeepsEachJobOnTheModelsItRanOn) {
+  // Job 5 ran on an A100 node, was requeued and ran again on an H100 node; job 6 ran on H100.
+  const std::string text =
+      "JobId=5 JobState=PENDING Partition=gpu StartTime=2026-11-30T05:00:00 "
+      "EndTime=2026-11-30T05:01:00 NodeList=gpu1 Tres=cpu=1,gres/gpu=4,gres/gpu:a100=4 "
+      "SubmitTime=2026-11-30T05:00:00\n"
+      "JobId=6 JobState=COMPLETED Partition=gpu StartTime=2026-11-30T05:00:00 "
+      "EndTime=2026-11-30T05:10:00 NodeList=gpu3 Tres=cpu=1,gres/gpu=2,gres/gpu:h100=2 "
+      "SubmitTime=2026-11-30T05:00:00\n"
+      "JobId=5 JobState=COMPLETED Partition=gpu StartTime=2026-11-30T05:02:00 "
+      "EndTime=2026-11-30T05:03:00 NodeList=gpu3 Tres=cpu=1,gres/gpu=4,gres/gpu:h100=4 "
+      "SubmitTime=2026-11-30T05:01:00\n";
+  auto nodes = parse_nodes_json(data("nodes.json"), "nodes.json");
+  ASSERT_TRUE(nodes.ok()) << nodes.error().message;
+  opts.nodes = nodes.value();
+  auto any = jobcomp(text);
+  ASSERT_TRUE(any.ok()) << any.error().message;
+  const std::vector<GpuModelId> both{model("A100-80GB"), model("H100")};
+  for (const JobSpec& j : any.value().jobs) EXPECT_EQ(j.allowed_models, both) << j.id;
+  opts.pin_models = true;
+  auto pinned = jobcomp(text);
+  ASSERT_TRUE(pinned.ok()) << pinned.error().message;
+  auto jobs = by_id(pinned.value());
+  EXPECT_EQ(jobs.at("5").allowed_models, both);  // in the order it ran on them
+  EXPECT_EQ(jobs.at("6").allowed_models, std::vector<GpuModelId>{model("H100")});
+  EXPECT_DOUBLE_EQ(jobs.at("5").duration, 60 + 60 * speed("H100"));  // durations unchanged
+}
+
 TEST_F(SlurmImportTest, MapFileErrorsNameKeyAndLine) {
   auto r = parse_import_map_yaml("tiers:\n  qos:\n    high: urgentest\n", "map.yaml", catalog);
   ASSERT_FALSE(r.ok());

@@ -8,6 +8,7 @@
   serve_e2e_it.py --frugal BIN --unavailable MARKER nodedown    node down: job requeued elsewhere
   serve_e2e_it.py --frugal BIN --unavailable MARKER defer       deferral visible as Slurm begin time
   serve_e2e_it.py --frugal BIN --unavailable MARKER external    a job sbatch'ed directly: its GPUs taken
+  serve_e2e_it.py --frugal BIN --unavailable MARKER fidelity    history export / import slurm replayed
 
 Each case starts its own daemon on a free loopback port with a temporary database and checks
 what the service says against what Slurm says (squeue --json). Standard library only.
@@ -16,6 +17,9 @@ import argparse, hashlib, json, os, socket, subprocess, sys, tempfile, time, url
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from slurm_test_util import ADMIN, TOKEN, TOKEN_SHA, Serve, free_port  # noqa: E402
+
+
+POLL_S = 0.5  # the service's slurm.poll_interval_s
 
 
 class Service(Serve):
@@ -41,7 +45,7 @@ admin: {{token_sha256: {hashlib.sha256(ADMIN.encode()).hexdigest()}}}
 slurm:
   rest_url: http://127.0.0.1:6820
   partition: gpu
-  poll_interval_s: 0.5
+  poll_interval_s: {POLL_S}
   stale_after_s: 5
   timeout_s: 2
   max_backoff_s: 4
@@ -428,12 +432,180 @@ def case_compare(svc):
     assert abs(live_makespan - sim_makespan) <= 0.10 * sim_makespan, (live_makespan, sim_makespan)
 
 
+# id, GPUs, work (seconds on A100-80GB, class pretrain), submission (s after the first). No
+# job names a GPU model: backfill places each, and each sleeps its work at the speed of the
+# model it got (H100: 2.5x), so a replay that places it alike runs it as long. 24 GPUs, 12
+# jobs: most queue behind the first four.
+FIDELITY_WORKLOAD = [
+    ("f1", 8, 20, 0), ("f2", 8, 12.5, 0), ("f3", 4, 15, 0), ("f4", 4, 15, 0),
+    ("f5", 8, 7.5, 0), ("f6", 4, 25, 0), ("f7", 2, 7.5, 0), ("f8", 8, 15, 0),
+    ("f9", 4, 12.5, 0), ("f10", 1, 7.5, 0), ("f11", 8, 7.5, 12), ("f12", 4, 20, 12)]
+
+
+def slurm_launch_bound():
+    """The longest Slurm takes to start a job frugal released: its next scheduling pass, the
+    main scheduler's or the backfill scheduler's (sched_interval, bf_interval; Slurm's
+    defaults 60 and 30 s; deploy/slurm-local: 2 and 2)."""
+    out = subprocess.run(["scontrol", "show", "config"], check=True, capture_output=True,
+                         text=True).stdout
+    params = dict(sched_interval=60.0, bf_interval=30.0)
+    for line in out.split("\n"):
+        if line.startswith("SchedulerParameters"):
+            for kv in line.split("=", 1)[1].strip().split(","):
+                k, _, v = kv.partition("=")
+                if k in params and v:
+                    params[k] = float(v)
+    return min(params.values())
+
+
+def trace_epoch(stderr):
+    """The Unix time of "times in seconds from <ISO UTC>" in an export/import summary."""
+    stamp = stderr.split("times in seconds from ")[1].split(",")[0].split(" ")[0]
+    return float(time.mktime(time.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ")) - time.timezone)
+
+
+def csv_rows(path):
+    lines = [x for x in open(path).read().split("\n") if x]
+    head = lines[0].split(",")
+    return [dict(zip(head, x.split(","))) for x in lines[1:]]  # no quoted cells here
+
+
+def replay(svc, trace, epoch, policy, tag):
+    """`frugal simulate --jobs-out` of `trace` under `policy` on the service's cluster: per
+    trace id (start, finish) in Unix seconds and the GPU model it ran on."""
+    d = svc.dir
+    subprocess.run([svc.frugal, "simulate", "--trace", trace, "--cluster", f"{d}/cluster.yaml",
+                    "--policy", policy, "--jobs-out", f"{d}/{tag}-jobs.csv", "--format", "json",
+                    "--out", f"{d}/{tag}.json"], check=True, capture_output=True, text=True)
+    return {r["id"]: (epoch + float(r["first_start"]), epoch + float(r["finish"]), r["model"])
+            for r in csv_rows(f"{d}/{tag}-jobs.csv")}
+
+
+def case_fidelity(svc, policy):
+    """Jobs through serve on Slurm; the service's history (`history export`) and Slurm's own
+    accounting (`import slurm` of its jobcomp file with the service's GRES log), each
+    replayed under the active policy on the service's cluster, give back every job's start
+    and GPU model and the makespan.
+
+    Allowances (each printed with what was measured):
+    - history replay vs the starts the service recorded (the trace's first_start): the poll
+      interval; the replay is the same engine on the same events.
+    - history replay vs Slurm's start: the poll interval plus Slurm's launch latency L (from
+      frugal's release to Slurm's start: its next scheduling pass, slurm_launch_bound()).
+    - Slurm accounting replay vs Slurm's start: the same plus 1 s, Slurm's times being whole
+      seconds (a job is submitted to Slurm when frugal starts it, so its Slurm submission,
+      floored to the second, is when the replay starts it).
+    - makespan (first submission to last end) within 10 %: the errors above at the last end
+      are at most poll + L + 1 s, under 10 % of this workload's ~40 s."""
+    d = svc.dir
+    with open(os.path.join(d, "cluster.yaml"), "w") as f:
+        f.write("regions:\n  - name: default\n    pools:\n      - name: slurm\n        node_groups:\n"
+                "          - {name: a100, count: 2, gpu_model: A100-80GB, gpus_per_node: 8}\n"
+                "          - {name: h100, count: 2, gpu_model: H100, gpus_per_node: 4}\n")
+    speed = {}
+    for line in subprocess.run([svc.frugal, "catalog"], check=True, capture_output=True,
+                               text=True).stdout.split("\n")[1:]:
+        parts = line.split()
+        if len(parts) >= 3:
+            speed[parts[0]] = float(parts[2])
+    h100 = speed["H100"] / speed["A100-80GB"]
+    launch = slurm_launch_bound()
+    ids = {}
+    t0 = time.time()
+    for name, g, work, at in FIDELITY_WORKLOAD:
+        time.sleep(max(0.0, t0 + at - time.time()))
+        cmd = f'case "$SLURMD_NODENAME" in gpu3|gpu4) sleep {work / h100:g};; *) sleep {work:g};; esac'
+        ids[name] = svc.submit(name=name, command=cmd, gpus=g, estimate_s=work,
+                               **{"class": "pretrain"})
+    for name in ids:
+        svc.wait(ids[name], lambda j: j["state"] == "completed", timeout=120, what="completed")
+    # The truth: Slurm's own start and end of each job (squeue --json, whole seconds).
+    real, slurm_id = {}, {}
+    for name, fid in ids.items():
+        sj = slurm_job(fid)
+        first = sj["nodes"].replace("[", "").split("-")[0].split(",")[0]  # gpu[3-4] -> gpu3
+        real[name] = (sj["start_time"], sj["end_time"], NODE_MODEL[first], sj["nodes"])
+        slurm_id[name] = str(sj["job_id"])
+    real_makespan = max(v[1] for v in real.values()) - t0
+
+    # (1) The service's database as a trace.
+    ex = subprocess.run([svc.frugal, "history", "export", "--db", f"{d}/frugal.db", "--out",
+                         f"{d}/history.csv"], check=True, capture_output=True, text=True)
+    print(ex.stderr.strip())
+    hist_epoch = trace_epoch(ex.stderr)
+    hist = {r["name"]: r for r in csv_rows(f"{d}/history.csv")}
+    # (2) Slurm's accounting as a trace: the jobcomp records of this test's jobs (the file
+    # holds every test's), the GRES log the service wrote, the nodes as sinfo shows them;
+    # each job kept on the GPU model it ran on (--pin-models: the records carry frugal's
+    # placement, not a request).
+    jobcomp = "/var/log/frugal-slurm/jobcomp.log"
+    want = set(slurm_id.values())
+    end = time.time() + 30
+    lines = []
+    while time.time() < end:
+        lines = [x for x in open(jobcomp).read().split("\n")
+                 if x.startswith("JobId=") and x.split()[0][6:] in want]
+        if len(lines) == len(want):
+            break
+        time.sleep(0.3)
+    assert len(lines) == len(want), (lines, want)
+    with open(f"{d}/jobcomp.log", "w") as f:
+        f.write("\n".join(lines) + "\n")
+    with open(f"{d}/nodes.json", "w") as f:
+        f.write(subprocess.run(["sinfo", "--json"], check=True, capture_output=True, text=True).stdout)
+    im = subprocess.run([svc.frugal, "import", "slurm", "--jobcomp", f"{d}/jobcomp.log",
+                         "--gres-log", f"{d}/slurm-gres.log", "--sinfo", f"{d}/nodes.json",
+                         "--utc-offset", str(time.localtime().tm_gmtoff), "--pin-models",
+                         "--out", f"{d}/slurm.csv"], check=True, capture_output=True, text=True)
+    print(im.stderr.strip())
+    slurm_epoch = trace_epoch(im.stderr)
+
+    reps = {"history": (replay(svc, f"{d}/history.csv", hist_epoch, policy, "history"),
+                        {n: r["id"] for n, r in hist.items()}, POLL_S + launch),
+            "slurm": (replay(svc, f"{d}/slurm.csv", slurm_epoch, policy, "slurm"), slurm_id,
+                      POLL_S + launch + 1)}
+    print("seconds from the first submission; Slurm's times are whole seconds")
+    print(f"{'job':4} {'gpus':>4} {'recorded':>8} | {'slurm start':>11} {'end':>5} {'model':>9} | "
+          f"{'history replay':>14} {'end':>5} {'model':>9} | {'slurm replay':>12} {'end':>5} {'model':>9}")
+    worst = {k: 0.0 for k in reps}
+    worst_recorded = 0.0
+    lag = []  # Slurm's start - the service's recorded start
+    for name, g, *_ in FIDELITY_WORKLOAD:
+        r = real[name]
+        recorded = hist_epoch + float(hist[name]["first_start"])
+        lag.append(r[0] - recorded)
+        row = f"{name:4} {g:4} {recorded - t0:8.2f} | {r[0] - t0:11.0f} {r[1] - t0:5.0f} {r[2]:>9} |"
+        for k, (rep, idmap, _) in reps.items():
+            p = rep[idmap[name]]
+            worst[k] = max(worst[k], abs(p[0] - r[0]))
+            if k == "history":
+                worst_recorded = max(worst_recorded, abs(p[0] - recorded))
+            row += f" {p[0] - t0:{14 if k == 'history' else 12}.2f} {p[1] - t0:5.1f} {p[2]:>9} |"
+        print(row)
+    print(f"Slurm start - recorded start (launch, whole-second Slurm clock): {min(lag):+.2f} .. "
+          f"{max(lag):+.2f} s; launch bound L {launch:g} s (Slurm's next scheduling pass)")
+    print(f"history replay: max |start - recorded start| {worst_recorded:.2f} s (allowance "
+          f"{POLL_S:g} s)")
+    makespans = {k: max(p[1] for p in rep.values()) - t0 for k, (rep, *_) in reps.items()}
+    for k, (_, _, allowance) in reps.items():
+        print(f"{k} replay ({policy}): max |start - Slurm start| {worst[k]:.2f} s (allowance "
+              f"{allowance:g} s); makespan {makespans[k]:.1f} s vs real {real_makespan:.1f} s "
+              f"({100 * (makespans[k] - real_makespan) / real_makespan:+.1f}%)")
+    assert worst_recorded <= POLL_S, worst_recorded
+    for k, (rep, idmap, allowance) in reps.items():
+        for name, *_ in FIDELITY_WORKLOAD:
+            p, r = rep[idmap[name]], real[name]
+            assert abs(p[0] - r[0]) <= allowance, (k, name, p, r)
+            assert p[2] == r[2], (k, name, p, r)  # placed on the same GPU model
+        assert abs(makespans[k] - real_makespan) <= 0.10 * real_makespan, (k, makespans[k], real_makespan)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--frugal", required=True)
     ap.add_argument("--unavailable", required=True)
     ap.add_argument("case", choices=["placement", "preempt", "outage", "compare", "nodedown", "defer",
-                                     "external"])
+                                     "external", "fidelity"])
     a = ap.parse_args()
     if os.path.exists(a.unavailable) and open(a.unavailable).read().strip():
         print("[  SKIPPED ] local Slurm unavailable:", open(a.unavailable).read().strip())
@@ -451,7 +623,7 @@ def main():
         os.chmod(d, 0o755)
         # placement: heterogeneity-aware tiers; preempt: plain tiers (explicit H100 requests),
         # whose checkpoint grace is the config's 3 s.
-        policy = {"placement": "tiers/hetero", "compare": "backfill",
+        policy = {"placement": "tiers/hetero", "compare": "backfill", "fidelity": "backfill",
                   "defer": "timeshift"}.get(a.case, "tiers")
         extra, cheap = defer_setup(d) if a.case == "defer" else ("", 0)
         svc = Service(a.frugal, d, policy, extra)
@@ -461,7 +633,8 @@ def main():
         try:
             {"placement": case_placement, "preempt": case_preempt, "outage": case_outage,
              "compare": case_compare, "nodedown": case_nodedown, "external": case_external,
-             "defer": lambda s: case_defer(s, cheap)}[a.case](svc)
+             "defer": lambda s: case_defer(s, cheap),
+             "fidelity": lambda s: case_fidelity(s, policy)}[a.case](svc)
         except BaseException:
             svc.stop()
             cancel_instance_jobs()
