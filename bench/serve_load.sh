@@ -21,7 +21,8 @@
 #   AGENT_INTERVAL_S (10) seconds to POST /v1/telemetry with a node token, from
 #   AGENT_WARMUP_S (12) seconds before the submissions until they end.
 # Shadow policies (issue 23; bench/serve_shadow.sh runs it with and without): SHADOWS
-#   ("" = none) a comma-separated list for the daemon's shadow_policies.
+#   ("" = none) a comma-separated list for the daemon's shadow_policies; SHADOW_THREAD (unset:
+#   the service's default) its shadow_thread.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD_DIR:-$ROOT/build}
@@ -67,6 +68,7 @@ cluster: cluster.yaml
 policy: $POLICY
 ${MAX_JOBS_PER_CYCLE:+max_jobs_per_cycle: $MAX_JOBS_PER_CYCLE}
 ${SHADOWS:+shadow_policies: [$SHADOWS]}
+${SHADOW_THREAD:+shadow_thread: $SHADOW_THREAD}
 teams:
   bench: {token_sha256: $hash}
 YAML
@@ -80,17 +82,35 @@ YAML
     --fill "$FILL" --complete-rate "$COMPLETE_RATE" --scrapers "$SCRAPERS" --scrape-interval-ms "$SCRAPE_INTERVAL_MS" \
     "${agent_args[@]}") || true
   [[ $line == "{"* ]] || { echo "run $run: no result from frugal_serve_load" >&2; exit 1; }
-  if [[ -n $SHADOWS ]]; then  # each shadow's events (all equal) and lag, into the JSON line
-    shadow=$(curl -s -H "Authorization: Bearer $token" "http://127.0.0.1:$port/v1/shadow")
+  if [[ -n $SHADOWS ]]; then
+    # Each shadow's lag when the submissions ended (on their own thread they fall behind while
+    # the machine is busy), then, once they caught up (nothing queued, every shadow took every
+    # event fed to the set), their events and compute time, into the JSON line.
     line=$(python3 -c '
-import json, sys
-row, sh = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+import json, sys, time, urllib.request
+row, url, token = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3]
+def get():
+    req = urllib.request.Request(url, headers={"Authorization": "Bearer " + token})
+    return json.load(urllib.request.urlopen(req, timeout=30))
+t0 = time.monotonic()
+sh = get()
+lag_end = {s["policy"]: s["lag_s"] for s in sh["shadows"]}
+row["shadow_queued_at_end"] = sh.get("queued", 0)
+while time.monotonic() - t0 < 900:
+    if sh.get("queued", 0) == 0 and all(s["events"] == sh["events"] for s in sh["shadows"]):
+        break
+    time.sleep(0.2)
+    sh = get()
+row["shadow_catch_up_s"] = round(time.monotonic() - t0, 3)
 row["shadow_events"] = sh["events"]
-row["shadows"] = [{"policy": s["policy"], "events": s["events"], "lag_s": s["lag_s"],
+row["shadows"] = [{"policy": s["policy"], "events": s["events"], "lag_s": lag_end[s["policy"]],
                    "advance_s": s["advance_s"], "advance_max_s": s["advance_max_s"]}
                   for s in sh["shadows"]]
-print(json.dumps(row))' "$line" "$shadow")
+print(json.dumps(row))' "$line" "http://127.0.0.1:$port/v1/shadow" "$token")
   fi
+  # The daemon's peak resident memory (VmHWM, kB), shadows included.
+  hwm=$(awk '/^VmHWM:/ {print $2}' "/proc/$serve_pid/status" 2>/dev/null || echo 0)
+  line=$(python3 -c 'import json, sys; r = json.loads(sys.argv[1]); r["serve_peak_rss_mb"] = round(int(sys.argv[2] or 0) / 1024, 1); print(json.dumps(r))' "$line" "${hwm:-0}")
   echo "run $run: $line"
   results+=("$line")
   stop_serve

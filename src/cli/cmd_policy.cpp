@@ -1,8 +1,11 @@
 // `frugal policy` and `frugal shadow`: the live service's active policy (GET/POST /v1/policy)
 // and its shadow policies (GET /v1/shadow); docs/WHATIF.md.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "cli/client_options.h"
 #include "cli/commands.h"
@@ -20,6 +23,19 @@ void print_policy(const nlohmann::json& b) {
     if (g.value("worse_since", -1.0) >= 0)
       fmt::print(", active worse since {:.0f}", g["worse_since"].get<double>());
     fmt::print("\n");
+  }
+  if (b.contains("pause_general")) {
+    const auto& p = b["pause_general"];
+    if (p.value("paused", false))
+      fmt::print("general tier: paused by {} ({} job(s) waiting)\n",
+                 fmt::join(p["paused_by"].get<std::vector<std::string>>(), ", "),
+                 p.value("paused_jobs", 0));
+    else
+      fmt::print("general tier: not paused (pauses on {})\n",
+                 fmt::join(p["on"].get<std::vector<std::string>>(), ", "));
+    for (const auto& [team, rules] : p.value("teams", nlohmann::json::object()).items())
+      fmt::print("  team {}: general tier paused by {}\n", team,
+                 fmt::join(rules.get<std::vector<std::string>>(), ", "));
   }
   for (const auto& c : b.value("changes", nlohmann::json::array()))
     fmt::print("  {:.0f}  {} -> {}  by {}: {}\n", c.value("at", 0.0), c.value("from", ""),

@@ -88,25 +88,19 @@ void Ledger::note_time(double t0, double t1) {
   last_t_ = std::max(last_t_, t1);
 }
 
-void Ledger::segment(JobIdx j, const JobSpec& job, const Placement& p, double t0, double t1,
-                     double kept_s, double utilization, bool reclaimed) {
-  JobAccount& ja = job_account(j);
-  specs_[j] = &job;
+SpanCost Ledger::quote(const JobSpec& job, const Placement& p, double t0, double t1,
+                       double utilization) const {
   const double u = utilization >= 0 ? utilization : job.utilization;
-  const double ran = t1 - t0;
-  if (!(ran > 0)) return;
-  note_time(t0, t1);
+  SpanCost cost;
+  if (!(t1 - t0 > 0)) return cost;
   // GPUs held per centre (a placement rarely spans more than one).
   uint32_t centres[4];
   double gpus[4];
   int used = 0;
-  SpanCost cost;
-  double total_gpus = 0;
   for (const Slot& s : p.slots) {
     if (s.gpu < 0) continue;
     const uint32_t c = state_->centre_of(s.node);
     const double g = static_cast<double>(s.milli) / kMilliPerGpu;
-    total_gpus += g;
     int k = 0;
     while (k < used && centres[k] != c) ++k;
     if (k == used) {
@@ -120,9 +114,27 @@ void Ledger::segment(JobIdx j, const JobSpec& job, const Placement& p, double t0
     gpus[k] += g;
   }
   for (int k = 0; k < used; ++k) cost += pricing_.span(centres[k], gpus[k], u, t0, t1);
+  return cost;
+}
+
+void Ledger::segment(JobIdx j, const JobSpec& job, const Placement& p, double t0, double t1,
+                     double kept_s, double utilization, bool reclaimed) {
+  JobAccount& ja = job_account(j);
+  specs_[j] = &job;
+  const double u = utilization >= 0 ? utilization : job.utilization;
+  const double ran = t1 - t0;
+  if (!(ran > 0)) return;
+  note_time(t0, t1);
+  const SpanCost cost = quote(job, p, t0, t1, u);
+  double total_gpus = 0;
+  for (const Slot& s : p.slots)
+    if (s.gpu >= 0) total_gpus += static_cast<double>(s.milli) / kMilliPerGpu;
   if (!ja.placed && !p.slots.empty()) {  // CPU-only jobs too: they keep storage
     ja.placed = true;
-    ja.centre = used > 0 ? centres[0] : state_->centre_of(p.slots.front().node);
+    const auto gpu_slot =
+        std::find_if(p.slots.begin(), p.slots.end(), [](const Slot& s) { return s.gpu >= 0; });
+    ja.centre =
+        state_->centre_of(gpu_slot != p.slots.end() ? gpu_slot->node : p.slots.front().node);
     ja.region = pricing_.region_of_centre(ja.centre);
   }
   ja.account.compute += cost;

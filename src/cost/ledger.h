@@ -109,6 +109,10 @@ class Ledger {
   // replaces the spec's (a measured one).
   void segment(JobIdx j, const JobSpec& job, const Placement& p, double t0, double t1,
                double kept_s, double utilization = -1, bool reclaimed = false);
+  // What segment() would charge `job` for holding `p` over [t0, t1) at `utilization` (< 0:
+  // the spec's), booking nothing: the cost so far of a segment still open.
+  SpanCost quote(const JobSpec& job, const Placement& p, double t0, double t1,
+                 double utilization = -1) const;
   // A guest's run segment (policy/lend_idle.h): guest `g` ran on `p` — one slot on a card
   // job `host` held, its milli the guest's share — over [t0, t1). The guest is charged its
   // share as segment() would (`utilization` its busy fraction of that share), and the host's

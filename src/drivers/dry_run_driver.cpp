@@ -6,18 +6,24 @@ namespace frugal {
 
 Result<std::string> DryRunDriver::start(const LaunchSpec& spec) {
   std::string handle = "dry:" + spec.job_id + ":" + std::to_string(spec.restart_count);
-  if (now_ && spec.run_s > 0) ends_[{now_() + spec.run_s, handle}] = spec.job_id;
+  if (now_ && spec.run_s > 0) {
+    std::lock_guard lock(mu_);
+    ends_[{now_() + spec.run_s, handle}] = spec.job_id;
+  }
   return handle;
 }
 
 Status DryRunDriver::stop(const std::string& handle, const StopPlan&) {
   for (const DriverEvent& e : pending_)
     if (e.handle == handle) return Status::Ok();
-  for (auto it = ends_.begin(); it != ends_.end(); ++it)
-    if (it->first.second == handle) {
-      ends_.erase(it);
-      break;
-    }
+  {
+    std::lock_guard lock(mu_);
+    for (auto it = ends_.begin(); it != ends_.end(); ++it)
+      if (it->first.second == handle) {
+        ends_.erase(it);
+        break;
+      }
+  }
   // "dry:<job_id>:<restart>"
   const size_t a = handle.find(':'), b = handle.rfind(':');
   if (a == std::string::npos || b == a) return Error{"stop: not a dry-run handle"};
@@ -35,6 +41,7 @@ std::vector<DriverEvent> DryRunDriver::poll() {
   std::vector<DriverEvent> out;
   out.swap(pending_);
   const double now = now_ ? now_() : 0;
+  std::lock_guard lock(mu_);
   while (now_ && !ends_.empty() && ends_.begin()->first.first <= now) {
     DriverEvent e;
     e.kind = DriverEvent::Kind::kExited;

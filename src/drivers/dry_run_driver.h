@@ -5,10 +5,12 @@
 // the service without spawning processes. Given a time source, a run with a run time
 // (LaunchSpec::run_s > 0) also ends by itself, exit 0, run_s after its start: the service
 // then replays a workload as the simulator would (its ledger test drives it on a
-// ManualClock). Not thread-safe.
+// ManualClock). Not thread-safe, but for next_end(), which any thread may call.
 
 #include <functional>
+#include <limits>
 #include <map>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,10 +38,18 @@ class DryRunDriver final : public Driver {
   std::vector<DriverEvent> poll() override;
   std::vector<GpuTelemetry> telemetry() override { return {}; }
 
+  // When the next run that ends by itself ends (Unix s; infinity when none runs): what a
+  // driver of simulated time (a test moving a ManualClock from event to event) moves to next.
+  double next_end() const {
+    std::lock_guard lock(mu_);
+    return ends_.empty() ? std::numeric_limits<double>::infinity() : ends_.begin()->first.first;
+  }
+
  private:
   std::vector<NodeInventory> nodes_;
   std::function<double()> now_;
   std::vector<DriverEvent> pending_;
+  mutable std::mutex mu_;  // ends_: written by the service's thread, read by next_end()
   // Runs that end by themselves: (end, handle) → job id, in end order.
   std::map<std::pair<double, std::string>, std::string> ends_;
 };

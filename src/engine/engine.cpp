@@ -118,7 +118,7 @@ void Engine::submit(JobIdx j, const JobSpec* spec, Seconds now) {
       queued_.push_back(job_decision(Decision::Kind::kDefer, j, {}, v.until, v.reason));
       return;
     case AdmitVerdict::Kind::kAdmit:
-      enqueue(j, now);
+      enter_queue(j, now);
       return;
   }
 }
@@ -204,7 +204,7 @@ void Engine::requeue_drained(JobIdx j, Seconds now, const char* how, std::vector
   d.saved = true;
   into.push_back(std::move(d));
   if (hold <= 0) {
-    enqueue(j, now);
+    enter_queue(j, now);
     return;
   }
   // Held back: the jobs waiting for its GPUs go first.
@@ -397,7 +397,7 @@ bool Engine::withdraw(JobIdx j, Seconds now) {
   if (j >= jobs_.size() || jobs_[j].state != JobState::kPending) return false;
   if (pending_.count(key_of(j)) != 0) {
     leave_pending(j);
-  } else {
+  } else if (held_.erase(j) == 0) {
     const auto it = std::find_if(deferred_.begin(), deferred_.end(),
                                  [j](const auto& e) { return e.second == j; });
     if (it == deferred_.end()) return false;
@@ -447,7 +447,7 @@ void Engine::evict(NodeId n, Seconds now, const char* reason, Seconds notice) {
     Placement held = jobs_[j].placement;
     stop(j, now, saved);
     ++jobs_[j].preemptions;
-    enqueue(j, now);
+    enter_queue(j, now);
     Decision d = job_decision(Decision::Kind::kPreempt, j, std::move(held), kNever,
                               saved ? fmt::format("{} (checkpointed)", reason) : reason);
     d.saved = saved;
@@ -583,7 +583,7 @@ void Engine::release_due(Seconds now) {
   while (!deferred_.empty() && deferred_.begin()->first <= now) {
     const JobIdx j = deferred_.begin()->second;
     deferred_.erase(deferred_.begin());
-    enqueue(j, now);
+    enter_queue(j, now);
   }
   apply_demotions(now);
   apply_starvations(now);
@@ -783,6 +783,8 @@ const std::vector<Decision>& Engine::schedule(Seconds now) {
 PluginStatus Engine::explain(JobIdx j) const {
   using Code = PluginStatus::Code;
   if (j >= jobs_.size() || jobs_[j].state != JobState::kPending) return {};
+  if (const auto h = held_.find(j); h != held_.end())
+    return PluginStatus::no(Code::kUnschedulable, "hold", h->second);
   for (const auto& [until, d] : deferred_)
     if (d == j)
       return PluginStatus::no(
@@ -830,7 +832,8 @@ std::string Engine::check_invariants() const {
   }
   if (running != running_.size() || running != running_by_end_.size())
     return "running index size mismatch";
-  if (pending != pending_.size() + deferred_.size()) return "pending index size mismatch";
+  if (pending != pending_.size() + deferred_.size() + held_.size())
+    return "pending index size mismatch";
   size_t elastic_running = 0;
   for (const QueueKey& k : running_) elastic_running += jobs_[k.job].elastic() ? 1 : 0;
   if (elastic_running != running_elastic_) return "running elastic count mismatch";

@@ -116,6 +116,15 @@ class Engine final : private CycleOps {
   // Running job j's measured use over a window (MeasuredUse::at >= its run segment's start; older
   // measurements are not shown to plugins). Ignored for a job that is not running.
   void observe_job(JobIdx j, const MeasuredUse& u);
+  // Conditions (the Hold point, framework/cycle_plugin.h): the names of the conditions in
+  // force from now on, as a live driver sees them (the service: its active alert rules).
+  // Every waiting job is asked the Hold point again: those a plugin now holds leave the
+  // queue, those no longer held re-enter it as arrivals at `now` (in their arrival order).
+  // Returns whether the set changed; the driver then runs a cycle.
+  bool set_conditions(std::set<std::string> conditions, Seconds now);
+  const std::set<std::string>& conditions() const override { return conditions_; }
+  // Waiting jobs a Hold plugin keeps out of the queue (counted in pending_count() too).
+  size_t held_count() const { return held_.size(); }
   // The limit the Health plugins put on new work on node n (none: NodeLimit{}).
   const NodeLimit& node_limit(NodeId n) const;
   // What plugins see (CycleView): node n's latest known reading, running job j's use
@@ -136,7 +145,8 @@ class Engine final : private CycleOps {
   const JobRuntime& job(JobIdx j) const override { return jobs_[j]; }
   const Profile& profile() const { return profile_; }
   const NodePool& nodes() const { return pool_; }
-  size_t pending_count() const { return pending_.size() + deferred_.size(); }
+  // Waiting jobs: queued, deferred by Admit, or held (held_count()).
+  size_t pending_count() const { return pending_.size() + deferred_.size() + held_.size(); }
   // The longest any job waited in the queue before a cycle's walk first examined it, counting
   // the jobs still waiting unexamined at `now`. A cycle with no free GPU and no fractional
   // job queued examines none (nothing could start).
@@ -185,6 +195,13 @@ class Engine final : private CycleOps {
   // Resets j's runtime to a new job of `spec` arriving now (per-job arrays grow as needed).
   JobRuntime& fresh_runtime(JobIdx j, const JobSpec* spec, Seconds now);
   void enqueue(JobIdx j, Seconds now);
+  // A job enters the queue (an arrival, a deferral's end, a requeue) unless a Hold plugin
+  // keeps it out (held_; engine_hold.cpp).
+  void enter_queue(JobIdx j, Seconds now);
+  // The first Hold plugin's reason to keep waiting job j out of the queue; "" when none does.
+  std::string hold_reason(JobIdx j) const;
+  // Pending job j leaves the queue, held for `why`.
+  void hold(JobIdx j, std::string why);
   void start(JobIdx j, Placement p, Seconds now);
   // running → pending (resources freed, not decided). `saved`: the job's checkpoint at its
   // signal (or, unsignalled, now) completed (else only periodic checkpoints count).
@@ -327,8 +344,12 @@ class Engine final : private CycleOps {
   std::vector<NodeReading> readings_;
   std::vector<NodeLimit> limits_;
   std::map<JobIdx, MeasuredUse> job_use_;  // running jobs measured (erased when they end)
-  std::map<JobIdx, JobIdx> guests_;        // running guests → their hosts
-  bool in_cycle_ = false;                  // inside schedule()
+  // The Hold point (engine_hold.cpp): the conditions in force; waiting jobs kept out of the
+  // queue (kPending, in neither pending_ nor deferred_) and why.
+  std::set<std::string> conditions_;
+  std::map<JobIdx, std::string> held_;
+  std::map<JobIdx, JobIdx> guests_;  // running guests → their hosts
+  bool in_cycle_ = false;            // inside schedule()
   OnDemandShape on_demand_;
   CycleState cycle_;
   size_t pending_small_ = 0;    // pending fractional or CPU-only jobs

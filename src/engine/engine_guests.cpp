@@ -66,7 +66,7 @@ bool Engine::recall_guest(JobIdx j, std::string reason) {
   r.restart_s = 0;
   r.starved = false;
   ++r.preemptions;
-  enqueue(j, now_);
+  enter_queue(j, now_);
   Decision d = decision_util::job_decision(Decision::Kind::kPreempt, j, std::move(held), kNever,
                                            std::move(reason));
   d.guest = true;

@@ -14,6 +14,8 @@
 //   Release                       whether idle on-demand nodes go back at once
 //   Guard                         (once, at engine start) nodes a job may not use at all
 //   Health                        (when a node's telemetry arrives) which tiers it takes
+//   Hold                          (as a job enters the queue, and for every waiting job when
+//                                 the conditions change) whether it waits out of the queue
 //   Wakeup                        when the plugin needs the next cycle
 //
 // A plugin overrides the points it uses; the defaults do nothing. It may keep state between
@@ -109,6 +111,18 @@ class CyclePlugin {
   virtual NodeLimit node_limit(const CycleView& v, NodeId n, const NodeReading& r) const {
     (void)v;
     (void)n;
+    (void)r;
+    return {};
+  }
+  // Hold (as a job enters the queue — arrival, a deferral's end, a requeue — and for every
+  // waiting job when the driver's conditions change, Engine::set_conditions): why queued job
+  // r waits out of the queue, "" to let it in. A held job is not walked, planned for
+  // (preemption, consolidation, shrinking, lending) or counted as demand; it re-enters the
+  // queue, as an arrival, at the first change of conditions after which no plugin holds it.
+  // The engine keeps the first plugin's reason; the answer should depend only on the job
+  // and v.conditions().
+  virtual std::string hold(const CycleView& v, const JobRuntime& r) const {
+    (void)v;
     (void)r;
     return {};
   }

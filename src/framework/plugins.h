@@ -80,6 +80,12 @@ class CycleView {
   // use; nullptr when there is none (simulation, or nothing reported).
   virtual const NodeReading* node_reading(NodeId /*n*/) const { return nullptr; }
   virtual const MeasuredUse* job_use(JobIdx /*j*/) const { return nullptr; }
+  // The conditions a live driver reports in force (Engine::set_conditions: the service's
+  // active alert rules, "rule@team" for an alert about one team); empty in simulation.
+  virtual const std::set<std::string>& conditions() const {
+    static const std::set<std::string> kNone;
+    return kNone;
+  }
   // Wall seconds of progress a migrated job loses to its restart (EngineOptions).
   virtual Seconds migration_cost_s() const { return 60; }
   // Where the profile's Filter and Place would put `job` on `state` (a hypothetical copy

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace frugal {
 
@@ -24,10 +25,11 @@ AlertBook::~AlertBook() {
 
 void AlertBook::evaluate(double now, const std::vector<GpuView>& gpus,
                          const std::map<std::string, double>& node_seen,
-                         const std::vector<PendingView>& pending,
-                         const std::vector<JobView>& jobs) {
+                         const std::vector<PendingView>& pending, const std::vector<JobView>& jobs,
+                         const BurnRates& burn) {
   std::set<std::string> seen_keys;
   evaluate_jobs(now, jobs, seen_keys);
+  evaluate_budget(now, burn, seen_keys);
   auto check = [&](const std::string& key, bool on, const std::string& rule,
                    const std::string& subject, const std::string& message,
                    const std::string& team = "") {
@@ -96,11 +98,43 @@ void AlertBook::evaluate_jobs(double now, const std::vector<JobView>& jobs,
   }
 }
 
+void AlertBook::evaluate_budget(double now, const BurnRates& burn,
+                                std::set<std::string>& seen_keys) {
+  if (!rules_.budget_burn_on() || burn.cluster_usd_h < 0) return;
+  const double span_s = rules_.budget_burn_minutes * 60;
+  auto check = [&](const std::string& team, double limit, double rate) {
+    RateWindow& w = burn_.try_emplace(team, span_s).first->second;
+    w.add(now, rate);
+    const std::optional<double> mean = w.mean(now);
+    const std::string subject = team.empty() ? "cluster" : "team " + team;
+    const std::string key = "budget_burn:" + subject;
+    seen_keys.insert(key);
+    set(key, mean && *mean > limit, "budget_burn", subject,
+        fmt::format("{} spent ${:.2f}/h over the last {:g} min (limit ${:g}/h)",
+                    team.empty() ? "the cluster" : subject, mean.value_or(0),
+                    rules_.budget_burn_minutes, limit),
+        now, team);
+  };
+  if (rules_.budget_burn_usd_per_hour > 0)
+    check("", rules_.budget_burn_usd_per_hour, burn.cluster_usd_h);
+  for (const auto& [team, limit] : rules_.budget_burn_teams) {
+    const auto it = burn.teams.find(team);
+    check(team, limit, it == burn.teams.end() ? 0.0 : it->second);
+  }
+}
+
 void AlertBook::raise(const std::string& rule, const std::string& subject,
-                      const std::string& message, double now) {
+                      const std::string& message, double now, const std::string& team) {
   const std::string key = rule + ":" + subject;
   raised_.insert(key);
-  set(key, true, rule, subject, message, now);
+  set(key, true, rule, subject, message, now, team);
+}
+
+std::set<std::string> AlertBook::conditions() const {
+  std::set<std::string> out;
+  for (const auto& [key, a] : active_)
+    out.insert(!a.team.empty() && a.subject == "team " + a.team ? a.rule + "@" + a.team : a.rule);
+  return out;
 }
 
 void AlertBook::clear(const std::string& rule, const std::string& subject, double now) {

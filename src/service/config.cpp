@@ -1,6 +1,7 @@
 #include "service/config.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -60,6 +61,7 @@ constexpr const char* kKeys[] = {"listen",
                                  "backend",
                                  "policy",
                                  "shadow_policies",
+                                 "shadow_thread",
                                  "policy_guard",
                                  "checkpoint_grace_s",
                                  "term_grace_s",
@@ -79,6 +81,7 @@ constexpr const char* kKeys[] = {"listen",
                                  "teams",
                                  "admin",
                                  "alerts",
+                                 "pause_general",
                                  "agents",
                                  "telemetry",
                                  "telemetry_period_s",
@@ -111,6 +114,7 @@ Status read_top_level(const YAML::Node& root, Reader& r, ServiceConfig& c) {
       return Error{fmt::format("{}: shadow_policies: expected a list of policies", r.path)};
     for (const YAML::Node& p : sp) c.shadow_policies.push_back(policy_text(p));
   }
+  r.read(root, "", "shadow_thread", c.shadow_thread);
   r.read(root, "", "checkpoint_grace_s", c.checkpoint_grace_s);
   r.read(root, "", "term_grace_s", c.term_grace_s);
   r.read(root, "", "log_dir", c.log_dir);
@@ -255,6 +259,39 @@ Status read_telemetry(const YAML::Node& root, Reader& r, ServiceConfig& c) {
   return Status::Ok();
 }
 
+// alerts.budget_burn: {usd_per_hour, minutes, teams: {team: usd_per_hour}}.
+Status read_budget_burn(const YAML::Node& bb, Reader& r, AlertRules& x) {
+  constexpr const char* kBurnKeys[] = {"usd_per_hour", "minutes", "teams"};
+  r.key = "alerts.budget_burn";
+  if (!bb.IsMap())
+    return Error{fmt::format("{}: alerts.budget_burn: expected a map of settings", r.path)};
+  if (Status st = check_keys(bb, kBurnKeys, "alerts.budget_burn.", r.path); !st.ok()) return st;
+  r.read(bb, "alerts.budget_burn.", "usd_per_hour", x.budget_burn_usd_per_hour);
+  r.read(bb, "alerts.budget_burn.", "minutes", x.budget_burn_minutes);
+  if (const YAML::Node t = bb["teams"]; t && !t.IsNull()) {
+    r.key = "alerts.budget_burn.teams";
+    if (!t.IsMap())
+      return Error{
+          fmt::format("{}: alerts.budget_burn.teams: expected team: usd_per_hour pairs", r.path)};
+    for (const auto& kv : t) {
+      const std::string team = kv.first.as<std::string>();
+      r.key = "alerts.budget_burn.teams." + team;
+      const double limit = kv.second.as<double>();
+      if (!(limit > 0))
+        return Error{fmt::format("{}: {}: must be above 0 (USD per hour)", r.path, r.key)};
+      x.budget_burn_teams[team] = limit;
+    }
+  }
+  if (!(x.budget_burn_usd_per_hour >= 0))
+    return Error{fmt::format("{}: alerts.budget_burn.usd_per_hour: must be >= 0", r.path)};
+  if (!(x.budget_burn_minutes > 0 && x.budget_burn_minutes <= 10080))
+    return Error{fmt::format("{}: alerts.budget_burn.minutes: above 0, at most 10080", r.path)};
+  if (!x.budget_burn_on())
+    return Error{
+        fmt::format("{}: alerts.budget_burn: no limit (usd_per_hour above 0, or teams)", r.path)};
+  return Status::Ok();
+}
+
 Status read_alerts(const YAML::Node& root, Reader& r, ServiceConfig& c) {
   const YAML::Node a = root["alerts"];
   if (!a) return Status::Ok();
@@ -288,10 +325,31 @@ Status read_alerts(const YAML::Node& root, Reader& r, ServiceConfig& c) {
         return Error{
             fmt::format("{}: alerts.node_hot.{}: must be between 0 and {:g}", r.path, name, most)};
   }
+  if (const YAML::Node bb = a["budget_burn"]; bb && !bb.IsNull())
+    if (Status st = read_budget_burn(bb, r, c.alerts); !st.ok()) return st;
   r.read(a, "alerts.", "gpu_memory_above", c.alerts.gpu_memory_above);
   r.read(a, "alerts.", "node_silent_s", c.alerts.node_silent_s);
   r.read(a, "alerts.", "deadline_risk", c.alerts.deadline_risk);
   r.read(a, "alerts.", "webhook", c.alerts.webhook);
+  return Status::Ok();
+}
+
+Status read_pause_general(const YAML::Node& root, Reader& r, ServiceConfig& c) {
+  const YAML::Node n = root["pause_general"];
+  if (!n || n.IsNull()) return Status::Ok();
+  constexpr const char* kPauseKeys[] = {"on", "requeue_running"};
+  r.key = "pause_general";
+  if (!n.IsMap())
+    return Error{fmt::format("{}: pause_general: expected a map with `on` (alert rules)", r.path)};
+  if (Status st = check_keys(n, kPauseKeys, "pause_general.", r.path); !st.ok()) return st;
+  PauseGeneralConfig& p = c.pause_general;
+  p.enabled = true;
+  r.key = "pause_general.on";
+  const YAML::Node on = n["on"];
+  if (!on || !on.IsSequence() || on.size() == 0)
+    return Error{fmt::format("{}: pause_general.on: expected a list of alert rules", r.path)};
+  for (const YAML::Node& rule : on) p.on.push_back(rule.as<std::string>());
+  r.read(n, "pause_general.", "requeue_running", p.requeue_running);
   return Status::Ok();
 }
 
@@ -475,6 +533,41 @@ Status check_bounds(const ServiceConfig& c, const std::string& path) {
   return Status::Ok();
 }
 
+// The setting that turns alert rule `rule` on when `a` leaves it off; "" when it is on.
+std::string rule_switch(const AlertRules& a, const std::string& rule) {
+  const std::tuple<const char*, bool, const char*> kOff[] = {
+      {"budget_burn", !a.budget_burn_on(), "alerts.budget_burn"},
+      {"node_hot", !(a.node_hot_temperature_c > 0 || a.node_hot_power_fraction > 0),
+       "alerts.node_hot"},
+      {"gpu_memory_high", !(a.gpu_memory_above < 1), "alerts.gpu_memory_above"},
+      {"low_utilization", !(a.low_utilization_minutes > 0), "alerts.low_utilization.minutes"},
+      {"node_silent", !(a.node_silent_s > 0), "alerts.node_silent_s"},
+      {"deadline_risk", !a.deadline_risk, "alerts.deadline_risk"},
+      {"job_idle", !(a.job_idle_minutes > 0), "alerts.job_idle.minutes"}};
+  for (const auto& [name, off, key] : kOff)
+    if (rule == name && off) return key;
+  return {};
+}
+
+// The alert reactions against the rest: budget_burn's teams exist, pause_general names
+// rules that exist and are on.
+Status check_reactions(const ServiceConfig& c, const std::string& path) {
+  for (const auto& [team, limit] : c.alerts.budget_burn_teams)
+    if (std::none_of(c.teams.begin(), c.teams.end(),
+                     [&](const TeamConfig& t) { return t.name == team; }))
+      return Error{
+          fmt::format("{}: alerts.budget_burn.teams.{}: no such team (teams:)", path, team)};
+  for (const std::string& rule : c.pause_general.on) {
+    if (std::find(std::begin(kPauseRules), std::end(kPauseRules), rule) == std::end(kPauseRules))
+      return Error{fmt::format("{}: pause_general.on: unknown alert rule '{}' (one of {})", path,
+                               rule, fmt::join(kPauseRules, ", "))};
+    if (const std::string key = rule_switch(c.alerts, rule); !key.empty())
+      return Error{fmt::format("{}: pause_general.on: '{}' is off (set {}): it would never pause",
+                               path, rule, key)};
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<ServiceConfig> load_service_config(const std::string& path) {
@@ -485,16 +578,17 @@ Result<ServiceConfig> load_service_config(const std::string& path) {
   try {
     const YAML::Node root = YAML::Load(text.value());
     if (!root.IsMap()) return Error{fmt::format("{}: expected a map of settings", path)};
-    static constexpr Section kSections[] = {read_top_level,      read_node,   read_cluster,
-                                            read_price_fallback, read_teams,  read_admin,
-                                            read_alerts,         read_agents, read_telemetry,
-                                            read_sharing,        read_slurm,  read_policy_guard};
+    static constexpr Section kSections[] = {
+        read_top_level, read_node,         read_cluster,      read_price_fallback, read_teams,
+        read_admin,     read_alerts,       read_agents,       read_telemetry,      read_sharing,
+        read_slurm,     read_policy_guard, read_pause_general};
     for (const Section section : kSections)
       if (Status st = section(root, r, c); !st.ok()) return st.error();
   } catch (const YAML::Exception& e) {
     return Error{fmt::format("{}: {}: {}", path, r.key, e.what())};
   }
   if (Status st = check_bounds(c, path); !st.ok()) return st.error();
+  if (Status st = check_reactions(c, path); !st.ok()) return st.error();
   return c;
 }
 

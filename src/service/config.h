@@ -3,6 +3,7 @@
 // Token secrets never appear in it: teams and the admin are given SHA-256 digests
 // (`frugal hash-token TOKEN` prints one). Command-line flags override listen/db/backend.
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -30,8 +31,32 @@ struct AlertRules {
   double node_hot_power_fraction = 0;
   double node_hot_minutes = 5;
   bool node_hot_stop_general = true;  // the reaction: no new general-tier work there
-  std::string webhook;                // http://host:port/path to POST alerts to ("": none)
+  // Budget burn (budget_burn; service/alerts.h, docs/API.md "Pausing the general tier"): the
+  // cluster's spend rate — every provisioned GPU at the ledger's prices, allocated ones at
+  // their jobs' utilisation — averaged over `minutes`, above usd_per_hour (0: not checked), or
+  // a team's (its running jobs') above its limit in `teams`.
+  double budget_burn_usd_per_hour = 0;
+  double budget_burn_minutes = 15;
+  std::map<std::string, double> budget_burn_teams;
+  bool budget_burn_on() const { return budget_burn_usd_per_hour > 0 || !budget_burn_teams.empty(); }
+  std::string webhook;  // http://host:port/path to POST alerts to ("": none)
 };
+
+// The general-tier pause (`pause_general:`; policy/pause_general.h, docs/API.md "Pausing the
+// general tier"): while an alert of a rule in `on` is active, queued general-tier jobs are
+// not started (an alert about one team, its budget_burn, pauses that team's only) and, with
+// requeue_running, running ones are checkpointed and requeued; when those alerts clear, the
+// pause lifts. Core and important work is never paused.
+struct PauseGeneralConfig {
+  bool enabled = false;
+  std::vector<std::string> on;  // alert rules, each one of kPauseRules
+  bool requeue_running = false;
+};
+// The alert rules pause_general.on may name (service/alerts.h).
+inline constexpr const char* kPauseRules[] = {
+    "budget_burn",       "node_hot",           "gpu_memory_high", "low_utilization",
+    "node_silent",       "deadline_risk",      "job_idle",        "backend_unreachable",
+    "node_power_failed", "price_series_stale", "disk_low"};
 
 // The team under which the service accounts for jobs it observes but did not start (jobs
 // submitted to Slurm directly). Reserved: no configured team may have this name.
@@ -114,6 +139,10 @@ struct ServiceConfig {
   // Shadow policies (service/shadows.h): each runs its own engine on the live events with
   // simulated execution, beside the active policy's own shadow. Empty: none.
   std::vector<std::string> shadow_policies;
+  // true: the shadows run on their own thread of the lowest priority, so a busy machine makes
+  // them fall behind instead of slowing the decision loop; false: in the loop's turn
+  // (deterministic on a fake clock). Same results either way (service/shadows.h).
+  bool shadow_thread = true;
   PolicyGuardConfig policy_guard;
   double checkpoint_grace_s = 60;       // engine: a signalled job keeps its GPUs this long
   double term_grace_s = 10;             // driver: SIGTERM → SIGKILL
@@ -161,6 +190,7 @@ struct ServiceConfig {
   std::vector<AgentConfig> agents;
   TelemetryRules telemetry;
   AlertRules alerts;
+  PauseGeneralConfig pause_general;
   SharingConfig sharing;
 };
 

@@ -2,8 +2,8 @@
 // A policy string as the live service runs it: the profile of policy/profile.h, with the
 // service's settings where a profile takes them (`tiers` and `frugal`: the checkpoint grace
 // of the service's stop plan, and max_jobs_per_cycle as the preemption candidates looked
-// at). The telemetry-driven plugins (node health, sharing) are the scheduler's to add: a
-// shadow (sim/shadow.h) runs without them.
+// at). The telemetry-driven plugins (node health, sharing, the general-tier pause) are the
+// scheduler's to add: a shadow (sim/shadow.h) runs without them.
 
 #include <string>
 

@@ -13,7 +13,10 @@ std::string PolicyGuard::worse(const ShadowFigures& active, const ShadowFigures&
     if (a > f * (1 + config_.core_p95_wait) && a - f > config_.min_wait_s)
       add(fmt::format("core p95 wait {:.0f} s vs {:.0f} s", a, f));
   }
-  if (config_.usd_per_useful_gpu_hour >= 0) {
+  // Only while the active policy's shadow has work waiting: with an empty queue its idle
+  // capacity is the workload's, not its choice (a policy ahead of the other has less left to
+  // run, and on a fixed cluster a lower utilisation then says nothing against it).
+  if (config_.usd_per_useful_gpu_hour >= 0 && active.queued > 0) {
     const double a = active.usd_per_useful_gpu_hour, f = fallback.usd_per_useful_gpu_hour;
     if (f > 0 && a > f * (1 + config_.usd_per_useful_gpu_hour))
       add(fmt::format("${:.2f} vs ${:.2f} per useful GPU-hour", a, f));

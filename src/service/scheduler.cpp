@@ -9,6 +9,7 @@
 #include "policy/frugal_profile.h"
 #include "policy/lend_idle.h"
 #include "policy/node_health.h"
+#include "policy/pause_general.h"
 #include "policy/profile.h"
 #include "service/live_profile.h"
 
@@ -42,6 +43,8 @@ Result<Profile> Scheduler::engine_profile(const std::string& policy, const Servi
     lo.general_lends = sh.general_lends;
     profile.plugins.push_back(make_lend_idle(lo));
   }
+  // pause_general: queued general-tier jobs held while its alerts are active (Hold point).
+  if (c.pause_general.enabled) profile.plugins.push_back(make_pause_general(c.pause_general.on));
   return profile;
 }
 
@@ -102,10 +105,14 @@ Scheduler::Scheduler(Parts parts, Profile profile)
       guard_ = std::make_unique<PolicyGuard>(config_.policy_guard);
     }
     // Checked in create(): every policy parses.
+    ShadowSet::Options opts;
+    opts.own_thread = config_.shadow_thread;
+    if (guard_) opts.extra_window_s = config_.policy_guard.window_s;
     shadows_ =
         std::move(ShadowSet::create(policies, config_, cluster_, catalog_,
                                     service_engine_options(catalog_, config_.max_jobs_per_cycle,
-                                                           driver_->powers_nodes()))
+                                                           driver_->powers_nodes()),
+                                    opts)
                       .value());
   }
 }

@@ -218,7 +218,7 @@ class Scheduler {
 
   explicit Scheduler(Parts parts, Profile profile);
   // The engine profile of `policy` as the service runs it: live_profile() plus the
-  // telemetry plugins the config asks for (node health, sharing).
+  // telemetry plugins the config asks for (node health, sharing, the general-tier pause).
   static Result<Profile> engine_profile(const std::string& policy, const ServiceConfig& c);
   // Makes `to` the active policy now (scheduler_policy.cpp): a new engine takes over the
   // cluster (failed nodes, on-demand power, running jobs adopted where they run, guests and
@@ -379,6 +379,9 @@ class Scheduler {
   nlohmann::json telemetry_json(const GpuTelemetry& t, const Principal& who) const;
   std::optional<Placement> parse_placement(const std::string& json) const;
   nlohmann::json job_json(const Live& l, double now) const;
+  // The live accounting as if every open run segment ended at `now` and capacity were priced
+  // up to it (a copy; accounting_ must be set). Costly: O(jobs).
+  RunAccounting accounting_at(double now) const;
   // The admin's ledger body as of `now` (every job, each with its team); null before the
   // accounting is rebuilt. Costly: O(jobs).
   nlohmann::json ledger_json(double now);
@@ -422,6 +425,15 @@ class Scheduler {
   // The opt-in reaction to job_idle: jobs idle for alerts.job_idle.requeue_after_minutes are
   // checkpointed and requeued (Engine::checkpoint_requeue) while other jobs wait.
   void requeue_idle(double now);
+  // The spend rates at `now` for budget_burn (service/scheduler_budget.cpp); cluster < 0 when
+  // the rule is off or the accounting is not ready.
+  BurnRates burn_rates(double now) const;
+  // The general-tier pause (service/scheduler_pause.cpp; config pause_general): the active
+  // alerts as the engine's conditions, the general_paused alerts, requeue_running; its state
+  // for GET /v1/policy and its gauges.
+  void pause_turn(double now);
+  nlohmann::json pause_json(const Principal& who) const;
+  void render_pause_metrics(std::string& out) const;
   // Telemetry into the engine (service/scheduler_health.cpp): each node's newest readings
   // (telemetry_) as Engine::observe_node — the node-health plugin's limits, node_hot alerts.
   void observe_nodes(double now);
@@ -509,6 +521,7 @@ class Scheduler {
   };
   std::vector<Held> held_;
   double last_telemetry_ = -1e18;
+  double spend_rate_ = -1;  // the cluster's spend rate at the last sample, USD/h (< 0 unknown)
   std::vector<GpuTelemetry> telemetry_;                   // the latest reading of every GPU seen
   std::unique_ptr<TelemetryBook> pushed_;                 // agents' reports (thread-safe)
   std::map<std::string, HostLoad> host_load_;             // node → its agent's latest host load

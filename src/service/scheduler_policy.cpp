@@ -97,16 +97,19 @@ Status Scheduler::switch_policy(const std::string& to, const std::string& by,
       cluster_, catalog_, std::move(made).value(),
       service_engine_options(catalog_, config_.max_jobs_per_cycle, driver_->powers_nodes()));
   carry_nodes(old, *next, t);
+  next->set_conditions(old.conditions(), t);  // the general-tier pause goes on
   const std::string from = config_.policy;
   engine_ = std::move(next);
   if (accounting_) accounting_->rebind(engine_->cluster());
   config_.policy = to;
   const auto [adopted, queued] = carry_jobs(to, now);
   engine_dirty_ = true;
-  if (shadows_ && shadows_->set_active(to)) {
-    ShadowRun& fresh = shadows_->run_mut(0);
-    for (auto& [id, l] : jobs_)
-      if (l.in_shadow) fresh.submit(l.rec.id, *l.spec, t);
+  if (shadows_) {  // a shadow made for the change starts with the jobs of now
+    std::vector<std::pair<int64_t, std::shared_ptr<const JobSpec>>> now_jobs;
+    if (!shadows_->index_of(to))
+      for (const auto& [id, l] : jobs_)
+        if (l.in_shadow) now_jobs.emplace_back(l.rec.id, std::make_shared<const JobSpec>(*l.spec));
+    shadows_->set_active(to, std::move(now_jobs), t);
   }
   policy_out_.push_back(PolicyChangeRow{now, from, to, by, reason});
   const std::string what = fmt::format(
@@ -145,8 +148,8 @@ std::future<ApiReply> Scheduler::set_policy(const Principal& who, std::string po
   });
 }
 
-std::future<ApiReply> Scheduler::get_policy(const Principal&) {
-  return enqueue([this] {
+std::future<ApiReply> Scheduler::get_policy(const Principal& who) {
+  return enqueue([this, who] {
     ApiReply r;
     auto changes = store_->load_policy_changes();
     if (!changes.ok()) return error_reply(500, "policy changes: " + changes.error().message);
@@ -164,18 +167,24 @@ std::future<ApiReply> Scheduler::get_policy(const Principal&) {
                          {"worse_since", guard_->worse_since()},
                          {"window_s", g.window_s}};
     }
+    if (config_.pause_general.enabled) r.body["pause_general"] = pause_json(who);
     return r;
   });
 }
 
 void Scheduler::check_guard(double now) {
-  if (!guard_ || !shadows_ || !guard_->due(now)) return;
+  if (!guard_ || !shadows_ || !shadows_->stopped().empty() || !guard_->due(now)) return;
   const PolicyGuardConfig& g = guard_->config();
   const auto fallback = shadows_->index_of(g.fallback);
   if (!fallback || *fallback == 0) return;  // the fallback is the active policy
-  const ShadowFigures active = shadows_->run(0).figures(g.window_s);
-  const ShadowFigures other = shadows_->run(*fallback).figures(g.window_s);
-  const std::optional<std::string> why = guard_->check(active, other, now);
+  // The shadows' latest snapshot (with their own thread, it may lag the loop a little; one
+  // taken before the latest policy change is skipped).
+  const std::shared_ptr<const ShadowView> v = shadows_->view();
+  if (v->shadows.size() <= *fallback || v->shadows[0].policy != config_.policy ||
+      v->shadows[*fallback].policy != g.fallback)
+    return;
+  const std::optional<std::string> why =
+      guard_->check(v->shadows[0].extra, v->shadows[*fallback].extra, now);
   if (!why) return;
   const std::string from = config_.policy;
   if (Status st = switch_policy(g.fallback, "policy_guard", *why, now); !st.ok()) {

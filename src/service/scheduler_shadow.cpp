@@ -32,10 +32,14 @@ void Scheduler::shadow_ended(Live& l, double now) {
 void Scheduler::shadow_turn(double now) {
   if (!shadows_) return;
   shadows_->advance(engine_time(now));
+  if (!shadows_->stopped().empty())  // for good: once raised, it stays
+    alerts_.raise("shadows_stopped", "shadows",
+                  shadows_->stopped() + (guard_ ? "; the policy guard no longer watches" : ""),
+                  now);
   check_guard(now);
   // The live ledger's hourly marks, for the real figures' windows (a week and an hour kept).
   if (accounting_ && (real_marks_.empty() || now - real_marks_.back()[0] >= 3600)) {
-    const LedgerReport rep = accounting_->report();
+    const LedgerReport rep = accounting_at(now).report();  // open runs so far included
     real_marks_.push_back({now, rep.total.total_usd(), rep.total.waste.total(), rep.total.gpu_hours,
                            rep.unattributed.gpu_hours});
     while (real_marks_.size() > 2 && now - real_marks_[1][0] > 7 * 86400 + 3600)
@@ -62,7 +66,7 @@ void Scheduler::real_ledger_window(ShadowFigures& f, double from,
 // longer than that counts only those still held), and the live ledger over each window.
 WindowFigures Scheduler::real_figures(double now) const {
   WindowFigures out;
-  const LedgerReport ledger = accounting_ ? accounting_->report() : LedgerReport{};
+  const LedgerReport ledger = accounting_ ? accounting_at(now).report() : LedgerReport{};
   for (size_t w = 0; w < kShadowWindows.size(); ++w) {
     ShadowFigures& f = out[w];
     f.to = engine_time(now);
@@ -111,7 +115,8 @@ std::future<ApiReply> Scheduler::shadow(const Principal&) {
     if (!shadows_) return error_reply(404, "no shadow policies: set shadow_policies in the config");
     const double now = wall_now();
     ApiReply r;
-    r.body = shadows_->to_json(real_figures(now), config_.policy, engine_time(now));
+    r.body = to_json(*shadows_->view(), real_figures(now), config_.policy, shadows_->events(),
+                     engine_time(now));
     r.body["as_of"] = now;
     return r;
   });
@@ -119,7 +124,7 @@ std::future<ApiReply> Scheduler::shadow(const Principal&) {
 
 void Scheduler::render_shadow_metrics(double now, std::string& out) const {
   if (!shadows_) return;
-  shadows_->render_metrics(real_figures(now), config_.policy, engine_time(now), out);
+  render_metrics(*shadows_->view(), real_figures(now), config_.policy, engine_time(now), out);
 }
 
 }  // namespace frugal

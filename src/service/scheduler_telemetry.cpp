@@ -319,15 +319,19 @@ void Scheduler::sample_telemetry(double now) {
     if (!is_final(l.rec.state) && l.rec.state != JobStatus::kRunning && !l.rec.held &&
         l.rec.request.deadline > 0)
       pending.push_back({id, l.rec.team, l.rec.request.deadline, l.spec->runtime_estimate()});
-  alerts_.evaluate(now, gpus, node_seen_, pending, job_views(now));
+  const BurnRates burn = burn_rates(now);
+  spend_rate_ = burn.cluster_usd_h;
+  alerts_.evaluate(now, gpus, node_seen_, pending, job_views(now), burn);
   observe_nodes(now);
+  pause_turn(now);
   requeue_idle(now);
 }
 
 void Scheduler::requeue_idle(double now) {
   const double after_s = config_.alerts.job_idle_requeue_minutes * 60;
   // Only while others wait: requeued with nothing waiting, it would start again at once.
-  if (!(after_s > 0) || engine_->pending_count() == 0) return;
+  // (Jobs the pause holds cannot take the GPUs.)
+  if (!(after_s > 0) || engine_->pending_count() == engine_->held_count()) return;
   for (const AlertBook::JobView& v : job_views(now)) {
     Live& l = jobs_.at(v.job);
     if (v.idle_since < 0 || now - v.idle_since < after_s || l.draining || l.move_to ||

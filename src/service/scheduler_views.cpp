@@ -132,10 +132,9 @@ std::future<ApiReply> Scheduler::nodes(const Principal& who) {
   });
 }
 
-nlohmann::json Scheduler::ledger_json(double now) {
-  if (!accounting_) return nullptr;
-  // The live accounting as if every open segment ended now (kept whole) and capacity were
-  // priced up to now; the live one is not changed.
+// The live accounting as if every open segment ended now (kept whole) and capacity were
+// priced up to now; the live one is not changed.
+RunAccounting Scheduler::accounting_at(double now) const {
   RunAccounting at_now = *accounting_;
   const Seconds t = engine_time(now);
   if (t > accounted_until_)
@@ -147,6 +146,12 @@ nlohmann::json Scheduler::ledger_json(double now) {
       if (const auto p = parse_placement(l.rec.placement))
         account_segment(at_now, l, *p, engine_time(l.rec.segment_start), t,
                         t - engine_time(l.rec.segment_start));
+  return at_now;
+}
+
+nlohmann::json Scheduler::ledger_json(double now) {
+  if (!accounting_) return nullptr;
+  const RunAccounting at_now = accounting_at(now);
   const LedgerReport rep = at_now.report();
   nlohmann::json jobs = nlohmann::json::array();
   for (const auto& [id, l] : jobs_) {
@@ -300,6 +305,7 @@ std::string Scheduler::metrics_text(double now, const nlohmann::json& ledger) {
   render_metric("frugal_alerts_active", "gauge", "Alerts firing",
                 static_cast<double>(alerts_.active_count()), out);
   render_pool_metrics(out);
+  render_pause_metrics(out);
   render_shadow_metrics(now, out);
   // Node agents' reports (POST /v1/telemetry) by what became of them; refused batches.
   const TelemetryBook::Counters tc = pushed_->counters();

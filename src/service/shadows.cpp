@@ -1,212 +1,278 @@
 #include "service/shadows.h"
 
 #include <fmt/format.h>
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 
-#include "io/report.h"
 #include "service/live_profile.h"
-#include "service/prom_text.h"
 
 namespace frugal {
-nlohmann::json to_json(const ShadowFigures& f) {
-  nlohmann::json tiers = nlohmann::json::object();
-  for (size_t t = 0; t < f.wait_by_tier_s.size(); ++t)
-    tiers[std::string(kTierNames[t])] = dist_json(f.wait_by_tier_s[t]);
-  return {{"from", f.from},
-          {"to", f.to},
-          {"started", f.started},
-          {"completed", f.completed},
-          {"queued", f.queued},
-          {"running", f.running},
-          {"wait_s", dist_json(f.wait_s)},
-          {"jct_s", dist_json(f.jct_s)},
-          {"wait_by_tier_s", tiers},
-          {"deadline_misses", f.deadline_misses},
-          {"cost_usd", f.cost_usd},
-          {"waste_usd", f.waste_usd},
-          {"gpu_utilization", f.gpu_utilization},
-          {"usd_per_useful_gpu_hour", f.usd_per_useful_gpu_hour}};
-}
+
+struct ShadowSet::Command {
+  enum class Kind { kSubmit, kEnded, kNode, kAdvance, kActivate } kind = Kind::kAdvance;
+  Seconds t = 0;
+  int64_t id = 0;
+  std::shared_ptr<const JobSpec> spec;
+  bool flag = false;  // ended: ran; node: up
+  double work_ref_s = 0;
+  NodeId node = 0;
+  std::string policy;
+  std::vector<std::pair<int64_t, std::shared_ptr<const JobSpec>>> jobs;
+};
+
+namespace {
+constexpr double kPublishEvery_s = 0.5;  // while behind, a view at least this often
+}  // namespace
+
+ShadowSet::ShadowSet(const ServiceConfig& config, const ClusterSpec& cluster,
+                     const GpuCatalog& catalog, const EngineOptions& options, Options opts)
+    : config_(config),
+      cluster_(cluster),
+      catalog_(catalog),
+      options_(options),
+      opts_(opts),
+      view_(std::make_shared<const ShadowView>()) {}
 
 Result<std::unique_ptr<ShadowSet>> ShadowSet::create(const std::vector<std::string>& policies,
                                                      const ServiceConfig& config,
                                                      const ClusterSpec& cluster,
                                                      const GpuCatalog& catalog,
-                                                     const EngineOptions& options) {
-  std::unique_ptr<ShadowSet> set(new ShadowSet(config, cluster, catalog, options));
-  for (const std::string& p : policies)
-    if (!set->index_of(p))
-      if (Status st = set->add(p); !st.ok()) return st.error();
+                                                     const EngineOptions& options, Options opts) {
+  std::unique_ptr<ShadowSet> set(new ShadowSet(config, cluster, catalog, options, opts));
+  for (const std::string& p : policies) {
+    if (set->index_of(p)) continue;
+    auto run = set->make(p);
+    if (!run.ok()) return run.error();
+    set->policies_.push_back(p);
+    set->runs_.push_back(std::move(run).value());
+    set->compute_s_.push_back(0);
+    set->compute_max_s_.push_back(0);
+  }
+  set->view_ = set->take_view(0, 0);
+  if (opts.own_thread) set->thread_ = std::thread([s = set.get()] { s->work(); });
   return set;
 }
 
-Status ShadowSet::add(const std::string& policy) {
+ShadowSet::~ShadowSet() {
+  if (!thread_.joinable()) return;
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+}
+
+Result<std::unique_ptr<ShadowRun>> ShadowSet::make(const std::string& policy) const {
   auto profile = live_profile(policy, config_);
   if (!profile.ok())
     return Error{fmt::format("shadow_policies: '{}': {}", policy, profile.error().message)};
   Profile prof = std::move(profile).value();
   prof.name = policy;
-  runs_.push_back(std::make_unique<ShadowRun>(cluster_, catalog_, std::move(prof), options_));
-  advance_s_.push_back(0);
-  advance_max_s_.push_back(0);
-  return Status::Ok();
+  return std::make_unique<ShadowRun>(cluster_, catalog_, std::move(prof), options_);
 }
 
 std::optional<size_t> ShadowSet::index_of(const std::string& policy) const {
-  for (size_t i = 0; i < runs_.size(); ++i)
-    if (runs_[i]->policy() == policy) return i;
+  for (size_t i = 0; i < policies_.size(); ++i)
+    if (policies_[i] == policy) return i;
   return std::nullopt;
-}
-
-bool ShadowSet::set_active(const std::string& policy) {
-  std::optional<size_t> i = index_of(policy);
-  const bool made = !i;
-  if (made) {
-    if (!add(policy).ok()) return false;  // checked by the caller: the active policy parses
-    i = runs_.size() - 1;
-  }
-  std::rotate(runs_.begin(), runs_.begin() + static_cast<std::ptrdiff_t>(*i),
-              runs_.begin() + static_cast<std::ptrdiff_t>(*i) + 1);
-  std::rotate(advance_s_.begin(), advance_s_.begin() + static_cast<std::ptrdiff_t>(*i),
-              advance_s_.begin() + static_cast<std::ptrdiff_t>(*i) + 1);
-  std::rotate(advance_max_s_.begin(), advance_max_s_.begin() + static_cast<std::ptrdiff_t>(*i),
-              advance_max_s_.begin() + static_cast<std::ptrdiff_t>(*i) + 1);
-  return made;
-}
-
-template <class F>
-void ShadowSet::each(F&& f) {
-  for (size_t i = 0; i < runs_.size(); ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f(*runs_[i]);
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    advance_s_[i] += s;
-    advance_max_s_[i] = std::max(advance_max_s_[i], s);
-  }
 }
 
 void ShadowSet::submit(int64_t id, const JobSpec& spec, Seconds t) {
   ++fed_;
-  each([&](ShadowRun& r) { r.submit(id, spec, t); });
+  Command c{.kind = Command::Kind::kSubmit, .t = t, .id = id};
+  c.spec = std::make_shared<const JobSpec>(spec);
+  give(std::move(c));
 }
 
 void ShadowSet::ended(int64_t id, bool ran, double work_ref_s, Seconds t) {
   ++fed_;
-  each([&](ShadowRun& r) {
-    if (ran)
-      r.work_known(id, work_ref_s, t);
-    else
-      r.withdraw(id, t);
-  });
+  give(Command{
+      .kind = Command::Kind::kEnded, .t = t, .id = id, .flag = ran, .work_ref_s = work_ref_s});
 }
 
 void ShadowSet::node(NodeId n, bool up, Seconds t) {
   ++fed_;
-  each([&](ShadowRun& r) {
-    if (up)
-      r.node_up(n, t);
-    else
-      r.node_down(n, t);
-  });
+  give(Command{.kind = Command::Kind::kNode, .t = t, .flag = up, .node = n});
 }
 
 void ShadowSet::advance(Seconds t) {
-  each([&](ShadowRun& r) { r.advance(t); });
+  give(Command{.kind = Command::Kind::kAdvance, .t = t});
 }
 
-nlohmann::json ShadowSet::to_json(const WindowFigures& real, const std::string& active_policy,
-                                  Seconds now) const {
-  nlohmann::json out;
-  out["active_policy"] = active_policy;
-  out["events"] = fed_;
-  nlohmann::json shadows = nlohmann::json::array();
-  for (size_t i = 0; i < runs_.size(); ++i) {
-    const ShadowRun& r = *runs_[i];
-    nlohmann::json windows = nlohmann::json::object();
-    for (const ShadowWindow& w : kShadowWindows)
-      windows[w.name] = frugal::to_json(r.figures(w.seconds));
-    shadows.push_back({{"policy", r.policy()},
-                       {"active", i == 0},
-                       {"events", r.events()},
-                       {"cycles", r.cycles()},
-                       {"jobs", r.jobs()},
-                       {"lag_s", std::max(0.0, now - r.now())},
-                       {"advance_s", advance_s_[i]},
-                       {"advance_max_s", advance_max_s_[i]},
-                       {"late_ends", r.late_ends()},
-                       {"late_end_s", r.late_end_s()},
-                       {"windows", windows}});
+void ShadowSet::set_active(const std::string& policy,
+                           std::vector<std::pair<int64_t, std::shared_ptr<const JobSpec>>> jobs_now,
+                           Seconds t) {
+  std::optional<size_t> i = index_of(policy);
+  if (!i) {
+    policies_.push_back(policy);
+    i = policies_.size() - 1;
+  } else {
+    jobs_now.clear();  // its shadow has seen them all
   }
-  out["shadows"] = shadows;
-  nlohmann::json rw = nlohmann::json::object();
-  for (size_t w = 0; w < kShadowWindows.size(); ++w)
-    rw[kShadowWindows[w].name] = frugal::to_json(real[w]);
-  out["real"] = {{"policy", active_policy}, {"windows", rw}};
-  return out;
+  std::rotate(policies_.begin(), policies_.begin() + static_cast<std::ptrdiff_t>(*i),
+              policies_.begin() + static_cast<std::ptrdiff_t>(*i) + 1);
+  Command c{.kind = Command::Kind::kActivate, .t = t, .policy = policy};
+  c.jobs = std::move(jobs_now);
+  give(std::move(c));
 }
 
-void ShadowSet::render_metrics(const WindowFigures& real, const std::string& active_policy,
-                               Seconds now, std::string& out) const {
-  struct Family {
-    const char* name;
-    const char* help;
-    double (*get)(const ShadowFigures&);
-  };
-  static constexpr Family kFamilies[] = {
-      {"frugal_shadow_wait_mean_seconds", "Mean wait (first start - submit) of jobs started",
-       [](const ShadowFigures& f) { return f.wait_s.mean; }},
-      {"frugal_shadow_wait_p99_seconds", "p99 wait of jobs started",
-       [](const ShadowFigures& f) { return f.wait_s.p99; }},
-      {"frugal_shadow_jct_mean_seconds", "Mean JCT of jobs completed",
-       [](const ShadowFigures& f) { return f.jct_s.mean; }},
-      {"frugal_shadow_completed_jobs", "Jobs completed",
-       [](const ShadowFigures& f) { return static_cast<double>(f.completed); }},
-      {"frugal_shadow_deadline_misses", "Deadlines passed unfinished or finished late",
-       [](const ShadowFigures& f) { return static_cast<double>(f.deadline_misses); }},
-      {"frugal_shadow_cost_usd", "Ledger total accrued (dollars)",
-       [](const ShadowFigures& f) { return f.cost_usd; }},
-      {"frugal_shadow_gpu_utilization", "Allocated over provisioned GPU-seconds",
-       [](const ShadowFigures& f) { return f.gpu_utilization; }},
-  };
-  std::vector<std::vector<ShadowFigures>> figures(runs_.size());
-  for (size_t i = 0; i < runs_.size(); ++i)
-    for (const ShadowWindow& w : kShadowWindows) figures[i].push_back(runs_[i]->figures(w.seconds));
-  for (const Family& f : kFamilies) {
-    render_header(f.name, "gauge",
-                  fmt::format("{} over the window, per shadow policy (source=shadow) and for the "
-                              "active policy as it really ran (source=real)",
-                              f.help),
-                  out);
-    for (size_t w = 0; w < kShadowWindows.size(); ++w) {
-      for (size_t i = 0; i < runs_.size(); ++i)
-        render_sample(f.name,
-                      {{"policy", runs_[i]->policy()},
-                       {"source", "shadow"},
-                       {"window", kShadowWindows[w].name}},
-                      f.get(figures[i][w]), out);
-      render_sample(
-          f.name,
-          {{"policy", active_policy}, {"source", "real"}, {"window", kShadowWindows[w].name}},
-          f.get(real[w]), out);
+void ShadowSet::give(Command c) {
+  if (!stopped_.empty()) return;
+  if (!thread_.joinable()) {
+    apply(c);
+    ++applied_;
+    return;
+  }
+  // The thread is woken once a turn (at its advance), not per event: the events of a turn
+  // are applied together anyway, and a wake-up per event would cost the loop a system call.
+  const bool wake = c.kind == Command::Kind::kAdvance || c.kind == Command::Kind::kActivate;
+  {
+    std::lock_guard lock(mu_);
+    if (queue_.size() >= opts_.queue_max) {  // never wait for the shadows: stop them
+      stopped_ = fmt::format(
+          "the shadows fell {} events behind (the machine gave them no idle CPU) and were stopped; "
+          "restart the service to start them again",
+          queue_.size());
+      stop_ = true;
+      queue_.clear();
+      queue_.shrink_to_fit();
+    } else {
+      queue_.push_back(std::move(c));
     }
   }
-  render_header("frugal_shadow_events_total", "counter",
-                "Live events each shadow took (each equals the events fed to the set)", out);
-  for (const auto& r : runs_)
-    render_sample("frugal_shadow_events_total", {{"policy", r->policy()}},
-                  static_cast<double>(r->events()), out);
-  render_header("frugal_shadow_lag_seconds", "gauge",
-                "How far behind the service's clock a shadow's clock is", out);
-  for (const auto& r : runs_)
-    render_sample("frugal_shadow_lag_seconds", {{"policy", r->policy()}},
-                  std::max(0.0, now - r->now()), out);
-  render_header("frugal_shadow_advance_seconds_total", "counter",
-                "Compute time spent on each shadow (its events and advances)", out);
-  for (size_t i = 0; i < runs_.size(); ++i)
-    render_sample("frugal_shadow_advance_seconds_total", {{"policy", runs_[i]->policy()}},
-                  advance_s_[i], out);
+  if (wake || !stopped_.empty()) wake_.notify_one();
+}
+
+void ShadowSet::apply(const Command& c) {
+  using K = Command::Kind;
+  if (c.kind == K::kActivate) {
+    auto it = std::find_if(runs_.begin(), runs_.end(),
+                           [&](const auto& r) { return r->policy() == c.policy; });
+    if (it == runs_.end()) {
+      auto made = make(c.policy);
+      if (!made.ok()) return;  // checked by the caller: the active policy parses
+      runs_.push_back(std::move(made).value());
+      compute_s_.push_back(0);
+      compute_max_s_.push_back(0);
+      for (const auto& [id, spec] : c.jobs) runs_.back()->submit(id, *spec, c.t);
+      it = runs_.end() - 1;
+    }
+    const auto i = it - runs_.begin();
+    std::rotate(runs_.begin(), it, it + 1);
+    std::rotate(compute_s_.begin(), compute_s_.begin() + i, compute_s_.begin() + i + 1);
+    std::rotate(compute_max_s_.begin(), compute_max_s_.begin() + i, compute_max_s_.begin() + i + 1);
+    return;
+  }
+  for (size_t i = 0; i < runs_.size(); ++i) {
+    ShadowRun& r = *runs_[i];
+    const auto t0 = std::chrono::steady_clock::now();
+    switch (c.kind) {
+      case K::kSubmit:
+        r.submit(c.id, *c.spec, c.t);
+        break;
+      case K::kEnded:
+        if (c.flag)
+          r.work_known(c.id, c.work_ref_s, c.t);
+        else
+          r.withdraw(c.id, c.t);
+        break;
+      case K::kNode:
+        if (c.flag)
+          r.node_up(c.node, c.t);
+        else
+          r.node_down(c.node, c.t);
+        break;
+      case K::kAdvance:
+        r.advance(c.t);
+        break;
+      case K::kActivate:
+        break;
+    }
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    compute_s_[i] += s;
+    compute_max_s_[i] = std::max(compute_max_s_[i], s);
+  }
+}
+
+std::shared_ptr<const ShadowView> ShadowSet::take_view(uint64_t applied, uint64_t queued) const {
+  auto v = std::make_shared<ShadowView>();
+  v->extra_window_s = opts_.extra_window_s;
+  v->applied = applied;
+  v->queued = queued;
+  v->own_thread = opts_.own_thread;
+  for (size_t i = 0; i < runs_.size(); ++i) {
+    const ShadowRun& r = *runs_[i];
+    ShadowState& s = v->shadows.emplace_back();
+    s.policy = r.policy();
+    s.events = r.events();
+    s.cycles = r.cycles();
+    s.jobs = r.jobs();
+    s.now = r.now();
+    s.compute_s = compute_s_[i];
+    s.compute_max_s = compute_max_s_[i];
+    s.late_ends = r.late_ends();
+    s.late_end_s = r.late_end_s();
+    for (size_t w = 0; w < kShadowWindows.size(); ++w)
+      s.windows[w] = r.figures(kShadowWindows[w].seconds);
+    if (opts_.extra_window_s > 0) s.extra = r.figures(opts_.extra_window_s);
+  }
+  return v;
+}
+
+std::shared_ptr<const ShadowView> ShadowSet::view() const {
+  if (!thread_.joinable()) return take_view(applied_, 0);
+  std::lock_guard lock(mu_);
+  if (stopped_.empty() || view_->stopped == stopped_) return view_;
+  auto v = std::make_shared<ShadowView>(*view_);  // the last figures, and why they stopped
+  v->stopped = stopped_;
+  view_ = v;
+  return view_;
+}
+
+void ShadowSet::work() {
+  // The lowest priority: the shadows take only CPU nothing else on the machine wants
+  // (SCHED_IDLE, per thread on Linux; where refused, nice 19).
+  sched_param idle{};
+  if (sched_setscheduler(0, SCHED_IDLE, &idle) != 0)
+    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 19);
+  std::vector<Command> batch;
+  auto last_view = std::chrono::steady_clock::now();
+  std::unique_lock lock(mu_);
+  for (;;) {
+    wake_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+    if (stop_) return;
+    batch.swap(queue_);
+    lock.unlock();
+    for (const Command& c : batch) {
+      apply(c);
+      ++applied_;
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last_view < std::chrono::duration<double>(kPublishEvery_s)) continue;
+      last_view = now;
+      lock.lock();
+      const uint64_t queued = queue_.size();
+      lock.unlock();
+      auto v = take_view(applied_, queued + static_cast<uint64_t>(&batch.back() - &c));
+      lock.lock();
+      view_ = std::move(v);
+      lock.unlock();
+    }
+    batch.clear();
+    lock.lock();
+    if (queue_.empty()) {  // caught up: what readers see is now
+      lock.unlock();
+      auto v = take_view(applied_, 0);
+      last_view = std::chrono::steady_clock::now();
+      lock.lock();
+      view_ = std::move(v);
+    }
+  }
 }
 
 }  // namespace frugal

@@ -259,10 +259,22 @@ void ShadowRun::apply(const Decision& d, Seconds t) {
   }
 }
 
+// The ledger as if every open run segment ended at t (the ledger books a segment when it
+// ends: without this, a window would take a days-long run's whole cost at its end).
 ShadowRun::Mark ShadowRun::mark(Seconds t) const {
   const LedgerReport r = accounting_.report();
-  return Mark{
+  Mark m{
       t, r.total.total_usd(), r.total.waste.total(), alloc_gpu_s_, capacity_gpu_s_, useful_gpu_s_};
+  for (JobIdx j = 0; j < jobs_.size(); ++j) {
+    if (!jobs_[j].running) continue;
+    const double since = accounting_.open_since(j);
+    if (since < 0 || t <= since) continue;
+    const JobSpec& spec = specs_[j];
+    const SpanCost c = accounting_.ledger().quote(spec, jobs_[j].placement, since, t);
+    m.cost += c.total_usd();
+    m.waste += c.rental_usd * (1.0 - spec.utilization);  // idle_allocated, as segment() books
+  }
+  return m;
 }
 
 void ShadowRun::add_mark(Seconds t) {

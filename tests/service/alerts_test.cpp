@@ -145,5 +145,53 @@ TEST(TelemetryAlerts, JobIdleFiresForItsTeamAfterTheWindowAndResolves) {
   EXPECT_EQ(off.book.active_count(), 0u);
 }
 
+// budget_burn: the spend rate's mean over the window, once the window is covered; a team's
+// alert is that team's to see and is the condition "budget_burn@team" (Engine::set_conditions).
+TEST(TelemetryAlerts, BudgetBurnFiresOnTheWindowsMeanForTheClusterAndATeam) {
+  AlertRules r;
+  r.low_utilization_minutes = 0;
+  r.budget_burn_usd_per_hour = 100;
+  r.budget_burn_minutes = 10;
+  r.budget_burn_teams = {{"alpha", 20}};
+  Book b(r);
+  const auto at = [&](double t, double cluster, double alpha) {
+    b.book.evaluate(t, {}, {}, {}, {}, BurnRates{cluster, {{"alpha", alpha}}});
+  };
+  at(0, 150, 30);
+  at(300, 150, 30);
+  EXPECT_EQ(b.book.active_count(), 0u);  // over both limits, but not for a whole window yet
+  at(600, 150, 10);
+  ASSERT_EQ(b.book.active_count(), 2u);
+  EXPECT_EQ(b.book.conditions(), (std::set<std::string>{"budget_burn", "budget_burn@alpha"}));
+  const std::string alpha = "alpha", beta = "beta";
+  const auto theirs = b.book.to_json(&beta)["active"];
+  ASSERT_EQ(theirs.size(), 1u);  // the cluster's; not alpha's
+  EXPECT_EQ(theirs[0]["subject"], "cluster");
+  EXPECT_EQ(theirs[0]["message"],
+            "the cluster spent $150.00/h over the last 10 min (limit $100/h)");
+  const auto mine = b.book.to_json(&alpha)["active"];
+  ASSERT_EQ(mine.size(), 2u);
+  at(900, 50, 10);  // the mean of [300, 900] is still 150 for the cluster; alpha's 20
+  EXPECT_EQ(b.book.active_count(), 1u);
+  EXPECT_EQ(b.book.conditions(), std::set<std::string>{"budget_burn"});
+  at(1200, 50, 10);  // [600, 1200]: 150 then 50, a mean of 100: not above the limit
+  EXPECT_EQ(b.book.active_count(), 0u);
+  // Not measured (no accounting yet): not evaluated, nothing fires.
+  b.book.evaluate(1300, {}, {}, {}, {}, BurnRates{});
+  EXPECT_EQ(b.book.active_count(), 0u);
+}
+
+TEST(TelemetryAlerts, RaisedConditionsAboutATeamAreTheTeamsToSee) {
+  AlertRules r;
+  Book b(r);
+  b.book.raise("general_paused", "team alpha", "paused", 10, "alpha");
+  b.book.raise("node_hot", "n1", "hot", 10);
+  const std::string beta = "beta";
+  ASSERT_EQ(b.book.to_json(&beta)["active"].size(), 1u);
+  EXPECT_EQ(b.book.conditions(), (std::set<std::string>{"general_paused@alpha", "node_hot"}));
+  b.book.clear("general_paused", "team alpha", 20);
+  EXPECT_EQ(b.book.conditions(), std::set<std::string>{"node_hot"});
+}
+
 }  // namespace
 }  // namespace frugal

@@ -78,6 +78,7 @@ struct Live {
   std::vector<NodeInventory> nodes;
   ClusterSpec cluster;
   std::shared_ptr<ManualClock> clock;
+  DryRunDriver* dry_run = nullptr;  // the latest make()'s, owned by its scheduler
   // What the service logged, every line (thread-safe).
   struct Logged {
     std::mutex mu;
@@ -98,6 +99,7 @@ struct Live {
     cfg.backend = "dry-run";
     cfg.log_dir = (dir / "logs").string();
     cfg.checkpoint_dir = (dir / "ckpt").string();
+    cfg.shadow_thread = false;  // shadows in the loop's turn: their figures are there at once
     for (int n = 0; n < 4; ++n) {
       NodeInventory node{"g" + std::to_string(n), {}};
       for (int g = 0; g < 8; ++g) node.gpus.push_back(GpuInfo{g, "A100-80GB", "", 0});
@@ -110,6 +112,7 @@ struct Live {
   std::unique_ptr<Scheduler> make() {
     std::shared_ptr<ManualClock> c = clock;
     auto driver = std::make_unique<DryRunDriver>(nodes, [c] { return c->now(); });
+    dry_run = driver.get();
     auto store = Store::open((dir / "f.db").string());
     EXPECT_TRUE(store.ok());
     auto s = Scheduler::create(Scheduler::Parts{cfg,

@@ -67,6 +67,9 @@ TEST(PolicyGuard, ThresholdsAreRelativeWithAFloorAndAbsoluteForMisses) {
   ShadowFigures x, y;
   x.usd_per_useful_gpu_hour = 3.0;
   y.usd_per_useful_gpu_hour = 2.0;
+  // Idle capacity with nothing waiting is the workload's, not the policy's choice.
+  EXPECT_EQ(g.worse(x, y), "");
+  x.queued = 1;
   EXPECT_NE(g.worse(x, y).find("$3.00 vs $2.00"), std::string::npos);
   y.usd_per_useful_gpu_hour = 0;  // no work done by the fallback: nothing to compare
   EXPECT_EQ(g.worse(x, y), "");

@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include "dry_run_fixture.h"
 
 namespace frugal {
@@ -20,17 +23,35 @@ const nlohmann::json& window(const nlohmann::json& shadow, const char* w) {
   return shadow["windows"][w];
 }
 
-void expect_active_shadow_is_real(const std::string& policy) {
+// With their own thread, the shadows' view once they applied all they were given (they take
+// well under a second for this workload; the wait is bounded, not timed).
+ApiReply caught_up(Scheduler& s) {
+  ApiReply r;
+  for (int i = 0; i < 6000; ++i) {
+    r = s.shadow(kAdmin).get();
+    if (r.status != 200 || r.body["queued"] != 0) continue;
+    bool all = true;
+    for (const auto& sh : r.body["shadows"]) all = all && sh["events"] == r.body["events"];
+    if (all) return r;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return r;
+}
+
+void expect_active_shadow_is_real(const std::string& policy, bool own_thread = false) {
   Live live(policy);
   live.cfg.shadow_policies = {"fifo", "sjf", policy};  // the active one listed again: once
+  live.cfg.shadow_thread = own_thread;
   const Workload w = workload(1796083200.0);
   live.clock = std::make_shared<ManualClock>(w.submit_unix.front());
   auto s = live.make();
   run_workload(live, s, w);
   if (::testing::Test::HasFatalFailure()) return;
-  const ApiReply r = s->shadow(kAdmin).get();
+  const ApiReply r = own_thread ? caught_up(*s) : s->shadow(kAdmin).get();
   ASSERT_EQ(r.status, 200) << r.body.dump();
   const nlohmann::json& b = r.body;
+  EXPECT_EQ(b["own_thread"], own_thread);
+  EXPECT_EQ(b["queued"], 0);
   EXPECT_EQ(b["active_policy"], policy);
   ASSERT_EQ(b["shadows"].size(), policy == "fifo" || policy == "sjf" ? 2u : 3u);
   const nlohmann::json& active = b["shadows"][0];
@@ -80,6 +101,12 @@ TEST(ServeShadow, ActivePolicysShadowReproducesTheRealScheduleBackfill) {
 
 TEST(ServeShadow, ActivePolicysShadowReproducesTheRealScheduleFifo) {
   expect_active_shadow_is_real("fifo");
+}
+
+// The same on the shadows' own thread: the loop only queues their events; once the thread
+// has applied them, the figures are the ones the loop's turn gives.
+TEST(ServeShadow, OwnThreadGivesTheSameFigures) {
+  expect_active_shadow_is_real("backfill", true);
 }
 
 TEST(ServeShadow, NoneConfiguredIs404AndBadPolicyIsRefusedAtStart) {
