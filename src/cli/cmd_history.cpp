@@ -9,6 +9,8 @@
 
 #include "cli/commands.h"
 #include "io/catalog_yaml.h"
+#include "io/cluster_yaml.h"
+#include "io/cluster_yaml_writer.h"
 #include "io/trace_writer.h"
 #include "service/cluster_record.h"
 #include "service/history.h"
@@ -26,13 +28,32 @@ struct ExportOptions {
 
 // The cluster spec recorded in the database, written to `path` with a comment saying where
 // it came from (service/cluster_record.h); the choice's note on stderr.
+// Its epoch is moved to the trace's second 0 (`epoch`, when jobs were exported), so that a
+// replay prices the hours the jobs really ran in.
 Status write_cluster_spec(const std::string& db, const ClusterSpecChoice& choice,
+                          const std::optional<int64_t>& epoch, const GpuCatalog& catalog,
                           const std::string& path) {
   if (!choice.note.empty()) fmt::print(stderr, "frugal history export: {}\n", choice.note);
+  std::string text = choice.spec.spec_yaml;
+  if (epoch) {
+    Result<std::string> moved = Error{""};
+    auto spec = parse_cluster_yaml(text, db + " (the recorded cluster spec)", catalog);
+    if (spec.ok()) {
+      auto at = with_epoch(spec.value(), *epoch, catalog);
+      moved = at.ok() ? write_cluster_yaml(at.value(), catalog) : Result<std::string>(at.error());
+    } else {
+      moved = spec.error();
+    }
+    if (moved.ok())
+      text = std::move(moved).value();
+    else
+      fmt::print(stderr, "frugal history export: warning: the cluster spec keeps its epoch ({})\n",
+                 moved.error().message);
+  }
   std::ofstream f(path);
   f << fmt::format("# The cluster frugal serve ran on, recorded in {} at {}:\n# {}\n", db,
                    utc_text(choice.spec.recorded_at), choice.spec.source)
-    << choice.spec.spec_yaml;
+    << text;
   if (!f) return Error{fmt::format("--cluster-out {}: cannot write", path)};
   fmt::print(stderr, "frugal history export: the cluster spec recorded at {} to {}\n",
              utc_text(choice.spec.recorded_at), path);
@@ -73,7 +94,12 @@ Status run_export(const ExportOptions& o) {
              "frugal history export: {} job(s) to {} (times in seconds from {}, durations on {}); "
              "left out: {} not ended yet, {} ended without running\n",
              got.jobs.size(), o.out, epoch, o.reference_model, got.unfinished, got.never_started);
-  if (cluster) return write_cluster_spec(o.db, *cluster, o.cluster_out);
+  if (cluster)
+    return write_cluster_spec(o.db, *cluster,
+                              got.jobs.empty()
+                                  ? std::nullopt
+                                  : std::optional<int64_t>(static_cast<int64_t>(got.epoch_unix_s)),
+                              catalog.value(), o.cluster_out);
   return Status::Ok();
 }
 

@@ -9,6 +9,7 @@
 #include "cli/inputs.h"
 #include "io/catalog_yaml.h"
 #include "io/cluster_yaml.h"
+#include "io/cluster_yaml_writer.h"
 #include "io/whatif_report.h"
 #include "service/cluster_record.h"
 #include "service/history.h"
@@ -83,8 +84,23 @@ Result<Inputs> inputs_from_db(WhatifOptions o) {
     if (!cluster.ok()) return cluster.error();
     trace.cluster = std::move(cluster).value();
   }
+  const bool any = !history.value().jobs.empty();
+  const auto epoch = static_cast<int64_t>(history.value().epoch_unix_s);
   trace.jobs = std::move(history.value().jobs);
-  return load_inputs(o.in, std::move(trace), std::move(catalog).value());
+  auto in = load_inputs(o.in, std::move(trace), std::move(catalog).value());
+  if (!in.ok() || !any || in.value().cluster.epoch_unix_s == epoch) return in;
+  // The trace's seconds count from the history's first hour: the cluster's epoch moves there,
+  // so prices and time-of-use are those of the hours the jobs really ran in.
+  auto moved = with_epoch(in.value().cluster, epoch, in.value().catalog);
+  if (moved.ok())
+    in.value().cluster = std::move(moved).value();
+  else
+    fmt::print(stderr,
+               "frugal whatif: warning: the cluster's epoch stays {} ({}): prices and "
+               "time-of-use are looked up as if the history began then\n",
+               utc_text(static_cast<double>(in.value().cluster.epoch_unix_s)),
+               moved.error().message);
+  return in;
 }
 
 Status run(const WhatifOptions& o) {

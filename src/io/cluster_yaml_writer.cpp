@@ -2,6 +2,8 @@
 // mirror of cluster_yaml.cpp's reader.
 #include "io/cluster_yaml_writer.h"
 
+#include "io/cluster_yaml.h"
+
 #include <date/date.h>
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -294,6 +296,15 @@ Result<std::string> write_cluster_yaml(const ClusterSpec& spec, const GpuCatalog
   out << YAML::EndSeq << YAML::EndMap;
   if (!out.good()) return Error{"cannot write the cluster as YAML: " + out.GetLastError()};
   return std::string(out.c_str()) + "\n";
+}
+
+Result<ClusterSpec> with_epoch(const ClusterSpec& spec, int64_t epoch_unix_s,
+                               const GpuCatalog& catalog) {
+  ClusterSpec moved = spec;
+  moved.epoch_unix_s = epoch_unix_s;
+  auto text = write_cluster_yaml(moved, catalog);
+  if (!text.ok()) return text.error();
+  return parse_cluster_yaml(text.value(), "the cluster spec with its epoch moved", catalog);
 }
 
 }  // namespace frugal

@@ -25,4 +25,11 @@ namespace frugal {
 // node, or a region's price or carbon series came from no file (it has no path to write).
 Result<std::string> write_cluster_yaml(const ClusterSpec& spec, const GpuCatalog& catalog);
 
+// `spec` with its epoch (trace second 0) moved to `epoch_unix_s`: written and read back, so
+// what the reader derives from the epoch (a region's off-peak hours without a price series)
+// follows it. For replaying a history whose trace seconds count from another instant than
+// the spec's epoch (`frugal history export`, `whatif --db`). Errors as write_cluster_yaml's.
+Result<ClusterSpec> with_epoch(const ClusterSpec& spec, int64_t epoch_unix_s,
+                               const GpuCatalog& catalog);
+
 }  // namespace frugal

@@ -298,6 +298,14 @@ TEST(History, ExportWritesTheClusterAndWhatifReplaysOnIt) {
   auto loaded = load_cluster_file(spec, st.f.catalog);
   ASSERT_TRUE(loaded.ok()) << loaded.error().message;
   expect_same_nodes(loaded.value(), live_cluster(st.f));
+  // Its epoch is the trace's second 0 (the service's own was 2023-01-01): the replay prices
+  // the hours the jobs ran in.
+  const std::string from = "times in seconds from ";
+  const size_t at = r.err.find(from);
+  ASSERT_NE(at, std::string::npos) << r.err;
+  const std::string epoch = r.err.substr(at + from.size(), 20);
+  EXPECT_NE(testing::slurp(spec).find("epoch: \"" + epoch + "\""), std::string::npos) << epoch;
+  EXPECT_NE(loaded.value().epoch_unix_s, live_cluster(st.f).epoch_unix_s);
 
   const std::string quick = " --reference-model none --policies fifo --format json";
   r = frugal(st.f.dir, "whatif --db '" + st.db + "'" + quick);
