@@ -33,7 +33,8 @@ void print_policy(const nlohmann::json& b) {
     else
       fmt::print("general tier: not paused (pauses on {})\n",
                  fmt::join(p["on"].get<std::vector<std::string>>(), ", "));
-    for (const auto& [team, rules] : p.value("teams", nlohmann::json::object()).items())
+    const nlohmann::json teams = p.value("teams", nlohmann::json::object());  // outlives items()
+    for (const auto& [team, rules] : teams.items())
       fmt::print("  team {}: general tier paused by {}\n", team,
                  fmt::join(rules.get<std::vector<std::string>>(), ", "));
   }
