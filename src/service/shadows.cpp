@@ -144,6 +144,7 @@ void ShadowSet::give(Command c) {
       queue_.shrink_to_fit();
     } else {
       queue_.push_back(std::move(c));
+      if (wake) ++turns_;
     }
   }
   if (wake || !stopped_.empty()) wake_.notify_one();
@@ -245,9 +246,11 @@ void ShadowSet::work() {
   auto last_view = std::chrono::steady_clock::now();
   std::unique_lock lock(mu_);
   for (;;) {
-    wake_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+    // Whole turns: events wait for their turn's advance.
+    wake_.wait(lock, [&] { return stop_ || turns_ > 0; });
     if (stop_) return;
     batch.swap(queue_);
+    turns_ = 0;
     lock.unlock();
     for (const Command& c : batch) {
       apply(c);

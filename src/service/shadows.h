@@ -6,8 +6,9 @@
 //
 // Two modes, the same results. With its own thread (config `shadow_thread`, the default) the
 // decision loop only queues each call and the shadows apply them in order on a thread of
-// the lowest CPU priority (SCHED_IDLE: only CPU nothing else wants): when the machine is
-// busy the shadows fall behind (their lag grows) instead of the loop slowing down. The loop
+// the lowest CPU priority (SCHED_IDLE: only CPU nothing else wants), a turn at a time (events
+// wait for their turn's advance): when the machine is busy the shadows fall behind (their
+// lag grows) instead of the loop slowing down. The loop
 // never waits for them: with `queue_max` calls waiting, the shadows stop for good (memory
 // stays bounded; stopped() says why, and so does every view after). Without the thread,
 // each call is applied at once on the caller's thread (deterministic on a fake clock: tests).
@@ -104,6 +105,7 @@ class ShadowSet {
   mutable std::mutex mu_;
   std::condition_variable wake_;
   std::vector<Command> queue_;
+  size_t turns_ = 0;  // advances (and policy changes) in queue_: the thread takes whole turns
   mutable std::shared_ptr<const ShadowView> view_;
   bool stop_ = false;
   std::thread thread_;

@@ -23,8 +23,8 @@ TEST(ShadowSet, StopsInsteadOfMakingTheLoopWaitWhenTooFarBehind) {
   JobSpec spec;
   spec.gpus = 1;
   spec.duration = 600;
-  // The thread is woken at a turn's advance: eleven events with none wait in the queue, and
-  // the eleventh finds it full.
+  // The thread takes whole turns (up to an advance): eleven events with none wait in the
+  // queue, and the eleventh finds it full.
   for (int64_t id = 1; id <= 10; ++id) set.submit(id, spec, 0);
   EXPECT_EQ(set.stopped(), "");
   set.submit(11, spec, 0);
