@@ -129,8 +129,9 @@ struct LaunchSpec {
   std::string tier = "general";      // core, important or general (Slurm: its job priority)
   std::string checkpoint_dir;        // per job, kept across restarts (FRUGAL_CHECKPOINT_DIR)
   std::string log_dir;               // stdout/stderr go to <log_dir>/<job_id>.{out,err}
-  // The run's expected length (the request's estimate_s; 0: none). Only the dry-run backend
-  // reads it (its runs end by themselves after it, when it has a time source).
+  // The run's expected length (0: none): what is left of the request's estimate_s after the
+  // work earlier runs kept, at this run's GPU speed. Only the dry-run backend reads it (its
+  // runs end by themselves after it, when it has a time source).
   double run_s = 0;
 };
 

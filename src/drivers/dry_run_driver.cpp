@@ -14,16 +14,14 @@ Result<std::string> DryRunDriver::start(const LaunchSpec& spec) {
 }
 
 Status DryRunDriver::stop(const std::string& handle, const StopPlan&) {
+  std::lock_guard lock(mu_);
   for (const DriverEvent& e : pending_)
     if (e.handle == handle) return Status::Ok();
-  {
-    std::lock_guard lock(mu_);
-    for (auto it = ends_.begin(); it != ends_.end(); ++it)
-      if (it->first.second == handle) {
-        ends_.erase(it);
-        break;
-      }
-  }
+  for (auto it = ends_.begin(); it != ends_.end(); ++it)
+    if (it->first.second == handle) {
+      ends_.erase(it);
+      break;
+    }
   // "dry:<job_id>:<restart>"
   const size_t a = handle.find(':'), b = handle.rfind(':');
   if (a == std::string::npos || b == a) return Error{"stop: not a dry-run handle"};
@@ -38,10 +36,10 @@ Status DryRunDriver::stop(const std::string& handle, const StopPlan&) {
 }
 
 std::vector<DriverEvent> DryRunDriver::poll() {
-  std::vector<DriverEvent> out;
-  out.swap(pending_);
   const double now = now_ ? now_() : 0;
   std::lock_guard lock(mu_);
+  std::vector<DriverEvent> out;
+  out.swap(pending_);
   while (now_ && !ends_.empty() && ends_.begin()->first.first <= now) {
     DriverEvent e;
     e.kind = DriverEvent::Kind::kExited;

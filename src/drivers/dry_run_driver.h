@@ -44,12 +44,19 @@ class DryRunDriver final : public Driver {
     std::lock_guard lock(mu_);
     return ends_.empty() ? std::numeric_limits<double>::infinity() : ends_.begin()->first.first;
   }
+  // Stopped runs whose exit the next poll() reports: such a driver settles an instant (its
+  // service's turns at one time) until there are none.
+  size_t stops_unreported() const {
+    std::lock_guard lock(mu_);
+    return pending_.size();
+  }
 
  private:
   std::vector<NodeInventory> nodes_;
   std::function<double()> now_;
+  mutable std::mutex mu_;  // ends_ and pending_: written by the service's thread, read by
+                           // next_end() and stops_unreported()
   std::vector<DriverEvent> pending_;
-  mutable std::mutex mu_;  // ends_: written by the service's thread, read by next_end()
   // Runs that end by themselves: (end, handle) → job id, in end order.
   std::map<std::pair<double, std::string>, std::string> ends_;
 };

@@ -147,8 +147,8 @@ void Scheduler::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-std::future<ApiReply> Scheduler::enqueue(std::function<ApiReply()> fn) {
-  Command c{std::move(fn), {}};
+std::future<ApiReply> Scheduler::enqueue(std::function<ApiReply()> fn, bool after_launches) {
+  Command c{std::move(fn), {}, after_launches};
   std::future<ApiReply> f = c.done.get_future();
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -407,7 +407,18 @@ void Scheduler::turn(std::deque<Command>& batch) {
   }
   for (Held& h : held_) h.done.set_value(std::move(h.reply));
   held_.clear();
-  for (size_t i = 0; i < batch.size(); ++i) batch[i].done.set_value(std::move(replies[i]));
+  std::vector<size_t> after_launches;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    if (batch[i].after_launches)
+      after_launches.push_back(i);
+    else
+      batch[i].done.set_value(std::move(replies[i]));
+  }
+  launch_started(starts, now);
+  for (size_t i : after_launches) batch[i].done.set_value(std::move(replies[i]));
+}
+
+void Scheduler::launch_started(std::vector<int64_t>& starts, double now) {
   // A start on GPUs that a moved job's old segment still uses waits for its exit.
   if (!blocked_launches_.empty()) {
     starts.insert(starts.begin(), blocked_launches_.begin(), blocked_launches_.end());
@@ -498,7 +509,12 @@ LaunchSpec Scheduler::launch_spec(const Live& l) const {
   s.command = l.rec.request.command;
   s.workdir = l.rec.request.workdir;
   s.env = l.rec.request.env;
-  s.run_s = l.rec.request.estimate_s > 0 ? l.rec.request.estimate_s : 0;
+  // What is left of the estimate after the work earlier segments kept (their checkpoints),
+  // at this placement's speed: when the engine expects this run to end.
+  if (l.rec.request.estimate_s > 0) {
+    const double left_ref = std::max(0.0, l.spec->duration - l.work_ref_s);
+    s.run_s = std::max(1.0, left_ref / reference_speed(l.placement.model, l.spec->job_class));
+  }
   int gpus = 0;
   for (const Slot& slot : l.placement.slots) {
     s.slots.push_back(SlotAssignment{cluster_.nodes[slot.node].name, slot.gpu, slot.milli});

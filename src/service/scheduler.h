@@ -159,7 +159,8 @@ class Scheduler {
   std::future<ApiReply> metrics();
   // Off the loop: what the last turn published, with loop_age_s.
   std::future<ApiReply> health();
-  // Answers after the loop's next turn (its commands, events and cycle) is done.
+  // Answers after the loop's next turn is done: its commands, events, cycle and the launches
+  // that cycle decided (a caller that then reads the backend sees those runs).
   std::future<ApiReply> barrier();
   // The active policy (POST /v1/policy, admin): switched without a restart (switch_policy);
   // 200 {"policy", "previous"}, 400 naming `policy` or `reason`, 409 when it is already
@@ -214,6 +215,7 @@ class Scheduler {
   struct Command {
     std::function<ApiReply()> fn;
     std::promise<ApiReply> done;
+    bool after_launches = false;  // answered at the end of its turn (barrier())
   };
 
   explicit Scheduler(Parts parts, Profile profile);
@@ -234,7 +236,7 @@ class Scheduler {
   std::pair<size_t, size_t> carry_jobs(const std::string& to, double now);
   // The policy guard's check (shadow_turn): falls back when its rule says so.
   void check_guard(double now);
-  std::future<ApiReply> enqueue(std::function<ApiReply()> fn);
+  std::future<ApiReply> enqueue(std::function<ApiReply()> fn, bool after_launches = false);
   void loop();
   void turn(std::deque<Command>& batch);
   // flush() inside one transaction; false when it failed (a full disk: the commit_failing
@@ -330,6 +332,9 @@ class Scheduler {
   void stop_found_run(Live& live, const Placement& placement);
   LaunchSpec launch_spec(const Live& l) const;  // what the driver runs (no slots if waiting)
   void launch(Live& l, double now);
+  // The turn's decided starts (`starts`, then those that waited for GPUs in transit) still
+  // to launch: launched, or kept waiting (blocked_launches_) while their GPUs are in transit.
+  void launch_started(std::vector<int64_t>& starts, double now);
   StopPlan stop_plan(const Live& l, bool checkpoint_first) const;
   // A stop without a checkpoint: SIGTERM now, SIGKILL after term_grace_s (a cancel, or a
   // stopped run found still alive after a restart: its checkpoint time is over).

@@ -365,7 +365,7 @@ std::future<ApiReply> Scheduler::metrics() {
 }
 
 std::future<ApiReply> Scheduler::barrier() {
-  return enqueue([] { return ApiReply{}; });
+  return enqueue([] { return ApiReply{}; }, true);
 }
 
 // Off the loop: what the loop published at its last turn, and how long ago that was (a loop

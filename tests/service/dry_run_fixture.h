@@ -1,7 +1,7 @@
 #pragma once
-// The service on the dry-run backend (each run ends after its estimate) on a ManualClock the
-// test moves from event to event, and a 50-job workload for it: the live half of the tests
-// that compare the service with a simulation (ledger identity, shadow fidelity).
+// The service on the dry-run backend (each run ends after what is left of its estimate) on a
+// ManualClock the test moves from event to event, and a 50-job workload for it: the live half of
+// the tests that compare the service with a simulation (ledger identity, shadow fidelity).
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -133,15 +133,24 @@ struct Live {
   }
 };
 
-// The next instant something happens in the service: a submission or a run's end (its
-// start plus its estimate: the dry-run backend ends it then).
-inline double next_instant(Scheduler& s, const Workload& w, size_t next_submit) {
-  double t = next_submit < w.submit_unix.size() ? w.submit_unix[next_submit]
-                                                : std::numeric_limits<double>::infinity();
-  const auto jobs = s.list_jobs(kAdmin, JobStatus::kRunning, 1000).get().body["jobs"];
-  for (const auto& j : jobs)
-    t = std::min(t, j["started_at"].get<double>() + j["estimate_s"].get<double>());
-  return t;
+// Turns at this instant until the backend has no stopped run left to report: the schedule
+// then depends on the instants alone, not on whether the service's own timed turn came
+// between two of the test's commands. A barrier answers after its turn's launches, so the
+// backend's next_end() then sees them.
+inline void settle(Scheduler& s, const DryRunDriver& backend) {
+  for (int i = 0; i < 100; ++i) {
+    (void)s.barrier().get();
+    if (backend.stops_unreported() == 0) return;
+  }
+  FAIL() << "the backend still reports stopped runs after 100 turns at one instant";
+}
+
+// The next instant something happens in the service: a submission or a run's end (the
+// dry-run backend ends a run after what is left of its estimate).
+inline double next_instant(const Live& live, const Workload& w, size_t next_submit) {
+  const double t = next_submit < w.submit_unix.size() ? w.submit_unix[next_submit]
+                                                      : std::numeric_limits<double>::infinity();
+  return std::min(t, live.dry_run->next_end());
 }
 
 inline size_t finished(Scheduler& s) {
@@ -158,24 +167,21 @@ inline nlohmann::json ledger_of(Scheduler& s) {
   return l;
 }
 
-// Submissions and run ends at their instants, each instant one or more turns, until every
-// job of `w` ended.
+// Submissions and run ends at their instants, each instant settled, until every job of `w`
+// ended; a minute on when nothing comes but jobs wait (a checkpoint grace running out).
 inline void run_workload(Live& live, std::unique_ptr<Scheduler>& s, const Workload& w) {
   size_t next_submit = 0;
-  double last = -1;
   for (int steps = 0; steps < 5000 && finished(*s) < w.requests.size(); ++steps) {
-    double t = next_instant(*s, w, next_submit);
-    ASSERT_TRUE(std::isfinite(t)) << "nothing left to happen with jobs unfinished";
-    // A run restarted after a preemption ends its estimate after its restart, which the
-    // jobs' JSON does not give: when nothing happened at the instant found, time moves on a
-    // minute at a time.
-    if (t < live.clock->now() || (t == live.clock->now() && t == last)) t = live.clock->now() + 60;
-    last = t;
+    double t = next_instant(live, w, next_submit);
+    // (The first instant may be the clock's start; later ones are all after it.)
+    if (!std::isfinite(t) || t < live.clock->now() || (t == live.clock->now() && steps > 0))
+      t = live.clock->now() + 60;
     live.clock->set(t);
-    (void)s->barrier().get();  // this instant's run ends, then a cycle
+    settle(*s, *live.dry_run);  // this instant's run ends, then a cycle
     for (; next_submit < w.submit_unix.size() && w.submit_unix[next_submit] <= t; ++next_submit) {
       const auto& [team, r] = w.requests[next_submit];
       ASSERT_EQ(s->submit(Principal{team, false}, r).get().status, 201);
+      settle(*s, *live.dry_run);
     }
   }
   ASSERT_EQ(finished(*s), w.requests.size());

@@ -73,7 +73,7 @@ TEST(PolicySwitch, KeepsRunningJobsQueuesWaitingOnesAndIsStoredAndAudited) {
     rest.submit_unix.push_back(w.submit_unix[i]);
   }
   for (int steps = 0; steps < 1000 && finished(*s) < w.requests.size(); ++steps) {
-    double t = dry_run_test::next_instant(*s, rest, 0);
+    double t = dry_run_test::next_instant(live, rest, 0);
     if (!rest.submit_unix.empty() && rest.submit_unix.front() <= t) {
       live.clock->set(std::max(live.clock->now(), rest.submit_unix.front()));
       ASSERT_EQ(
@@ -87,7 +87,7 @@ TEST(PolicySwitch, KeepsRunningJobsQueuesWaitingOnesAndIsStoredAndAudited) {
     }
     ASSERT_TRUE(std::isfinite(t));
     live.clock->set(t);
-    (void)s->barrier().get();
+    dry_run_test::settle(*s, *live.dry_run);
   }
   EXPECT_EQ(finished(*s), w.requests.size());
   // A restart: the stored choice wins over the config's `fifo`, and the log says so.
