@@ -71,6 +71,13 @@ try:
     runs = os.path.join(d.dir, "runs.txt")
     jid = d.submit({"command": f"echo run >> {runs}; sleep 60", "gpus": 1})
     d.wait_state(jid, ["running"])
+    # `running` comes with the launch, before the shell ran its first command: wait for the
+    # run to have started its work (on a loaded machine it may take a while).
+    for _ in range(200):
+        if os.path.exists(runs):
+            break
+        time.sleep(0.05)
+    check(os.path.exists(runs), "the running job never ran its command")
     pid = int(d.job(jid)["handle"].split(":")[0])
     d.kill9()
     os.killpg(pid, 9)
