@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/html_output.h"
 #include "cli/inputs.h"
 #include "io/report.h"
 #include "policy/frugal_profile.h"
@@ -34,6 +35,8 @@ struct RunOptions {
   bool predict_runtimes = false;
   double predict_quantile = 0.5;
   bool offline_bound = false;
+  std::string html;      // --html FILE: the HTML report (and FILE.jobs.csv)
+  std::string baseline;  // compare --baseline: the policy the report's deltas compare with
 };
 
 void add_run_options(CLI::App& cmd, RunOptions& o) {
@@ -75,6 +78,9 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_flag("--offline-bound", o.offline_bound,
                "Also solve the offline time-shifting bound for deferrable jobs (LP, Clp; "
                "src/cost/offline_bound.h)");
+  cmd.add_option("--html", o.html,
+                 "Also write a self-contained HTML report to FILE and every job to "
+                 "FILE.jobs.csv (docs/REPORT.md)");
 }
 
 // Runs every policy on the same inputs, `threads` at a time; results in `policies` order.
@@ -102,12 +108,16 @@ Result<std::vector<Summary>> run_all(const RunOptions& o,
   so.predict_runtimes = o.predict_runtimes;
   so.predictor.quantile = o.predict_quantile;
   so.offline_bound = o.offline_bound;
+  so.timeline = !o.html.empty();
   std::vector<Summary> out(policies.size());
+  std::vector<SimResult> kept(so.timeline ? policies.size() : 0);
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (size_t i; (i = next++) < profiles.size();) {
-      out[i] = summarize(
-          simulate(inputs.trace.jobs, inputs.cluster, inputs.catalog, std::move(profiles[i]), so));
+      SimResult r =
+          simulate(inputs.trace.jobs, inputs.cluster, inputs.catalog, std::move(profiles[i]), so);
+      out[i] = summarize(r);
+      if (so.timeline) kept[i] = std::move(r);
     }
   };
   const int n = std::clamp(o.threads, 1, static_cast<int>(policies.size()));
@@ -115,6 +125,11 @@ Result<std::vector<Summary>> run_all(const RunOptions& o,
   for (int t = 1; t < n; ++t) pool.emplace_back(worker);
   worker();
   for (auto& t : pool) t.join();
+  if (so.timeline) {
+    Status st =
+        write_html_outputs(o.html, o.baseline, "frugal report: " + o.in.trace, out, kept, inputs);
+    if (!st.ok()) return st.error();
+  }
   if (!o.jobs_out.empty()) {
     // One policy (simulate): its per-job outcomes, to compare with a live run.
     SimResult r = simulate(inputs.trace.jobs, inputs.cluster, inputs.catalog,
@@ -194,6 +209,9 @@ void add_simulate_commands(CLI::App& app, int& exit_code) {
   add_run_options(*cmp, *cmp_opts);
   cmp->add_option("--policies", cmp_opts->policies, "Comma-separated policy profiles")
       ->capture_default_str();
+  cmp->add_option("--baseline", cmp_opts->baseline,
+                  "With --html: the policy the report's differences are relative to (default: "
+                  "the first)");
   cmp->add_option("--threads", cmp_opts->threads, "Policies simulated in parallel")
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
@@ -201,6 +219,12 @@ void add_simulate_commands(CLI::App& app, int& exit_code) {
     const auto policies = split_commas(cmp_opts->policies);
     if (policies.empty()) {
       fmt::print(stderr, "error: --policies: no policy given\n");
+      exit_code = 1;
+      return;
+    }
+    if (!cmp_opts->baseline.empty() &&
+        std::find(policies.begin(), policies.end(), cmp_opts->baseline) == policies.end()) {
+      fmt::print(stderr, "error: --baseline {}: not one of --policies\n", cmp_opts->baseline);
       exit_code = 1;
       return;
     }

@@ -320,6 +320,10 @@ double Ledger::job_total_usd(JobIdx j) const {
   return j < jobs_.size() ? jobs_[j].account.total_usd() : 0.0;
 }
 
+double Ledger::job_waste_usd(JobIdx j) const {
+  return j < jobs_.size() ? jobs_[j].account.waste.total() : 0.0;
+}
+
 SpanCost Ledger::job_compute(JobIdx j) const {
   return j < jobs_.size() ? jobs_[j].account.compute : SpanCost{};
 }

@@ -145,6 +145,8 @@ class Ledger {
 
   // Per-job totals (USD), by job index; 0 for jobs not seen.
   double job_total_usd(JobIdx j) const;
+  // Per-job waste (USD, all categories charged to the job so far); 0 for jobs not seen.
+  double job_waste_usd(JobIdx j) const;
   // Per-job compute (rental + energy of GPU time); zero for jobs not seen.
   SpanCost job_compute(JobIdx j) const;
   // The cost centre job j ran in (its first slot's, at its last segment); -1 if it never ran.

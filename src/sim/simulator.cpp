@@ -127,6 +127,7 @@ class Simulation {
         same_instant_cycles = 0;
       }
       result_.allocated_gpu_seconds += alloc_milli_ * (t - last_t) / kMilliPerGpu;
+      if (opt_.timeline) sample(last_t, t);
       if (accounting_)
         accounting_->capacity(last_t, t, engine_.fragmentation_block(),
                               engine_.nodes().provisioned_gpus(), engine_.nodes().booting_gpus(),
@@ -153,6 +154,7 @@ class Simulation {
     drain(last_t);
     close_outcomes();
     if (accounting_) result_.ledger = accounting_->report();
+    if (opt_.timeline) job_costs();
     result_.has_ledger = accounting_.has_value();
     result_.predicted = opt_.predict_runtimes;
     if (opt_.predict_runtimes) result_.prediction = errors_.report();
@@ -163,6 +165,63 @@ class Simulation {
   }
 
  private:
+  // The timeline's span [t0, t1) with the cluster as it is now (SimOptions::timeline).
+  void sample(Seconds t0, Seconds t1) {
+    if (t1 <= t0) return;
+    TimelineSample s;
+    double provisioned = 0;
+    for (int64_t g : engine_.nodes().provisioned_gpus()) provisioned += static_cast<double>(g);
+    s[TimelineMetric::kProvisionedGpus] = provisioned;
+    s[TimelineMetric::kAllocatedGpus] = static_cast<double>(alloc_milli_) / kMilliPerGpu;
+    s[TimelineMetric::kBusyGpus] = s[TimelineMetric::kAllocatedGpus];
+    s[TimelineMetric::kQueueJobs] = static_cast<double>(engine_.pending_count());
+    if (accounting_) {
+      const Pricing& p = accounting_->pricing();
+      const ClusterState& st = engine_.cluster();
+      const auto& prov = engine_.nodes().provisioned_gpus();
+      const double hours = (t1 - t0) / 3600;
+      // Each region's series integrated once over the span (Pricing::window), shared by its
+      // centres.
+      std::vector<std::optional<Pricing::Window>> windows(cluster_.regions.size());
+      auto window = [&](uint32_t r) -> const Pricing::Window& {
+        if (!windows[r]) {
+          if (tl_marks_.size() <= r) tl_marks_.resize(r + 1, Pricing::Mark{-1});
+          const Pricing::Mark m0 = tl_marks_[r].t == t0 ? tl_marks_[r] : p.mark(r, t0);
+          tl_marks_[r] = p.mark(r, t1);  // the next span usually starts here
+          windows[r] = p.window(r, m0, tl_marks_[r]);
+        }
+        return *windows[r];
+      };
+      double usd = 0;
+      for (uint32_t c = 0; c < prov.size() && c < st.centre_count(); ++c) {
+        if (prov[c] <= 0) continue;
+        const double g = static_cast<double>(prov[c]);
+        const double u =
+            std::min(1.0, static_cast<double>(st.centre_allocated_milli(c)) / kMilliPerGpu / g);
+        usd += p.span(c, g, u, window(p.region_of_centre(c))).total_usd();
+      }
+      s[TimelineMetric::kCostUsdPerHour] = usd / hours;
+      if (!windows.empty()) s[TimelineMetric::kPriceUsdPerMwh] = window(0).elec_mwh_h / hours;
+    }
+    result_.timeline.add(t0, t1, s);
+  }
+
+  // Each job's cost, waste and pool from the ledger (SimOptions::timeline).
+  void job_costs() {
+    result_.has_timeline = true;
+    if (!accounting_) return;
+    const Ledger& l = accounting_->ledger();
+    for (size_t i = 0; i < jobs_.size(); ++i) {
+      JobOutcome& o = result_.jobs[i];
+      const auto j = static_cast<JobIdx>(i);
+      o.cost_usd = l.job_total_usd(j);
+      o.waste_usd = l.job_waste_usd(j);
+      const int64_t c = l.job_centre(j);
+      if (c >= 0)
+        o.pool = static_cast<int32_t>(engine_.cluster().centre_pool(static_cast<uint32_t>(c)));
+    }
+  }
+
   // With failures: true (and SimResult::stopped says why) once the failure budget is spent.
   bool out_of_failures() {
     if (static_cast<uint64_t>(result_.node_failures) < failure_budget_) return false;
@@ -532,8 +591,9 @@ class Simulation {
   std::vector<char> spot_hit_;        // per node: under a reclaim notice since its provisioning
   uint64_t seq_ = 0;
   double alloc_milli_ = 0;
-  size_t left_ = 0;              // jobs neither finished nor rejected
-  uint64_t failure_budget_ = 0;  // node failures after which the run stops (SimOptions)
+  std::vector<Pricing::Mark> tl_marks_;  // per region: the timeline's last span end
+  size_t left_ = 0;                      // jobs neither finished nor rejected
+  uint64_t failure_budget_ = 0;          // node failures after which the run stops (SimOptions)
   SimResult result_;
   RuntimePredictor predictor_;
   std::vector<JobSpec> predicted_;  // engine-visible copies (predict_runtimes only)

@@ -35,6 +35,7 @@
 #include "model/job.h"
 #include "policy/profile.h"
 #include "policy/runtime_predictor.h"
+#include "sim/timeline.h"
 
 namespace frugal {
 
@@ -79,6 +80,9 @@ struct SimOptions {
   // start up to offline_max_delay_s after arrival.
   bool offline_bound = false;
   double offline_max_delay_s = 24 * 3600.0;
+  // Record SimResult::timeline (sim/timeline.h, bounded memory) and each job's cost, waste
+  // and pool (JobOutcome::cost_usd, ...), for the HTML report. Off: nothing is sampled.
+  bool timeline = false;
 };
 
 struct JobOutcome {
@@ -101,6 +105,11 @@ struct JobOutcome {
   bool unschedulable = false;
   std::string reason;  // why unschedulable
   GpuModelId last_model = kNoGpuModel;
+  // With SimOptions::timeline and the ledger: the job's total cost and waste (USD) and the
+  // pool it last ran in (index into ClusterSpec::pools; -1: never ran).
+  double cost_usd = 0;
+  double waste_usd = 0;
+  int32_t pool = -1;
 };
 
 struct SimResult {
@@ -140,6 +149,8 @@ struct SimResult {
   bool has_offline_bound = false;     // SimOptions::offline_bound was on (see .ok)
   OfflineBound offline_bound;         // minimising rental + energy (OfflineObjective::kCost)
   OfflineBound offline_energy_bound;  // the same LP minimising energy alone (kEnergy)
+  bool has_timeline = false;          // SimOptions::timeline was on
+  Timeline timeline;                  // provisioned/allocated GPUs, queue, cost rate, price
 };
 
 // Replays `jobs` on `cluster` under `profile`. `catalog` must contain every model the

@@ -62,7 +62,8 @@ ReplayFidelity replay_fidelity(const SimResult& r, const std::vector<JobSpec>& j
 
 Result<WhatifReport> run_whatif(const std::vector<JobSpec>& jobs, const ClusterSpec& cluster,
                                 const GpuCatalog& catalog, const std::vector<std::string>& policies,
-                                const SimOptions& so, int threads) {
+                                const SimOptions& so, int threads,
+                                std::vector<SimResult>* results) {
   WhatifReport report;
   report.jobs = jobs.size();
   report.recorded = recorded_starts(jobs);
@@ -81,15 +82,17 @@ Result<WhatifReport> run_whatif(const std::vector<JobSpec>& jobs, const ClusterS
     profiles.push_back(std::move(prof).value());
   }
   report.runs.resize(names.size());
+  if (results) results->assign(names.size(), SimResult{});
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (size_t i; (i = next++) < profiles.size();) {
-      const SimResult r = simulate(jobs, cluster, catalog, std::move(profiles[i]), so);
+      SimResult r = simulate(jobs, cluster, catalog, std::move(profiles[i]), so);
       WhatifRun& run = report.runs[i];
       run.summary = summarize(r);
       run.tiers = tier_figures(r, jobs);
       run.actual = names[i] == kRecordedPolicy;
       if (run.actual) run.fidelity = replay_fidelity(r, jobs);
+      if (results) (*results)[i] = std::move(r);
     }
   };
   const int n = std::clamp(threads, 1, static_cast<int>(std::max<size_t>(1, names.size())));

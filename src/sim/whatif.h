@@ -66,9 +66,11 @@ ReplayFidelity replay_fidelity(const SimResult& r, const std::vector<JobSpec>& j
 
 // Replays `jobs` under each of `policies` (policy strings, policy/profile.h) and, when the
 // jobs record their starts, under the recorded profile; `threads` runs at a time. Errors
-// name a policy string that does not parse, or `recorded` given in `policies`.
+// name a policy string that does not parse, or `recorded` given in `policies`. With
+// `results`, each run's SimResult is kept there too (in WhatifReport::runs order).
 Result<WhatifReport> run_whatif(const std::vector<JobSpec>& jobs, const ClusterSpec& cluster,
                                 const GpuCatalog& catalog, const std::vector<std::string>& policies,
-                                const SimOptions& so, int threads = 1);
+                                const SimOptions& so, int threads = 1,
+                                std::vector<SimResult>* results = nullptr);
 
 }  // namespace frugal

@@ -1,0 +1,50 @@
+#pragma once
+// The HTML report of `frugal simulate`, `compare` and `whatif` (--html FILE): one
+// self-contained page rendered from the run's JSON (io/run_json.h: the runs as --format json
+// writes them, plus "timeline", "cost_by_pool" and "jobs" per run).
+//
+// Self-contained: inline CSS, charts as SVG drawn here in C++ (io/svg_chart.h), a few lines
+// of vanilla script to sort and filter the job table, nothing fetched from the network. No
+// charting library: the page opens offline and years later, the same JSON gives the same
+// bytes (a test checks the charts without a browser), and the build needs nothing more.
+//
+// Contents: a summary card per run (cost, waste share, mean/p99 JCT, mean wait, utilisation,
+// CO2, deadline misses) with the relative change to a baseline run; line charts over time
+// (GPUs provisioned/allocated/busy, queue, cost per hour, electricity price); waste by
+// category stacked per run; cost by team, class, region and pool; the job table; the input
+// JSON itself, verbatim (<script type="application/json" id="frugal-data">).
+//
+// DOM contract for tests (see also io/svg_chart.h):
+//  - card: <section class="card" data-policy="P"> holding, per KEY in total_usd, waste_share,
+//    jct_mean_s, jct_p99_s, wait_mean_s, gpu_utilization, co2_kg, deadline_misses,
+//    <span data-metric="KEY" data-value="N">; for runs other than the baseline, where the
+//    baseline's value is not 0, <span data-delta="KEY" data-value="(v − base) / |base|">.
+//    waste_share = Σ run.waste.* / run.cost.total_usd; co2_kg = run.cost.co2_kg.
+//  - charts (data-chart): gpus (series P:provisioned_gpus, P:allocated_gpus, P:busy_gpus),
+//    queue (P:queue_jobs), cost-per-hour (P:cost_usd_per_h), price (P:price_usd_per_mwh),
+//    waste (rects data-policy=P data-label=CATEGORY_usd data-value=run.waste[CATEGORY_usd]),
+//    cost-by-team/-class/-region (data-value = run.by_team[K].total_usd, ...), cost-by-pool
+//    (run.cost_by_pool[K]). A chart without data is left out.
+//  - jobs: <table id="jobs">, rows <tr data-policy="P" data-job="ID">.
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "model/result.h"
+
+namespace frugal {
+
+struct HtmlReportOptions {
+  std::string title = "frugal report";
+  std::string baseline;  // the run the deltas compare with (a policy name); "": the first
+  std::string jobs_csv;  // link to the full job table (CSV), relative to the page; "": none
+};
+
+// The page for `doc` ({"runs": [...]} or one run). Errors: no run, unknown baseline.
+Result<std::string> render_html_report(const nlohmann::json& doc, const HtmlReportOptions& o);
+
+// Writes render_html_report's page to `path`; the error names the file.
+Status write_html_report(const std::string& path, const nlohmann::json& doc,
+                         const HtmlReportOptions& o);
+
+}  // namespace frugal
