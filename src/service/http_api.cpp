@@ -10,6 +10,7 @@
 
 #include "service/http_server.h"
 #include "service/log_tail.h"
+#include "service/ui_assets.h"
 
 namespace frugal {
 namespace {
@@ -328,9 +329,21 @@ std::vector<Route> make_routes(const Endpoints& e) {
   };
 }
 
+// The dashboard's assets (service/ui_assets.h): GET only, no token.
+HttpResponse ui_route(const HttpRequest& req) {
+  if (req.method != "GET") {
+    HttpResponse res = to_http(error_reply(405, "method not allowed"));
+    res.headers.emplace_back("Allow", "GET");
+    return res;
+  }
+  if (auto asset = ui_asset_response(req.path)) return *std::move(asset);
+  return to_http(error_reply(404, "no such endpoint"));
+}
+
 // Answers a request by its route: 404 when no route has its path, 405 (with Allow) when
 // routes have its path but not its method.
 HttpResponse route(const std::vector<Route>& routes, const HttpRequest& req) {
+  if (is_ui_path(req.path)) return ui_route(req);
   std::string segment, allow;
   for (const Route& r : routes) {
     if (!matches(r.pattern, req.path, &segment)) continue;

@@ -1,9 +1,9 @@
 #pragma once
 // The HTTP API (over service/http_server.h), versioned under /v1 (docs/API.md). Handlers
 // authenticate, parse and validate, then hand a command to the Scheduler and wait for its reply:
-// they never touch scheduler state. Unauthenticated: GET /healthz and GET /metrics. Thread-safety:
-// serve() blocks on the calling thread and runs handlers on its own pool; stop() may be called from
-// any thread.
+// they never touch scheduler state. Unauthenticated: GET /healthz, GET /metrics and the dashboard's
+// assets under GET /ui (service/ui_assets.h). Thread-safety: serve() blocks on the calling thread
+// and runs handlers on its own pool; stop() may be called from any thread.
 
 #include <chrono>
 #include <memory>
