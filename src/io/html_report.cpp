@@ -20,21 +20,36 @@ h1{font-size:1.6em;margin:20px 0 4px}h2{font-size:1.25em;margin:28px 0 8px;borde
 .swatch{display:inline-block;width:12px;height:12px}
 table{border-collapse:collapse;font-size:13px}th,td{border-bottom:1px solid #ddd;padding:2px 8px;text-align:left;white-space:nowrap}
 th button{font:inherit;font-weight:600;background:none;border:0;padding:0;cursor:pointer;color:#1a1a1a}
-caption{text-align:left;}.table-wrap{overflow-x:auto;max-width:100%}caption{color:#404040;padding:4px 0}a{color:#1f5fa8}.note{color:#404040}
+caption{text-align:left;}.pager button{font:inherit;padding:2px 10px}.table-wrap{overflow-x:auto;max-width:100%}caption{color:#404040;padding:4px 0}a{color:#1f5fa8}.note{color:#404040}
 )";
 
-// Sorting (click a header) and filtering (the search box) of the job table; nothing else.
+// The job table from the embedded JSON (html_sections.h): pages of 100 rows, sorting (click
+// a header) and filtering (the search box) over every row; nothing else. Numbers as the
+// server-rendered first page shows them: two decimals at most.
 constexpr const char* kJs = R"(
-(function(){var t=document.getElementById('jobs');if(!t)return;var b=t.tBodies[0];
-var f=document.getElementById('job-filter');f.addEventListener('input',function(){var q=f.value.toLowerCase();
-for(var r of b.rows)r.hidden=q!==''&&r.textContent.toLowerCase().indexOf(q)<0;});
-t.tHead.querySelectorAll('button').forEach(function(btn,i){btn.addEventListener('click',function(){
+(function(){var t=document.getElementById('jobs');if(!t)return;var b=t.tBodies[0],all=null,rows=null,at=0,N=100;
+var cols=Array.from(t.tHead.querySelectorAll('button')).map(function(x){return x.textContent;});
+var f=document.getElementById('job-filter'),prev=document.getElementById('job-prev'),next=document.getElementById('job-next'),range=document.getElementById('job-range');
+function fmt(v){if(typeof v==='number'){var s=v.toFixed(2).replace(/0+$/,'').replace(/\.$/,'');return s==='-0'?'0':s;}
+if(typeof v==='boolean')return v?'yes':'no';return v==null?'':String(v);}
+function load(){if(all)return;var d=JSON.parse(document.getElementById('frugal-data').textContent);
+var runs=Array.isArray(d.runs)?d.runs:[d];all=[];runs.forEach(function(r){(r.jobs||[]).forEach(function(j){
+var c=cols.map(function(k,i){return i===0?String(r.policy||''):fmt(j[k]);});
+all.push({p:String(r.policy||''),id:fmt(j.id),c:c,raw:cols.map(function(k,i){return i===0?r.policy:j[k];}),
+s:c.join(' ').toLowerCase()});});});rows=all;}
+function show(){var n=rows.length;at=Math.max(0,Math.min(at,Math.max(0,n-1)-((Math.max(0,n-1))%N)));
+b.textContent='';for(var i=at;i<Math.min(n,at+N);i++){var tr=document.createElement('tr');tr.dataset.policy=rows[i].p;tr.dataset.job=rows[i].id;
+rows[i].c.forEach(function(v){var td=document.createElement('td');td.textContent=v;tr.appendChild(td);});b.appendChild(tr);}
+range.textContent=n?('Rows '+(at+1)+'\u2013'+Math.min(n,at+N)+' of '+n):'No row matches';prev.disabled=at===0;next.disabled=at+N>=n;}
+prev.disabled=true;next.disabled=b.rows.length<N;
+prev.addEventListener('click',function(){load();at-=N;show();});next.addEventListener('click',function(){load();at+=N;show();});
+f.addEventListener('input',function(){load();var q=f.value.toLowerCase();rows=q===''?all:all.filter(function(r){return r.s.indexOf(q)>=0;});at=0;show();});
+t.tHead.querySelectorAll('button').forEach(function(btn,i){btn.addEventListener('click',function(){load();
 var asc=btn.dataset.dir!=='asc';btn.dataset.dir=asc?'asc':'desc';
 t.tHead.querySelectorAll('th').forEach(function(th){th.removeAttribute('aria-sort');});
 btn.parentNode.setAttribute('aria-sort',asc?'ascending':'descending');
-var rows=Array.from(b.rows);rows.sort(function(x,y){var a=x.cells[i].textContent,c=y.cells[i].textContent;
-var na=parseFloat(a),nc=parseFloat(c);var d=(!isNaN(na)&&!isNaN(nc))?na-nc:a.localeCompare(c);return asc?d:-d;});
-rows.forEach(function(r){b.appendChild(r);});});});})();
+var cmp=function(x,y){var a=x.raw[i],c=y.raw[i];var d=(typeof a==='number'&&typeof c==='number')?a-c:String(a==null?'':a).localeCompare(String(c==null?'':c));return asc?d:-d;};
+all.sort(cmp);if(rows!==all)rows.sort(cmp);at=0;show();});});})();
 )";
 
 }  // namespace

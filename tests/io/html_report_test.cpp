@@ -49,6 +49,19 @@ json small_run_doc(std::vector<JobSpec> jobs) {
   return report_document(sums, results, RunInputs{jobs, testing::test_gpus(), cluster});
 }
 
+TEST(HtmlReport, TheJobTableCarriesItsFirstPageAsHtmlAndEveryRowInTheJson) {
+  std::vector<JobSpec> jobs;
+  for (int i = 0; i < 70; ++i) jobs.push_back(job("j" + std::to_string(i), i * 30, 1, 600));
+  const json doc = small_run_doc(jobs);  // 70 jobs in each of 2 runs: 140 rows
+  auto page = render_html_report(doc, {});
+  ASSERT_TRUE(page.ok()) << page.error().message;
+  const std::string& h = page.value();
+  EXPECT_EQ(count(h, "<tr data-policy="), 100u);
+  EXPECT_EQ(count(h, "<tr data-policy=\"fifo\""), 70u);
+  EXPECT_NE(h.find("Rows 1–100 of 140"), std::string::npos);
+  EXPECT_EQ(doc["runs"][1]["jobs"].size(), 70u);  // the script renders the rest from here
+}
+
 TEST(HtmlReport, ChartsOfASmallRunHaveNonEmptyPaths) {
   std::vector<JobSpec> jobs;
   for (int i = 0; i < 40; ++i) jobs.push_back(job("j" + std::to_string(i), i * 60, 1 + i % 4, 900));

@@ -215,6 +215,42 @@ test('the charts are drawn and the cards hold the JSON\'s numbers', { timeout: 1
   assert.deepEqual(page.errors, [], 'script errors in the page');
 });
 
+test('the job table pages, sorts and filters every row of the JSON', { timeout: 60000 }, async () => {
+  // The first page comes as HTML; the page's script renders the others from the embedded JSON.
+  const total = runs.length === 0 ? 0 : JSON.parse(await page.$eval('#frugal-data', (e) => e.textContent))
+    .runs.reduce((n, r) => n + (r.jobs ?? []).length, 0);
+  assert.ok(total > 100, `only ${total} rows in the JSON`);
+  const ids = () => page.$$eval('table#jobs tbody tr[data-job]', (trs) => trs.map((tr) => tr.dataset.job));
+  const first = await ids();
+  assert.equal(first.length, 100);
+  assert.match(await page.textContent('#job-range'), new RegExp(`^Rows 1.100 of ${total}$`));
+  await page.click('#job-next');
+  const second = await ids();
+  assert.equal(second.length, 100);
+  assert.notDeepEqual(second, first);
+  assert.match(await page.textContent('#job-range'), new RegExp(`^Rows 101.200 of ${total}$`));
+  await page.click('#job-prev');
+  assert.deepEqual(await ids(), first);
+  // Sorted by cost, highest first: the first row holds the JSON's costliest job of any run.
+  const costliest = Math.max(...JSON.parse(await page.$eval('#frugal-data', (e) => e.textContent))
+    .runs.flatMap((r) => (r.jobs ?? []).map((j) => j.cost_usd ?? 0)));
+  const costCol = await page.$$eval('table#jobs thead button', (bs) => bs.findIndex((b) => b.textContent === 'cost_usd'));
+  assert.ok(costCol > 0, 'no cost_usd column');
+  const header = page.locator('table#jobs thead button').nth(costCol);
+  await header.click(); // ascending
+  await header.click(); // descending
+  const top = await page.$eval(`table#jobs tbody tr:first-child td:nth-child(${costCol + 1})`, (td) => td.textContent);
+  assert.ok(close(Number(top), Math.round(costliest * 100) / 100), `top cost ${top} vs ${costliest}`);
+  // Filtering by one job's id leaves that job's rows only (one per run it ran in).
+  const one = first[0];
+  await page.fill('#job-filter', one);
+  const left = await ids();
+  assert.ok(left.length >= 1 && left.every((id) => id.includes(one)), `filter left ${left}`);
+  await page.fill('#job-filter', '');
+  assert.match(await page.textContent('#job-range'), new RegExp(`of ${total}$`));
+  assert.deepEqual(page.errors, [], 'script errors in the page');
+});
+
 test('nothing leaves file://', { timeout: 60000 }, async () => {
   // Let anything lazy (images, fonts, scripts added later) start before looking.
   await page.mouse.wheel(0, 100000);
