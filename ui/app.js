@@ -148,8 +148,7 @@
     if (state.timer) clearTimeout(state.timer);
     state.timer = null;
     const results = await Promise.allSettled([
-      api("GET", "/v1/ledger").then(showLedger),
-      fetchJobs(state.shownLimit).then(showJobs),
+      fetchJobs(state.shownLimit).then(jobsWithLedger),
       loadNodes(),
       api("GET", "/v1/alerts").then(showAlerts),
       api("GET", "/v1/policy").then(showPolicy),
@@ -289,6 +288,16 @@
     setText(cell(tr, "tier"), job.tier || "");
     updatePriority(cell(tr, "priority"), job);
     updateActions(cell(tr, "actions"), job);
+  }
+
+  // The rows at once (run time and cost from the last ledger read), then the ledger of the
+  // jobs shown only (?jobs=ID,...: every job's figures are megabytes on a busy service) and
+  // the rows again with its figures.
+  async function jobsWithLedger(page) {
+    showJobs(page);
+    const ids = page.jobs.map((j) => j.id);
+    showLedger(await api("GET", "/v1/ledger" + (ids.length <= MAX_LIMIT ? "?jobs=" + ids.join(",") : "")));
+    showJobs(page);
   }
 
   // The newest `count` jobs, a page of at most MAX_LIMIT at a time, each page from the last

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <variant>
 
 #include "service/http_server.h"
@@ -207,12 +208,32 @@ class Endpoints {
     return r;
   }
 
-  // The endpoints that take nothing but the principal: GET /v1/nodes, /v1/ledger, /v1/alerts.
+  // The endpoints that take nothing but the principal: GET /v1/nodes, /v1/alerts, ...
   using Ask = std::future<ApiReply> (Scheduler::*)(const Principal&);
   ApiReply ask(Ask what, const HttpRequest& req) const {
     const auto who = principal(req);
     if (!who) return refused(req);
     return wait((scheduler_.*what)(*who));
+  }
+
+  // GET /v1/ledger[?jobs=ID,ID,...]: the per-job list only for those jobs (at most 1,000;
+  // empty: none).
+  ApiReply ledger(const HttpRequest& req, const std::string&) const {
+    const auto who = principal(req);
+    if (!who) return refused(req);
+    std::optional<std::set<int64_t>> only;
+    if (const std::string* list = req.param("jobs")) {
+      only.emplace();
+      for (size_t at = 0; at < list->size();) {
+        const size_t comma = std::min(list->find(',', at), list->size());
+        const auto id = parse_id(list->substr(at, comma - at));
+        if (!id) return error_reply(400, "jobs: comma-separated job ids", "jobs");
+        only->insert(*id);
+        if (only->size() > 1000) return error_reply(400, "jobs: at most 1,000 ids", "jobs");
+        at = comma + 1;
+      }
+    }
+    return wait(scheduler_.ledger(*who, std::move(only)));
   }
 
   ApiReply regions(const HttpRequest& req, const std::string&) const {
@@ -318,7 +339,7 @@ std::vector<Route> make_routes(const Endpoints& e) {
       {"POST", "/v1/jobs/{}/priority", to(&Endpoints::set_priority)},
       {"GET", "/v1/jobs/{}/logs", to(&Endpoints::logs)},
       {"GET", "/v1/nodes", ask(&Scheduler::nodes)},
-      {"GET", "/v1/ledger", ask(&Scheduler::ledger)},
+      {"GET", "/v1/ledger", to(&Endpoints::ledger)},
       {"GET", "/v1/regions", to(&Endpoints::regions)},
       {"GET", "/v1/alerts", ask(&Scheduler::alerts)},
       {"GET", "/v1/insights", ask(&Scheduler::insights)},

@@ -83,8 +83,10 @@ struct ReadSnapshot {
   nlohmann::json ledger;  // the admin's ledger body (null: not ready)
 };
 
-// A principal's view of an admin ledger body: a team sees its own account and jobs.
-ApiReply ledger_view(const nlohmann::json& admin, const Principal& who);
+// A principal's view of an admin ledger body: a team sees its own account and jobs; with
+// `only_jobs`, the per-job list holds those jobs only.
+ApiReply ledger_view(const nlohmann::json& admin, const Principal& who,
+                     const std::set<int64_t>* only_jobs = nullptr);
 
 // One job of a GPU that other jobs' processes use too (scheduler_telemetry.cpp): its share of
 // the card (1 = whole) and, for a host lending the card, what it used alone (< 0 none).
@@ -145,7 +147,10 @@ class Scheduler {
   // Nodes and their GPUs; a team sees the ids of its own jobs only (others' GPUs show as
   // allocated, without ids).
   std::future<ApiReply> nodes(const Principal& who);
-  std::future<ApiReply> ledger(const Principal& who);
+  // `only_jobs`: the per-job list holds these jobs only (GET /v1/ledger?jobs=ID,...; the
+  // dashboard asks for the rows it shows instead of every job's figures).
+  std::future<ApiReply> ledger(const Principal& who,
+                               std::optional<std::set<int64_t>> only_jobs = std::nullopt);
   // Alerts; a team sees those about its own jobs and the cluster's (AlertBook::to_json).
   std::future<ApiReply> alerts(const Principal& who);
   // Right-sizing (service/insights.h) over the jobs in memory: a team sees its own keys, the

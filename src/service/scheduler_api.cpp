@@ -289,10 +289,11 @@ std::future<ApiReply> ready(ApiReply r) {
 
 }  // namespace
 
-std::future<ApiReply> Scheduler::ledger(const Principal& who) {
+std::future<ApiReply> Scheduler::ledger(const Principal& who,
+                                        std::optional<std::set<int64_t>> only_jobs) {
   const auto snap = fresh_snapshot();
   if (!snap) return ready(error_reply(503, "the decision loop did not answer within 30 s"));
-  return ready(ledger_view(snap->ledger, who));
+  return ready(ledger_view(snap->ledger, who, only_jobs ? &*only_jobs : nullptr));
 }
 
 std::shared_ptr<const ReadSnapshot> Scheduler::fresh_snapshot() {

@@ -174,23 +174,30 @@ nlohmann::json Scheduler::ledger_json(double now) {
   return body;
 }
 
-ApiReply ledger_view(const nlohmann::json& admin, const Principal& who) {
+ApiReply ledger_view(const nlohmann::json& admin, const Principal& who,
+                     const std::set<int64_t>* only_jobs) {
   if (admin.is_null()) return error_reply(503, "the ledger is not ready (the service is starting)");
   ApiReply r;
+  // A job of the list is shown when the principal may see it and it was asked for.
+  const auto shown = [&](const nlohmann::json& j) {
+    return (who.admin || j["team"] == who.team) &&
+           (!only_jobs || only_jobs->count(j["id"].get<int64_t>()));
+  };
   if (who.admin) {
-    r.body = admin;
-    return r;
+    for (const auto& [key, value] : admin.items())
+      if (key != "jobs") r.body[key] = value;
+  } else {
+    nlohmann::json teams = nlohmann::json::object();
+    if (const auto it = admin["by_team"].find(who.team); it != admin["by_team"].end()) {
+      teams[who.team] = *it;
+      r.body["waste"] = (*it)["waste"];
+    }
+    r.body["by_team"] = teams;
+    r.body["as_of"] = admin["as_of"];
   }
-  nlohmann::json teams = nlohmann::json::object();
-  if (const auto it = admin["by_team"].find(who.team); it != admin["by_team"].end()) {
-    teams[who.team] = *it;
-    r.body["waste"] = (*it)["waste"];
-  }
-  r.body["by_team"] = teams;
-  r.body["as_of"] = admin["as_of"];
   nlohmann::json jobs = nlohmann::json::array();
   for (const auto& j : admin["jobs"])
-    if (j["team"] == who.team) jobs.push_back(j);
+    if (shown(j)) jobs.push_back(j);
   r.body["jobs"] = std::move(jobs);
   return r;
 }

@@ -106,6 +106,16 @@ try:
     check(any(x["id"] == ok for x in r["jobs"]), "ledger lacks the completed job")
     s, r = d.request("GET", "/v1/ledger", token=BETA)
     check(s == 200 and r["jobs"] == [] and "alpha" not in r["by_team"], f"beta's ledger: {r}")
+    # ?jobs=ID,...: the per-job list of those jobs only (the dashboard's rows), totals kept.
+    s, r = d.request("GET", f"/v1/ledger?jobs={ok}", token=ALPHA)
+    check(s == 200 and [x["id"] for x in r["jobs"]] == [ok] and "alpha" in r["by_team"],
+          f"ledger?jobs={ok}: {r}")
+    s, r = d.request("GET", "/v1/ledger?jobs=", token=ADMIN)
+    check(s == 200 and r["jobs"] == [] and r["cost"]["total_usd"] > 0, f"ledger?jobs=: {r}")
+    s, r = d.request("GET", f"/v1/ledger?jobs={ok}", token=BETA)
+    check(s == 200 and r["jobs"] == [], f"beta asking for alpha's job: {r}")
+    s, r = d.request("GET", "/v1/ledger?jobs=1,x", token=ALPHA)
+    check(s == 400 and r.get("field") == "jobs", f"ledger?jobs=1,x: {s} {r}")
     s, r = d.request("GET", "/v1/alerts", token=ALPHA)
     check(s == 200 and "active" in r, f"alerts: {r}")
 
