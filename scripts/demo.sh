@@ -13,3 +13,4 @@ echo "frugal compare: ITP cluster04 (first 3,000 jobs) on examples/clusters/two-
 ./build/frugal compare --trace data/demo/itp-cluster04-first3000.csv \
   --cluster examples/clusters/two-region.yaml --policies fifo,backfill,sjf,las,firstfit,bestfit,frugal \
   --html demo-report.html "$@"
+echo "HTML report (charts, per-job table): demo-report.html; every job: demo-report.html.jobs.csv" >&2
