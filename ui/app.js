@@ -1,7 +1,8 @@
 // frugal live dashboard (docs/API.md, "Dashboard"): plain JavaScript, no framework, no build
 // step. Everything it shows comes from the service's /v1 API with the team token the user
 // typed, kept in sessionStorage (never in the URL). Polls every 5 s (?poll=MS overrides) and
-// updates the page in place, so focus and scroll stay where the user left them.
+// updates the page in place, so focus and scroll stay where the user left them. Above 1,000
+// nodes (?groups_above=N overrides) the node section shows groups (GET /v1/nodes?summary=1).
 "use strict";
 
 (function () {
@@ -9,7 +10,7 @@
   const PAGE = 50;                // jobs per page ("More jobs" adds one)
   const MAX_LIMIT = 1000;         // the API's largest page
   const AGGREGATE_ABOVE = 500;    // nodes: above this, one cell per node instead of per GPU
-  const SERIES_SPAN_S = 86400;    // the cost lines keep at most the last 24 h of readings
+  const GROUPS_ABOVE = 1000;      // nodes: above this, groups (pool, model, state) by default
   const WAITING = new Set(["queued", "deferred", "preempted"]);
   const FINAL = new Set(["completed", "failed", "cancelled", "unknown"]);
   const TIERS = ["core", "important", "general"];
@@ -31,8 +32,9 @@
     timer: null,
     polling: false,
     ledgerJobs: new Map(),  // job id → {run_s, total_usd} from the last /v1/ledger
-    series: [],             // [{t, cost, idle}] readings of /v1/ledger since the page opened
+    usage: null,            // the last GET /v1/usage?window=24h
     nodeCells: [],
+    showAllNodes: false,    // above groupsAbove(): the user asked for every node
     nodeMode: "",
     noShadows: false,       // GET /v1/shadow answered 404: none configured
     nodesNextAt: 0,         // Date.now() before which /v1/nodes is not asked again
@@ -41,6 +43,12 @@
   function pollMs() {
     const v = Number(new URLSearchParams(window.location.search).get("poll"));
     return Number.isFinite(v) && v >= 100 ? v : 5000;
+  }
+
+  function groupsAbove() {
+    const q = new URLSearchParams(window.location.search).get("groups_above");
+    const v = Number(q);
+    return q !== null && Number.isInteger(v) && v >= 0 ? v : GROUPS_ABOVE;
   }
 
   // ---- status messages (aria-live) ----
@@ -103,7 +111,8 @@
     $("nodes").replaceChildren();
     state.nodeCells = [];
     state.nodeMode = "";
-    state.series = [];
+    state.usage = null;
+    state.showAllNodes = false;
     state.shownLimit = PAGE;
     state.ledgerJobs = new Map();
     state.noShadows = false;
@@ -150,6 +159,7 @@
     const results = await Promise.allSettled([
       fetchJobs(state.shownLimit).then(jobsWithLedger),
       loadNodes(),
+      api("GET", "/v1/usage?window=24h").then(showUsage),
       api("GET", "/v1/alerts").then(showAlerts),
       api("GET", "/v1/policy").then(showPolicy),
       loadShadows(),
@@ -349,15 +359,84 @@
   }
 
   // ---- nodes ----
-  // /v1/nodes lists every GPU (about 5 MB at 10,000 nodes): it is asked at most every poll,
-  // and no more often than every 10 times its last answer took.
+  // The summary (a few groups) every poll; above groupsAbove() nodes it is what the page
+  // shows unless the user asks for every node. /v1/nodes lists every GPU (about 5 MB at
+  // 10,000 nodes): it is asked at most every poll, and no more often than every 10 times its
+  // last answer took.
   async function loadNodes() {
+    const summary = await api("GET", "/v1/nodes?summary=1");
+    const large = summary.nodes > groupsAbove();
+    const toggle = $("nodes-toggle");
+    toggle.hidden = !large;
+    setText(toggle, state.showAllNodes ? "Show groups" : "Show every node");
+    toggle.setAttribute("aria-expanded", String(large && state.showAllNodes));
+    if (large && !state.showAllNodes) {
+      showGroups(summary);
+      return;
+    }
+    $("node-groups-wrap").hidden = true;
+    $("nodes").hidden = false;
+    $("nodes-legend").hidden = false;
     const now = Date.now();
     if (now < state.nodesNextAt) return;
     const data = await api("GET", "/v1/nodes");
     const took = Date.now() - now;
     state.nodesNextAt = now + 10 * took;
     showNodes(data);
+  }
+
+  function pct(part, whole) {
+    return whole > 0 ? Math.round((100 * part) / whole) + "%" : "—";
+  }
+
+  // One row per (pool, model, state) group: node and GPU counts, allocated, idle and failed
+  // GPUs, mean measured utilisation.
+  function showGroups(summary) {
+    $("nodes").hidden = true;
+    $("nodes-legend").hidden = true;
+    $("node-groups-wrap").hidden = false;
+    state.nodeMode = "";
+    state.nodesNextAt = 0;
+    const frag = document.createDocumentFragment();
+    let allocated = 0, failed = 0;
+    for (const g of summary.groups) {
+      allocated += g.allocated_gpus;
+      failed += g.failed_gpus;
+      const tr = document.createElement("tr");
+      tr.dataset.group = g.pool + "/" + g.gpu_model + "/" + g.state;
+      const th = document.createElement("th");
+      th.scope = "row";
+      th.textContent = (g.pool || "—") + ", " + (g.gpu_model || "no GPU") + ", " + g.state;
+      tr.appendChild(th);
+      const vals = [
+        String(g.nodes), String(g.gpus),
+        g.allocated_gpus.toFixed(1) + " (" + pct(g.allocated_gpus, g.gpus) + ")",
+        g.idle_gpus.toFixed(1), String(g.failed_gpus),
+        g.mean_utilization === null ? "—" : Math.round(100 * g.mean_utilization) + "% of " +
+                                            g.measured_gpus,
+      ];
+      const fields = ["nodes", "gpus", "allocated", "idle", "failed", "utilization"];
+      vals.forEach((v, i) => {
+        const td = document.createElement("td");
+        td.className = "num";
+        td.dataset.field = fields[i];
+        td.textContent = v;
+        tr.appendChild(td);
+      });
+      const bar = document.createElement("td");
+      const m = document.createElement("meter");
+      m.min = 0;
+      m.max = 1;
+      m.value = g.gpus > 0 ? g.allocated_gpus / g.gpus : 0;
+      m.setAttribute("aria-label", "Allocated share of " + th.textContent);
+      bar.appendChild(m);
+      tr.appendChild(bar);
+      frag.appendChild(tr);
+    }
+    $("node-groups").tBodies[0].replaceChildren(frag);
+    setText($("nodes-summary"), summary.nodes + " node(s), " + summary.gpus + " GPU(s), " +
+            pct(allocated, summary.gpus) + " allocated" + (failed ? ", " + failed + " on down nodes" : "") +
+            ". Above " + groupsAbove() + " nodes: one row per pool, GPU model and state.");
   }
 
   function allocClass(frac) {
@@ -471,7 +550,7 @@
     $("nodes").setAttribute("aria-label", "Node grid: " + summary);
   }
 
-  // ---- ledger: totals, burn, waste ----
+  // ---- ledger: totals and waste; usage: the 24-h burn and idle capacity ----
   function account(ledger) {
     // An admin's answer has the cluster's `cost`; a team's has its own account in by_team.
     if (ledger.cost) return { total: ledger.cost.total_usd, scope: "cluster" };
@@ -484,27 +563,34 @@
     return (waste.idle_unallocated_usd || 0) + (waste.stranded_usd || 0);
   }
 
+  // A usage point's burn in the token's scope: the cluster's (admin), else the team's own.
+  function burnOf(p, scope) {
+    if (p.burn_usd_h !== undefined) return p.burn_usd_h;
+    const team = scope.startsWith("team ") ? scope.slice(5) : "";
+    return p.teams && Number.isFinite(p.teams[team]) ? p.teams[team] : null;
+  }
+
   function showLedger(ledger) {
     state.ledgerJobs = new Map((ledger.jobs || []).map((j) => [j.id, j]));
     const acc = account(ledger);
     const waste = ledger.waste || {};
-    const idle = ledger.cost ? idleUsd(waste) : null;
-    const t = ledger.as_of;
-    const last = state.series[state.series.length - 1];
-    if (!last || last.t !== t) state.series.push({ t, cost: acc.total, idle });
-    while (state.series.length > 2 && t - state.series[0].t > SERIES_SPAN_S) state.series.shift();
     const rows = [
       ["Scope", acc.scope],
       ["Cost since the service started", usd(acc.total)],
-      ["Burn rate (last two readings)", burnRate()],
     ];
+    const u = state.usage;
+    const last = u && u.points.length ? u.points[u.points.length - 1] : null;
+    if (last) {
+      rows.push(["Burn rate (latest reading)", usd(burnOf(last, u.scope)) + " per hour"]);
+      rows.push(["Idle capacity rate (cluster)", usd(last.idle_usd_h) + " per hour"]);
+    }
     if (ledger.cost) {
-      rows.push(["Idle capacity cost (unallocated + stranded)", usd(idle)]);
+      rows.push(["Idle capacity cost since start (unallocated + stranded)", usd(idleUsd(waste))]);
       if (Number.isFinite(ledger.provisioned_allocated_share))
         rows.push(["Share of provisioned GPU time allocated",
                    (100 * ledger.provisioned_allocated_share).toFixed(1) + "%"]);
     }
-    rows.push(["As of", new Date(t * 1000).toLocaleString()]);
+    rows.push(["As of", new Date(ledger.as_of * 1000).toLocaleString()]);
     const dl = $("cost-totals");
     const frag = document.createDocumentFragment();
     for (const [k, v] of rows) {
@@ -515,29 +601,37 @@
       frag.append(dt, dd);
     }
     dl.replaceChildren(frag);
-    drawSeries();
     showWaste(waste);
   }
 
-  function burnRate() {
-    const s = state.series;
-    if (s.length < 2) return "— (needs two readings)";
-    const a = s[s.length - 2], b = s[s.length - 1];
-    if (a.cost === null || b.cost === null || b.t <= a.t) return "—";
-    return usd(((b.cost - a.cost) / (b.t - a.t)) * 3600) + " per hour";
-  }
-
-  function drawSeries() {
-    const s = state.series;
-    const t0 = s.length ? s[0].t : 0, t1 = s.length ? s[s.length - 1].t : 1;
+  // GET /v1/usage?window=24h: one point per bucket (time-weighted means), the last one partial.
+  // The chart spans the window, or less while the service has less history (from its first
+  // point); both lines are USD per hour on one scale.
+  function showUsage(u) {
+    state.usage = u;
+    const pts = u.points || [];
+    const t1 = u.as_of, t0 = Math.max(t1 - u.window_s, pts.length ? pts[0].at : t1);
     let max = 0;
-    for (const p of s) max = Math.max(max, p.cost || 0, p.idle || 0);
-    const pts = (key) => s.filter((p) => p[key] !== null)
-      .map((p) => ((600 * (p.t - t0)) / Math.max(1, t1 - t0)).toFixed(1) + "," +
-                  (118 - (116 * (p[key] || 0)) / (max || 1)).toFixed(1))
+    for (const p of pts) max = Math.max(max, burnOf(p, u.scope) || 0, p.idle_usd_h || 0);
+    const line = (value) => pts.filter((p) => value(p) !== null && value(p) !== undefined)
+      .map((p) => ((600 * (p.at + p.span_s / 2 - t0)) / Math.max(1, t1 - t0)).toFixed(1) + "," +
+                  (118 - (116 * value(p)) / (max || 1)).toFixed(1))
       .join(" ");
-    $("cost-line").setAttribute("points", pts("cost"));
-    $("idle-line").setAttribute("points", pts("idle"));
+    $("cost-line").setAttribute("points", line((p) => burnOf(p, u.scope)));
+    $("idle-line").setAttribute("points", line((p) => p.idle_usd_h));
+    $("cost-line").dataset.count = String(pts.length);
+    $("cost-line").dataset.asOf = String(u.as_of);
+    const span = pts.length ? new Date(pts[0].at * 1000).toLocaleTimeString() + " to " +
+                              new Date(t1 * 1000).toLocaleTimeString() : "no readings yet";
+    const every = u.interval_s >= 1 ? duration(u.interval_s) : u.interval_s + " s";
+    setText($("chart-max"), "Top of the chart: " + usd(max) + " per hour");
+    setText($("chart-span"), pts.length + " reading(s) of the last 24 h (" + span + "), every " + every + ".");
+    const last = pts.length ? pts[pts.length - 1] : null;
+    setText($("cost-chart-desc"), last
+      ? "Cost burn " + usd(burnOf(last, u.scope)) + " per hour and idle capacity " +
+        usd(last.idle_usd_h) + " per hour at the latest reading; at most " + usd(max) +
+        " per hour over " + pts.length + " reading(s)."
+      : "No readings yet.");
   }
 
   function showWaste(waste) {
@@ -660,6 +754,10 @@
     $("logout").addEventListener("click", () => {
       showLogin("");
       say("Logged out.", false);
+    });
+    $("nodes-toggle").addEventListener("click", () => {
+      state.showAllNodes = !state.showAllNodes;
+      refresh();
     });
     $("more").addEventListener("click", () => {
       state.shownLimit += PAGE;

@@ -85,6 +85,8 @@ constexpr const char* kKeys[] = {"listen",
                                  "agents",
                                  "telemetry",
                                  "telemetry_period_s",
+                                 "usage_interval_s",
+                                 "usage_retention_s",
                                  "sharing",
                                  "price_fallback",
                                  "slurm"};
@@ -129,6 +131,8 @@ Status read_top_level(const YAML::Node& root, Reader& r, ServiceConfig& c) {
   r.read(root, "", "retain_logs_s", c.retain_logs_s);
   r.read(root, "", "max_jobs_per_cycle", c.max_jobs_per_cycle);
   r.read(root, "", "telemetry_period_s", c.telemetry_period_s);
+  r.read(root, "", "usage_interval_s", c.usage_interval_s);
+  r.read(root, "", "usage_retention_s", c.usage_retention_s);
   return Status::Ok();
 }
 
@@ -497,6 +501,10 @@ Status check_bounds(const ServiceConfig& c, const std::string& path) {
   if (c.gpus < 0 || c.gpus > 64) return Error{fmt::format("{}: node.gpus: 0..64", path)};
   if (!(c.telemetry_period_s >= 0.01) || c.telemetry_period_s > 3600)
     return Error{fmt::format("{}: telemetry_period_s: 0.01..3600", path)};
+  if (!(c.usage_interval_s >= 0.1) || c.usage_interval_s > 86400)
+    return Error{fmt::format("{}: usage_interval_s: 0.1..86400", path)};
+  if (!(c.usage_retention_s >= 86400) || c.usage_retention_s > 366 * 86400.0)
+    return Error{fmt::format("{}: usage_retention_s: 86400..31622400 (1 to 366 days)", path)};
   if (c.http_threads < 1 || c.http_threads > 256)
     return Error{fmt::format("{}: http_threads: 1..256", path)};
   if (c.min_free_mb < 0) return Error{fmt::format("{}: min_free_mb: >= 0", path)};

@@ -166,6 +166,11 @@ struct ServiceConfig {
   // Queued jobs one decision cycle examines at most (EngineOptions::walk_limit; 0: all).
   size_t max_jobs_per_cycle = 1000;
   double telemetry_period_s = 5;  // how often the loop samples telemetry and checks alerts
+  // The usage series (GET /v1/usage; docs/API.md "Usage over time"): buckets of this many
+  // seconds (time-weighted means of readings taken at most every telemetry_period_s), kept in
+  // SQLite this long.
+  double usage_interval_s = 300;
+  double usage_retention_s = 7 * 86400;
   // This host (local backend).
   std::string node_name = "localhost";
   bool use_nvml = true;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -236,6 +237,32 @@ class Endpoints {
     return wait(scheduler_.ledger(*who, std::move(only)));
   }
 
+  // GET /v1/nodes[?summary=1]: every node and GPU, or the groups (Scheduler::node_summary).
+  ApiReply nodes(const HttpRequest& req, const std::string&) const {
+    const auto who = principal(req);
+    if (!who) return refused(req);
+    const std::string* summary = req.param("summary");
+    if (!summary || *summary == "0" || *summary == "false") return wait(scheduler_.nodes(*who));
+    if (*summary != "1" && *summary != "true")
+      return error_reply(400, "summary: 1 or true (groups), 0 or false (every node)", "summary");
+    return wait(scheduler_.node_summary());
+  }
+
+  // GET /v1/usage[?window=1h|6h|24h|7d]: the usage series (Scheduler::usage); default 24h.
+  ApiReply usage(const HttpRequest& req, const std::string&) const {
+    const auto who = principal(req);
+    if (!who) return refused(req);
+    double window_s = 86400;
+    if (const std::string* w = req.param("window")) {
+      static const std::map<std::string, double> kWindows = {
+          {"1h", 3600}, {"6h", 6 * 3600}, {"24h", 86400}, {"7d", 7 * 86400}};
+      const auto it = kWindows.find(*w);
+      if (it == kWindows.end()) return error_reply(400, "window: 1h, 6h, 24h or 7d", "window");
+      window_s = it->second;
+    }
+    return wait(scheduler_.usage(*who, window_s));
+  }
+
   ApiReply regions(const HttpRequest& req, const std::string&) const {
     if (!principal(req)) return refused(req);
     return wait(scheduler_.regions());
@@ -338,7 +365,8 @@ std::vector<Route> make_routes(const Endpoints& e) {
       {"POST", "/v1/jobs/{}/release", action(A::kRelease)},
       {"POST", "/v1/jobs/{}/priority", to(&Endpoints::set_priority)},
       {"GET", "/v1/jobs/{}/logs", to(&Endpoints::logs)},
-      {"GET", "/v1/nodes", ask(&Scheduler::nodes)},
+      {"GET", "/v1/nodes", to(&Endpoints::nodes)},
+      {"GET", "/v1/usage", to(&Endpoints::usage)},
       {"GET", "/v1/ledger", to(&Endpoints::ledger)},
       {"GET", "/v1/regions", to(&Endpoints::regions)},
       {"GET", "/v1/alerts", ask(&Scheduler::alerts)},

@@ -90,7 +90,8 @@ Scheduler::Scheduler(Parts parts, Profile profile)
           cluster_, catalog_, std::move(profile),
           service_engine_options(catalog_, config_.max_jobs_per_cycle, driver_->powers_nodes()))),
       alerts_(config_.alerts, log_),
-      calendar_(std::make_unique<LiveCalendar>(cluster_.regions, config_.price_fallback, log_)) {
+      calendar_(std::make_unique<LiveCalendar>(cluster_.regions, config_.price_fallback, log_)),
+      usage_(config_.usage_interval_s, config_.usage_retention_s) {
   initial_power_ = std::move(parts.initial_power);
   for (NodeId n = 0; n < cluster_.nodes.size(); ++n)
     node_by_name_.emplace(cluster_.nodes[n].name, n);
@@ -313,6 +314,8 @@ Status Scheduler::flush() {
     if (Status st = store_->add_idempotency(k); !st.ok()) return st;
   for (const PolicyChangeRow& c : policy_out_)
     if (Status st = store_->add_policy_change(c); !st.ok()) return st;
+  for (const UsageSampleRow& u : usage_out_)
+    if (Status st = store_->put_usage_sample(u); !st.ok()) return st;
   return purge_idempotency();
 }
 
@@ -322,6 +325,7 @@ void Scheduler::flushed() {
   transitions_out_.clear();
   idempotency_out_.clear();
   policy_out_.clear();
+  usage_out_.clear();
 }
 
 Status Scheduler::purge_idempotency() {
@@ -377,6 +381,8 @@ void Scheduler::turn(std::deque<Command>& batch) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   shadow_turn(now);
+  if (now - usage_sampled_at_ >= std::min(config_.telemetry_period_s, config_.usage_interval_s))
+    sample_usage(now);
   // A deferral that ended: the engine queued the job (it may not have started yet).
   while (!deferrals_.empty() && deferrals_.begin()->first <= now) {
     const auto [until, id] = *deferrals_.begin();

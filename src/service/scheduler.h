@@ -49,6 +49,7 @@
 #include "service/shadows.h"
 #include "service/store.h"
 #include "service/telemetry_book.h"
+#include "service/usage_series.h"
 #include "service/use_window.h"
 
 namespace frugal {
@@ -77,15 +78,25 @@ ApiReply error_reply(int status, const std::string& message, const std::string& 
 // What GET /metrics and /v1/ledger answer from, built on the decision loop and read by the
 // HTTP threads without it: so readers cost the loop at most one build per
 // config.read_snapshot_s, however many there are (docs/API.md, "Freshness").
-struct ReadSnapshot {
-  double at = 0;          // the instant it describes (Unix seconds)
-  std::string metrics;    // Prometheus text
-  nlohmann::json ledger;  // the admin's ledger body (null: not ready)
+// One started job's figures in the ledger: a row of GET /v1/ledger's `jobs`, kept as plain
+// values so that only the rows a request asks for are rendered as JSON.
+struct LedgerJobRow {
+  int64_t id = 0;
+  std::string team, name, state;
+  double run_s = 0, compute_usd = 0, total_usd = 0;
+  double utilization = -1;  // measured, < 0 none
 };
 
-// A principal's view of an admin ledger body: a team sees its own account and jobs; with
-// `only_jobs`, the per-job list holds those jobs only.
-ApiReply ledger_view(const nlohmann::json& admin, const Principal& who,
+struct ReadSnapshot {
+  double at = 0;                   // the instant it describes (Unix seconds)
+  std::string metrics;             // Prometheus text
+  nlohmann::json ledger;           // the admin's ledger body without `jobs` (null: not ready)
+  std::vector<LedgerJobRow> jobs;  // every started job in memory, ids ascending
+};
+
+// A principal's view of a snapshot's ledger: a team sees its own account and jobs; with
+// `only_jobs`, the per-job list holds those jobs only (rendered for those alone).
+ApiReply ledger_view(const ReadSnapshot& snap, const Principal& who,
                      const std::set<int64_t>* only_jobs = nullptr);
 
 // One job of a GPU that other jobs' processes use too (scheduler_telemetry.cpp): its share of
@@ -147,6 +158,14 @@ class Scheduler {
   // Nodes and their GPUs; a team sees the ids of its own jobs only (others' GPUs show as
   // allocated, without ids).
   std::future<ApiReply> nodes(const Principal& who);
+  // Per (pool, GPU model, node state): node and GPU counts, allocated, failed and idle GPUs,
+  // mean measured utilisation (GET /v1/nodes?summary=1: the dashboard above 1,000 nodes).
+  // The same for every principal (no job ids).
+  std::future<ApiReply> node_summary();
+  // The usage series (service/usage_series.h; GET /v1/usage) over the last `window_s`: the
+  // admin sees the cluster's figures and every team's burn; a team the cluster's capacity
+  // figures (no cluster burn) and its own burn.
+  std::future<ApiReply> usage(const Principal& who, double window_s);
   // `only_jobs`: the per-job list holds these jobs only (GET /v1/ledger?jobs=ID,...; the
   // dashboard asks for the rows it shows instead of every job's figures).
   std::future<ApiReply> ledger(const Principal& who,
@@ -253,7 +272,7 @@ class Scheduler {
   bool read_only() const { return commit_failing_ || !disk_low_.empty(); }
   size_t pending_writes() const {
     return dirty_.size() + segments_out_.size() + transitions_out_.size() +
-           idempotency_out_.size() + policy_out_.size();
+           idempotency_out_.size() + policy_out_.size() + usage_out_.size();
   }
   double wall_now();
   Seconds engine_time(double unix) const {
@@ -392,9 +411,9 @@ class Scheduler {
   // The live accounting as if every open run segment ended at `now` and capacity were priced
   // up to it (a copy; accounting_ must be set). Costly: O(jobs).
   RunAccounting accounting_at(double now) const;
-  // The admin's ledger body as of `now` (every job, each with its team); null before the
-  // accounting is rebuilt. Costly: O(jobs).
-  nlohmann::json ledger_json(double now);
+  // The admin's ledger body as of `now` without its `jobs`, whose figures go to `jobs` (every
+  // started job, each with its team); null before the accounting is rebuilt. Costly: O(jobs).
+  nlohmann::json ledger_json(double now, std::vector<LedgerJobRow>& jobs);
   std::string metrics_text(double now, const nlohmann::json& ledger);
   // Reads served off the loop (see ReadSnapshot): the newest snapshot if at most
   // config.read_snapshot_s old, else one the loop builds (one build for all waiting readers);
@@ -438,6 +457,12 @@ class Scheduler {
   // The spend rates at `now` for budget_burn (service/scheduler_budget.cpp); cluster < 0 when
   // the rule is off or the accounting is not ready.
   BurnRates burn_rates(double now) const;
+  // The spend rates at `now` as budget_burn prices them (burn_rates) into `r`: burn_usd_h,
+  // idle_usd_h (provisioned GPUs nobody holds) and teams_usd_h. accounting_ must be set.
+  void spend_rates(double now, UsageReading& r) const;
+  // The usage series' reading at `now` (service/scheduler_usage.cpp), at most every
+  // min(telemetry_period_s, usage_interval_s); closed buckets go to usage_out_.
+  void sample_usage(double now);
   // The general-tier pause (service/scheduler_pause.cpp; config pause_general): the active
   // alerts as the engine's conditions, the general_paused alerts, requeue_running; its state
   // for GET /v1/policy and its gauges.
@@ -530,6 +555,10 @@ class Scheduler {
     ApiReply reply;
   };
   std::vector<Held> held_;
+  // The usage series (GET /v1/usage), its last reading's time, buckets to store.
+  UsageSeries usage_;
+  double usage_sampled_at_ = -1e18;
+  std::vector<UsageSampleRow> usage_out_;
   double last_telemetry_ = -1e18;
   double spend_rate_ = -1;  // the cluster's spend rate at the last sample, USD/h (< 0 unknown)
   std::vector<GpuTelemetry> telemetry_;                   // the latest reading of every GPU seen

@@ -293,7 +293,7 @@ std::future<ApiReply> Scheduler::ledger(const Principal& who,
                                         std::optional<std::set<int64_t>> only_jobs) {
   const auto snap = fresh_snapshot();
   if (!snap) return ready(error_reply(503, "the decision loop did not answer within 30 s"));
-  return ready(ledger_view(snap->ledger, who, only_jobs ? &*only_jobs : nullptr));
+  return ready(ledger_view(*snap, who, only_jobs ? &*only_jobs : nullptr));
 }
 
 std::shared_ptr<const ReadSnapshot> Scheduler::fresh_snapshot() {
@@ -319,7 +319,7 @@ void Scheduler::publish_snapshot(double now) {
   auto snap = std::make_shared<ReadSnapshot>();
   snap->at = now;
   ++snapshots_;
-  snap->ledger = ledger_json(now);
+  snap->ledger = ledger_json(now, snap->jobs);
   snap->metrics = metrics_text(now, snap->ledger);
   const std::lock_guard<std::mutex> g(read_mu_);
   read_snapshot_ = std::move(snap);
@@ -545,6 +545,11 @@ Status Scheduler::recover() {
   Result<std::vector<IdempotencyRow>> keys = store_->load_idempotency(now - kIdempotencyTtlS);
   if (!keys.ok()) return keys.error();
   for (IdempotencyRow& k : keys.value()) idempotency_[{k.team, k.key}] = std::move(k);
+  // The usage series' stored buckets (GET /v1/usage): the history before this start.
+  Result<std::vector<UsageSampleRow>> usage =
+      store_->load_usage_samples(now - config_.usage_retention_s);
+  if (!usage.ok()) return usage.error();
+  usage_.restore(std::move(usage).value());
   if (Status st = store_->begin(); !st.ok()) return st;
   for (JobRecord& rec : stored.value()) {
     const Recovered what = recover_job(std::move(rec), now);

@@ -6,14 +6,13 @@
 // capacity per constant stretch, so its totals move in steps; the rate does not).
 #include <algorithm>
 #include <array>
+#include <utility>
 
 #include "service/scheduler.h"
 
 namespace frugal {
 
-BurnRates Scheduler::burn_rates(double now) const {
-  BurnRates v;
-  if (!config_.alerts.budget_burn_on() || !accounting_) return v;
+void Scheduler::spend_rates(double now, UsageReading& r) const {
   const Pricing& pricing = accounting_->pricing();
   const ClusterState& st = engine_->cluster();
   const Seconds t1 = engine_time(now), t0 = t1 - 60;
@@ -25,7 +24,8 @@ BurnRates Scheduler::burn_rates(double now) const {
     const double idle = pricing.span(c, 1, 0, t0, t1).total_usd() * 60;
     unit[c] = {idle, pricing.span(c, 1, 1, t0, t1).total_usd() * 60 - idle};
   }
-  v.cluster_usd_h = 0;
+  r.burn_usd_h = r.idle_usd_h = 0;
+  r.teams_usd_h.clear();
   for (const auto& [id, l] : jobs_) {
     // A guest's card is paid by its host (the ledger's guest_segment nets it out).
     if (l.rec.state != JobStatus::kRunning || l.guest_of > 0) continue;
@@ -37,15 +37,26 @@ BurnRates Scheduler::burn_rates(double now) const {
       const auto& [idle, busy] = unit[st.centre_of(s.node)];
       rate += static_cast<double>(s.milli) / kMilliPerGpu * (idle + busy * u);
     }
-    v.cluster_usd_h += rate;
-    v.teams[l.rec.team] += rate;
+    r.burn_usd_h += rate;
+    r.teams_usd_h[l.rec.team] += rate;
   }
+  // Provisioned GPUs nobody holds, at idle power: the ledger's idle_unallocated and stranded.
   const std::vector<int64_t>& provisioned = engine_->nodes().provisioned_gpus();
   for (uint32_t c = 0; c < st.centre_count() && c < provisioned.size(); ++c) {
     const double free = static_cast<double>(provisioned[c]) -
                         static_cast<double>(st.centre_allocated_milli(c)) / kMilliPerGpu;
-    v.cluster_usd_h += std::max(0.0, free) * unit[c][0];
+    r.idle_usd_h += std::max(0.0, free) * unit[c][0];
   }
+  r.burn_usd_h += r.idle_usd_h;
+}
+
+BurnRates Scheduler::burn_rates(double now) const {
+  BurnRates v;
+  if (!config_.alerts.budget_burn_on() || !accounting_) return v;
+  UsageReading r;
+  spend_rates(now, r);
+  v.cluster_usd_h = r.burn_usd_h;
+  v.teams = std::move(r.teams_usd_h);
   return v;
 }
 

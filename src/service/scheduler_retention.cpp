@@ -1,7 +1,7 @@
 // Retention of finished jobs (docs/API.md, "Retention"): their records leave memory after
 // retain_jobs_s (the store keeps them: GET /v1/jobs/{id} and lists read it), their logs and
 // per-run files are deleted after retain_logs_s, and a job's checkpoint folder is removed
-// when it ends empty.
+// when it ends empty. The usage series' stored buckets go after usage_retention_s.
 
 #include <fmt/format.h>
 
@@ -35,6 +35,12 @@ void Scheduler::retention(double now) {
     }
   }
   if (config_.retain_logs_s > 0) remove_old_logs(now - config_.retain_logs_s);
+  // The usage series' buckets older than usage_retention_s (in memory, observe() prunes).
+  if (store_->begin().ok()) {
+    if (store_->purge_usage_samples(now - config_.usage_retention_s).ok() && store_->commit().ok())
+      return;
+    store_->rollback();  // tried again next time
+  }
 }
 
 void Scheduler::remove_old_logs(double finished_before) {

@@ -149,43 +149,46 @@ RunAccounting Scheduler::accounting_at(double now) const {
   return at_now;
 }
 
-nlohmann::json Scheduler::ledger_json(double now) {
+nlohmann::json Scheduler::ledger_json(double now, std::vector<LedgerJobRow>& jobs) {
+  jobs.clear();
   if (!accounting_) return nullptr;
   const RunAccounting at_now = accounting_at(now);
   const LedgerReport rep = at_now.report();
-  nlohmann::json jobs = nlohmann::json::array();
   for (const auto& [id, l] : jobs_) {
     if (l.rec.started_at < 0) continue;
     const JobIdx j = ledger_index(id);
-    const SpanCost c = at_now.ledger().job_compute(j);
-    jobs.push_back({{"id", id},
-                    {"team", l.rec.team},
-                    {"name", l.rec.request.name},
-                    {"state", std::string(to_string(l.rec.state))},
-                    {"run_s", at_now.run_time(j)},
-                    {"compute_usd", c.total_usd()},
-                    {"utilization",
-                     l.rec.utilization >= 0 ? nlohmann::json(l.rec.utilization) : nlohmann::json()},
-                    {"total_usd", at_now.ledger().job_total_usd(j)}});
+    jobs.push_back(LedgerJobRow{id, l.rec.team, l.rec.request.name,
+                                std::string(to_string(l.rec.state)), at_now.run_time(j),
+                                at_now.ledger().job_compute(j).total_usd(),
+                                at_now.ledger().job_total_usd(j), l.rec.utilization});
   }
   nlohmann::json body = to_json(rep);  // the shape `frugal simulate` reports (docs/REPORT.md)
   body["as_of"] = now;
-  body["jobs"] = std::move(jobs);
   return body;
 }
 
-ApiReply ledger_view(const nlohmann::json& admin, const Principal& who,
+namespace {
+
+nlohmann::json ledger_job_json(const LedgerJobRow& r) {
+  return {{"id", r.id},
+          {"team", r.team},
+          {"name", r.name},
+          {"state", r.state},
+          {"run_s", r.run_s},
+          {"compute_usd", r.compute_usd},
+          {"utilization", r.utilization >= 0 ? nlohmann::json(r.utilization) : nlohmann::json()},
+          {"total_usd", r.total_usd}};
+}
+
+}  // namespace
+
+ApiReply ledger_view(const ReadSnapshot& snap, const Principal& who,
                      const std::set<int64_t>* only_jobs) {
+  const nlohmann::json& admin = snap.ledger;
   if (admin.is_null()) return error_reply(503, "the ledger is not ready (the service is starting)");
   ApiReply r;
-  // A job of the list is shown when the principal may see it and it was asked for.
-  const auto shown = [&](const nlohmann::json& j) {
-    return (who.admin || j["team"] == who.team) &&
-           (!only_jobs || only_jobs->count(j["id"].get<int64_t>()));
-  };
   if (who.admin) {
-    for (const auto& [key, value] : admin.items())
-      if (key != "jobs") r.body[key] = value;
+    r.body = admin;
   } else {
     nlohmann::json teams = nlohmann::json::object();
     if (const auto it = admin["by_team"].find(who.team); it != admin["by_team"].end()) {
@@ -195,9 +198,20 @@ ApiReply ledger_view(const nlohmann::json& admin, const Principal& who,
     r.body["by_team"] = teams;
     r.body["as_of"] = admin["as_of"];
   }
+  // The rows the principal may see and asked for, rendered for those alone.
   nlohmann::json jobs = nlohmann::json::array();
-  for (const auto& j : admin["jobs"])
-    if (shown(j)) jobs.push_back(j);
+  const auto add = [&](const LedgerJobRow& j) {
+    if (who.admin || j.team == who.team) jobs.push_back(ledger_job_json(j));
+  };
+  if (only_jobs) {
+    for (const int64_t id : *only_jobs) {
+      const auto it = std::lower_bound(snap.jobs.begin(), snap.jobs.end(), id,
+                                       [](const LedgerJobRow& j, int64_t v) { return j.id < v; });
+      if (it != snap.jobs.end() && it->id == id) add(*it);
+    }
+  } else {
+    for (const LedgerJobRow& j : snap.jobs) add(j);
+  }
   r.body["jobs"] = std::move(jobs);
   return r;
 }

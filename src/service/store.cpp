@@ -79,6 +79,12 @@ constexpr const char* kMigrations[] = {
     "  seq INTEGER PRIMARY KEY,"
     "  recorded_at REAL NOT NULL, source TEXT NOT NULL, spec_yaml TEXT NOT NULL,"
     "  sha256 TEXT NOT NULL);",
+    // 10 → 11: the cluster's usage series (GET /v1/usage), one row per bucket.
+    "CREATE TABLE usage_samples ("
+    "  at REAL PRIMARY KEY, span_s REAL NOT NULL,"
+    "  provisioned_gpus REAL NOT NULL, allocated_gpus REAL NOT NULL, busy_gpus REAL,"
+    "  queued_jobs REAL NOT NULL, burn_usd_h REAL NOT NULL, idle_usd_h REAL NOT NULL,"
+    "  teams TEXT NOT NULL);",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 

@@ -7,6 +7,7 @@
 // one fsync per group (the decision loop's group commit). Not thread-safe: one thread (the decision
 // loop) owns a Store.
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -21,7 +22,7 @@ struct sqlite3_stmt;
 
 namespace frugal {
 
-inline constexpr int kSchemaVersion = 10;
+inline constexpr int kSchemaVersion = 11;
 
 // One ended run segment: job held `placement` (JSON) over [t0, t1) and kept_s seconds of
 // its work survived (the rest is rework).
@@ -63,6 +64,16 @@ struct ClusterSpecRow {
   std::string source, spec_yaml, sha256;
 };
 
+// One bucket of the cluster's usage series (service/usage_series.h; GET /v1/usage): the
+// time-weighted means over [at, at + interval) of the readings that covered span_s seconds
+// of it (Unix seconds). busy_gpus < 0: no GPU was measured; teams_usd_h by team.
+struct UsageSampleRow {
+  double at = 0, span_s = 0;
+  double provisioned_gpus = 0, allocated_gpus = 0, busy_gpus = -1, queued_jobs = 0;
+  double burn_usd_h = 0, idle_usd_h = 0;
+  std::map<std::string, double> teams_usd_h;
+};
+
 class Store {
  public:
   // Opens (creating if needed) the database at `path` and migrates it to kSchemaVersion.
@@ -94,6 +105,12 @@ class Store {
   Result<std::optional<ClusterSpecRow>> latest_cluster_spec() const;
   // Forgets the keys recorded before `before` (Unix seconds).
   Status purge_idempotency(double before);
+  // The usage series' buckets (table usage_samples; store_usage.cpp): one added or replaced
+  // by its start; those starting at or after `since`, oldest first; those before `before`
+  // forgotten.
+  Status put_usage_sample(const UsageSampleRow& r);
+  Result<std::vector<UsageSampleRow>> load_usage_samples(double since) const;
+  Status purge_usage_samples(double before);
 
   // Everything stored, jobs by id, segments by (job, t0).
   Result<std::vector<JobRecord>> load_jobs() const;

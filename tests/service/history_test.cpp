@@ -341,8 +341,10 @@ TEST(History, ASchema9DatabaseMigratesAndRecordsItsCluster) {
     sqlite3* raw = nullptr;
     ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
     // As schema 9 left it (migrations only ever add).
-    EXPECT_EQ(sqlite3_exec(raw, "DROP TABLE cluster_specs; PRAGMA user_version = 9;", nullptr,
-                           nullptr, nullptr),
+    EXPECT_EQ(sqlite3_exec(raw,
+                           "DROP TABLE cluster_specs; DROP TABLE usage_samples;"
+                           "PRAGMA user_version = 9;",
+                           nullptr, nullptr, nullptr),
               SQLITE_OK);
     sqlite3_close(raw);
   }
@@ -370,7 +372,7 @@ TEST(History, ASchema9DatabaseMigratesAndRecordsItsCluster) {
   {
     auto s = Store::open(db);
     ASSERT_TRUE(s.ok()) << s.error().message;
-    EXPECT_EQ(s.value()->schema_version(), 10);
+    EXPECT_EQ(s.value()->schema_version(), kSchemaVersion);
     auto latest = s.value()->latest_cluster_spec();
     ASSERT_TRUE(latest.ok());
     ASSERT_TRUE(latest.value().has_value());

@@ -7,13 +7,21 @@
 //   - a keyboard-only walk: Tab reaches the token input and the login button, and after login
 //     a cancel button, each with a visible focus indicator; axe-core finds no serious or
 //     critical violation on the login page or after login;
+//   - the cost chart draws GET /v1/usage's points (the service samples every 0.5 s here:
+//     usage_interval_s), history from before the page opened included, each point where the
+//     API's figure puts it;
+//   - above ?groups_above=N nodes the node section is a table of groups equal to GET
+//     /v1/nodes?summary=1, and "Show every node" brings the grid back;
 //   - with 5,000 more jobs the page still loads and shows rows (the time is printed).
 // The page polls every 200 ms (?poll=200). Every request the page makes must stay on the
 // service's own origin (no CDN).
 //
 // DOM contract (ui/): #login-form, #token, #login, #logout; <table id="jobs"> rows
 // tr[data-job-id], cells td[data-field="state|name|gpus|runtime|cost|tier|priority"], buttons
-// button[data-action="cancel|hold|release"]; #nodes, #alerts, #shadows.
+// button[data-action="cancel|hold|release"]; #nodes, #alerts, #shadows; the chart's
+// polyline#cost-line / #idle-line (points "x,y ...", data-as-of: the usage answer drawn);
+// #node-groups rows tr[data-group="pool/model/state"] with td[data-field="nodes|gpus|..."],
+// #nodes-toggle.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 
@@ -32,7 +40,8 @@ let serve; let browser;
 const contexts = [];
 
 before(async () => {
-  serve = await new Serve(a.frugal, { nodes: 2, gpusPerNode: 4, policy: 'fifo' }).start();
+  serve = await new Serve(a.frugal, { nodes: 2, gpusPerNode: 4, policy: 'fifo',
+                                      extra: 'usage_interval_s: 0.5' }).start();
   browser = await launch();
 });
 
@@ -43,7 +52,7 @@ after(async () => {
 });
 
 /** A fresh context (no sessionStorage shared) and page at /ui; requests off-origin fail. */
-async function openPage() {
+async function openPage(query = '') {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   contexts.push(context);
   const outside = await guardNetwork(context, serve.url + '/');
@@ -54,7 +63,7 @@ async function openPage() {
   page.on('request', (r) => page.requests.push(r.url()));
   page.on('dialog', (d) => d.accept()); // a confirm() before cancelling, if the page asks
   page.outside = outside;
-  const response = await page.goto(`${serve.url}/ui?poll=${POLL}`, { waitUntil: 'load' });
+  const response = await page.goto(`${serve.url}/ui?poll=${POLL}${query}`, { waitUntil: 'load' });
   assert.equal(response?.status(), 200, `/ui answered ${response?.status()}`);
   return page;
 }
@@ -209,6 +218,103 @@ test('keyboard only: Tab reaches the token, login and a cancel button, focus vis
   assert.deepEqual(page.errors, [], 'script errors in the page');
 });
 
+/** The chart as drawn, read at once: the usage answer's as_of and each line's [[x, y], ...]. */
+async function chart(page) {
+  const c = await page.evaluate(() => ({
+    asOf: Number(document.getElementById('cost-line').dataset.asOf),
+    cost: document.getElementById('cost-line').getAttribute('points') || '',
+    idle: document.getElementById('idle-line').getAttribute('points') || '',
+  }));
+  const parse = (t) => (t.trim() ? t.trim().split(/\s+/).map((p) => p.split(',').map(Number)) : []);
+  return { asOf: c.asOf, cost: parse(c.cost), idle: parse(c.idle) };
+}
+
+/** Where the page draws usage answer `u` (ui/app.js showUsage): x over the window (from the
+ *  first point when the service has less history), y on one scale. */
+function expectedLines(u, team) {
+  const burn = (p) => (p.burn_usd_h !== undefined ? p.burn_usd_h : (p.teams?.[team] ?? null));
+  let max = 0;
+  for (const p of u.points) max = Math.max(max, burn(p) || 0, p.idle_usd_h || 0);
+  const t0 = Math.max(u.as_of - u.window_s, u.points.length ? u.points[0].at : u.as_of);
+  const at = (p, v) => [(600 * (p.at + p.span_s / 2 - t0)) / Math.max(1, u.as_of - t0),
+                        118 - (116 * v) / (max || 1)];
+  return { cost: u.points.filter((p) => burn(p) !== null).map((p) => at(p, burn(p))),
+           idle: u.points.map((p) => at(p, p.idle_usd_h)) };
+}
+
+function sameLine(drawn, want, what) {
+  assert.equal(drawn.length, want.length, `${what}: ${drawn.length} points drawn, the API has ${want.length}`);
+  for (let i = 0; i < want.length; i++) {
+    assert.ok(Math.abs(drawn[i][0] - want[i][0]) <= 0.06 && Math.abs(drawn[i][1] - want[i][1]) <= 0.06,
+      `${what} point ${i}: drawn ${drawn[i]}, the API's figure puts it at ${want[i]}`);
+  }
+}
+
+test('the cost chart draws the 24-h usage series from the API, history included', { timeout: 60000 }, async () => {
+  // A running job of alpha's, and time for some buckets before the page opens.
+  const burner = await serve.submit({ name: 'burner', command: 'sleep 1000', gpus: 2 });
+  await until('the service has 3 usage buckets', async () => {
+    const [, u] = await serve.request('GET', '/v1/usage?window=24h', { token: ALPHA });
+    return u.points.filter((p) => !p.partial && p.teams.alpha > 0).length >= 3;
+  });
+  const page = await openPage();
+  const answers = [];
+  page.on('response', async (r) => {
+    if (r.url().includes('/v1/usage')) answers.push(await r.json().catch(() => null));
+  });
+  await login(page, ALPHA);
+  await until('the chart drawn', async () => (await page.$eval('#cost-line', (el) => el.dataset.asOf ?? null)));
+  // The first drawing already has the buckets from before the page opened.
+  await until('a drawn usage answer', () => answers.length > 0);
+  const first = answers[0];
+  assert.ok(first.points.length >= 3, `the first usage answer has ${first.points.length} points`);
+  // What is drawn is the answer it names, point by point.
+  const { asOf, cost, idle } = await chart(page);
+  await until(`the usage answer as of ${asOf} seen`, () => answers.some((u) => u && u.as_of === asOf));
+  const drawnFrom = answers.find((u) => u && u.as_of === asOf);
+  const want = expectedLines(drawnFrom, 'alpha');
+  assert.ok(cost.length >= 3, `the burn line has ${cost.length} points`);
+  assert.ok(drawnFrom.points.some((p) => p.teams.alpha > 0), 'alpha burned nothing');
+  sameLine(cost, want.cost, 'burn line');
+  sameLine(idle, want.idle, 'idle line');
+  // The checker itself: a wrong figure is caught.
+  const wrong = structuredClone(drawnFrom);
+  wrong.points.findLast((p) => p.teams.alpha > 0).teams.alpha *= 1.5;
+  assert.throws(() => sameLine(cost, expectedLines(wrong, 'alpha').cost, 'burn line'), /point/);
+  const desc = await page.$eval('#cost-chart-desc', (el) => el.textContent);
+  assert.match(desc, /Cost burn \$[0-9.]+ per hour/);
+  const vs = await seriousViolations(page);
+  assert.equal(vs.length, 0, describeViolations(vs));
+  await serve.cancel(burner);
+  assert.deepEqual(page.errors, [], 'script errors in the page');
+});
+
+test('above groups_above nodes the page shows groups equal to the summary', { timeout: 60000 }, async () => {
+  const page = await openPage('&groups_above=1');
+  await login(page, BETA);
+  await page.waitForSelector('#node-groups tbody tr[data-group]', { timeout: 20000 });
+  const [, summary] = await serve.request('GET', '/v1/nodes?summary=1', { token: BETA });
+  assert.equal(summary.nodes, 2);
+  const rows = await page.$$eval('#node-groups tbody tr[data-group]', (trs) => trs.map((tr) => ({
+    group: tr.dataset.group,
+    nodes: tr.querySelector('td[data-field="nodes"]').textContent,
+    gpus: tr.querySelector('td[data-field="gpus"]').textContent,
+  })));
+  assert.deepEqual(rows, summary.groups.map((g) => ({
+    group: `${g.pool}/${g.gpu_model}/${g.state}`, nodes: String(g.nodes), gpus: String(g.gpus),
+  })));
+  assert.equal(await page.locator('#nodes').isVisible(), false, 'the per-GPU grid shown above the threshold');
+  assert.ok((await page.textContent('#nodes-summary')).startsWith('2 node(s), 8 GPU(s)'));
+  const vs = await seriousViolations(page);
+  assert.equal(vs.length, 0, describeViolations(vs));
+  // The full list is still reachable.
+  await page.click('#nodes-toggle');
+  await until('the grid of every GPU', () => page.$$eval('#nodes .cell', (c) => c.length === 8));
+  assert.equal(await page.locator('#node-groups').isVisible(), false);
+  assert.equal((await page.textContent('#nodes-toggle')).trim(), 'Show groups');
+  assert.deepEqual(page.errors, [], 'script errors in the page');
+});
+
 test(`with ${BULK} more jobs the page loads and shows rows`, { timeout: 420000 }, async () => {
   const t0 = Date.now();
   const ids = await serve.submitMany(BULK, (i) => ({ name: `bulk-${i}`, command: 'sleep 1000', gpus: 1 }), ALPHA, 16);
@@ -235,7 +341,8 @@ test(`with ${BULK} more jobs the page loads and shows rows`, { timeout: 420000 }
 
 test('screenshot (FRUGAL_UI_SCREENSHOTS=1)', { timeout: 90000, skip: !SCREENSHOTS }, async () => {
   // Its own daemon, 4 nodes × 8 L4, with a few jobs of each kind running, queued and held.
-  const demo = await new Serve(a.frugal, { nodes: 4, gpusPerNode: 8, policy: 'fifo' }).start();
+  const demo = await new Serve(a.frugal, { nodes: 4, gpusPerNode: 8, policy: 'fifo',
+                                         extra: 'usage_interval_s: 0.25' }).start();
   try {
     const jobs = [
       { name: 'llama-70b-pretrain', command: 'sleep 1000', gpus: 16, tier: 'important' },
@@ -257,7 +364,7 @@ test('screenshot (FRUGAL_UI_SCREENSHOTS=1)', { timeout: 90000, skip: !SCREENSHOT
     await page.fill('#token', ALPHA);
     await page.click('#login');
     await page.waitForSelector(`tr[data-job-id="${ids[0]}"]`);
-    await page.waitForTimeout(3000); // a few readings for the cost line
+    await page.waitForTimeout(3000); // a few usage buckets for the cost chart
     await page.evaluate(() => { document.activeElement?.blur(); window.scrollTo(0, 0); });
     await screenshot(page, a.source, 'dashboard.png');
   } finally {
