@@ -7,8 +7,10 @@
 //   alloc%  = round2(mean(round2(used_milli / total_gpus / 10)))
 //   frag%   = round2(100 · mean(frag_milli) / 1000 / total_gpus)   (Fig. 7a, % of capacity)
 //   ratio%  = round2(mean(100 · frag_milli / idle_milli))          (Fig. 7b)
+//   migrations = the cumulative migrations at the level's last event (0 without migrations)
 
 #include <array>
+#include <cstdint>
 
 #include "pack/fill_engine.h"
 
@@ -21,10 +23,14 @@ struct LevelSeries {
   std::array<double, kLevels> alloc{};
   std::array<double, kLevels> frag{};
   std::array<double, kLevels> ratio{};
+  std::array<double, kLevels> migrations{};
 };
 
 // numpy's round(x, 2).
 double round2(double x);
+
+// The arrive% an event is binned under: round_half_even(arrived_milli / total_gpus / 10).
+double arrived_level(int64_t arrived_milli, int64_t total_gpus);
 
 LevelSeries discretise(const FillEvents& events);
 

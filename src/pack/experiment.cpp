@@ -5,11 +5,36 @@
 #include <cmath>
 #include <optional>
 
+#include "pack/bound.h"
 #include "pack/fill_engine.h"
 #include "pack/frag.h"
 #include "pack/workload.h"
 
 namespace frugal::pack {
+namespace {
+
+// The bound's curve for one run's arrivals, discretised like an allocation (experiment.h).
+void add_bound(const std::vector<NodeSpec>& nodes, const std::vector<Pod>& seq,
+               ExperimentResult& out) {
+  auto b = bound_per_event(nodes, seq);
+  if (!b.ok()) {
+    out.bound_error = b.error().message;
+    return;
+  }
+  FillEvents ev;
+  for (const NodeSpec& n : nodes) ev.total_gpus += n.num_gpu;
+  int64_t arrived = 0;
+  for (size_t i = 0; i < seq.size(); ++i) {
+    arrived += seq[i].total_milli();
+    ev.arrived_milli.push_back(arrived);
+    ev.used_milli.push_back(b.value()[i]);
+    ev.idle_milli.push_back(0);
+    ev.frag_milli.push_back(0);
+  }
+  out.bound.push_back(discretise(ev));
+}
+
+}  // namespace
 
 ExperimentResult run_experiment(const std::vector<NodeSpec>& nodes, const std::vector<Pod>& pods,
                                 const ExperimentConfig& config) {
@@ -21,7 +46,8 @@ ExperimentResult run_experiment(const std::vector<NodeSpec>& nodes, const std::v
   int64_t capacity = 0;
   for (const NodeSpec& n : nodes) capacity += static_cast<int64_t>(n.num_gpu) * kMilli;
   const int runs = config.replay ? 1 : std::max(1, config.seeds);
-  for (Policy p : config.policies) out.runs.push_back(PolicyRuns{p, {}, {}});
+  for (Policy p : config.policies) out.runs.push_back(PolicyRuns{p, {}, {}, {}});
+  double bound_seconds = 0;
   const auto t0 = std::chrono::steady_clock::now();
   for (int k = 0; k < runs; ++k) {
     const uint64_t seed = config.first_seed + static_cast<uint64_t>(k);
@@ -42,25 +68,40 @@ ExperimentResult run_experiment(const std::vector<NodeSpec>& nodes, const std::v
     }
     if (k == 0) out.pods_per_run = seq.size();
     for (PolicyRuns& pr : out.runs) {
-      const FillEvents ev = run_fill(nodes, rank, seq, pr.policy, memo,
-                                     go ? PolicyRng(*go) : PolicyRng(seed * 7919 + 17),
-                                     pr.policy == Policy::kFrugal ? &frugal_memo : nullptr);
+      const bool frugal = pr.policy == Policy::kFrugal;
+      const FillEvents ev = run_fill(
+          nodes, rank, seq, pr.policy, memo, go ? PolicyRng(*go) : PolicyRng(seed * 7919 + 17),
+          frugal ? &frugal_memo : nullptr, frugal ? config.migrations_per_100 : 0);
       pr.seeds.push_back(discretise(ev));
       pr.failed.push_back(ev.failed);
+      pr.migrations.push_back(ev.migrations);
+    }
+    if (config.bound && out.bound_error.empty()) {
+      const auto b0 = std::chrono::steady_clock::now();
+      add_bound(nodes, seq, out);
+      bound_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - b0).count();
     }
   }
-  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  out.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - bound_seconds;
+  out.bound_seconds = bound_seconds;
+  if (!out.bound_error.empty()) out.bound.clear();
   return out;
 }
 
 LevelStats level_stats(const PolicyRuns& runs, Metric metric, int level) {
+  return level_stats(runs.seeds, metric, level);
+}
+
+LevelStats level_stats(const std::vector<LevelSeries>& runs, Metric metric, int level) {
   std::vector<double> v;
   const auto b = static_cast<size_t>(level);
-  for (const LevelSeries& s : runs.seeds) {
+  for (const LevelSeries& s : runs) {
     if (!s.has[b]) continue;
-    v.push_back(metric == Metric::kAlloc  ? s.alloc[b]
-                : metric == Metric::kFrag ? s.frag[b]
-                                          : s.ratio[b]);
+    v.push_back(metric == Metric::kAlloc        ? s.alloc[b]
+                : metric == Metric::kFrag       ? s.frag[b]
+                : metric == Metric::kMigrations ? s.migrations[b]
+                                                : s.ratio[b]);
   }
   LevelStats st;
   st.n = static_cast<int>(v.size());

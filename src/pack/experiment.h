@@ -13,8 +13,15 @@
 // frugal scores with its own measure, F over typical_pods_per_domain (same list, the popularity
 // cut applied per gpu_spec domain; identical to the typical pods when no pod has a gpu_spec);
 // every policy's recorded fragmentation uses the typical pods.
+// With config.bound, each run also gets the limit of packing its arrivals (bound.h): a
+// LevelSeries whose alloc at each level is discretised from bound_per_event exactly as a
+// policy's allocation is, so per run and level it is ≥ every policy's alloc (and so are the
+// medians over runs). A solver failure leaves `bound` empty and says why in bound_error.
+// config.migrations_per_100 (M, ≥ 0) is frugal's migration budget (migration.h); the other
+// policies never migrate. M = 0 is frugal without migrations, bit for bit.
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "pack/discretise.h"
@@ -36,19 +43,25 @@ struct ExperimentConfig {
   double tune = 1.3;
   const Replay* replay = nullptr;
   bool go_rand = true;
+  bool bound = true;
+  double migrations_per_100 = 0;
 };
 
 struct PolicyRuns {
   Policy policy;
-  std::vector<LevelSeries> seeds;  // one per run, in seed order
-  std::vector<int64_t> failed;     // failed pods per run
+  std::vector<LevelSeries> seeds;   // one per run, in seed order
+  std::vector<int64_t> failed;      // failed pods per run
+  std::vector<int64_t> migrations;  // migrations per run
 };
 
 struct ExperimentResult {
   TypicalPods typical;
-  std::vector<PolicyRuns> runs;  // in config.policies order
-  size_t pods_per_run = 0;       // arrivals in the first run
-  double seconds = 0;            // wall time of all fills
+  std::vector<PolicyRuns> runs;    // in config.policies order
+  size_t pods_per_run = 0;         // arrivals in the first run
+  double seconds = 0;              // wall time of all fills
+  std::vector<LevelSeries> bound;  // one per run (alloc only), empty without config.bound
+  std::string bound_error;         // why `bound` is empty despite config.bound
+  double bound_seconds = 0;        // wall time of the bound's LP solves
 };
 
 ExperimentResult run_experiment(const std::vector<NodeSpec>& nodes, const std::vector<Pod>& pods,
@@ -60,7 +73,8 @@ struct LevelStats {
   int n = 0;
   double median = 0, mean = 0, stdev = 0;
 };
-enum class Metric { kAlloc, kFrag, kRatio };
+enum class Metric { kAlloc, kFrag, kRatio, kMigrations };
 LevelStats level_stats(const PolicyRuns& runs, Metric metric, int level);
+LevelStats level_stats(const std::vector<LevelSeries>& runs, Metric metric, int level);
 
 }  // namespace frugal::pack

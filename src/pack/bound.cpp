@@ -1,0 +1,229 @@
+#include "pack/bound.h"
+
+#include <coin/ClpSimplex.hpp>
+#include <coin/CoinPackedMatrix.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "pack/discretise.h"
+
+namespace frugal::pack {
+namespace {
+
+using PodKey =
+    std::tuple<int64_t, int64_t, int, int32_t, uint64_t>;  // cpu, mem, cards, milli, mask
+using NodeKey = std::tuple<int64_t, int64_t, int, int>;    // cpu, mem, cards, model
+
+PodKey pod_key(const Pod& p) {
+  return {p.cpu, p.mem, p.num_gpu, p.milli, p.model_mask};
+}
+
+struct NodeClass {
+  NodeSpec spec;
+  int64_t count = 0;
+};
+
+bool hosts(const NodeSpec& n, const Pod& p) {
+  return n.num_gpu >= p.num_gpu && model_ok(p.model_mask, n.model) && n.cpu >= p.cpu &&
+         n.mem >= p.mem && p.milli <= kMilli;
+}
+
+// The card weight w_α(m) of bound.h.
+double card_weight(int32_t m, int32_t alpha) {
+  if (m > kMilli - alpha) return kMilli;
+  if (m >= alpha) return m;
+  return 0;
+}
+
+// The most pods like p one node of `n`'s kind can hold alone (cpu, memory, cards, pod count).
+int64_t most_per_node(const NodeSpec& n, const Pod& p) {
+  int64_t k = kMaxPodsPerNode;
+  if (p.cpu > 0) k = std::min(k, n.cpu / p.cpu);
+  if (p.mem > 0) k = std::min(k, n.mem / p.mem);
+  if (p.milli > 0) k = std::min<int64_t>(k, (n.num_gpu / p.num_gpu) * (kMilli / p.milli));
+  return k;
+}
+
+// A: 0, the sharing sizes up to 500, and 1001 − m for the sharing sizes above 500.
+std::vector<int32_t> alphas(const std::vector<Pod>& pods) {
+  std::set<int32_t> a{0};
+  for (const Pod& p : pods) {
+    if (p.milli <= 0 || p.milli >= kMilli) continue;
+    a.insert(p.milli <= kMilli / 2 ? p.milli : kMilli + 1 - p.milli);
+  }
+  return {a.begin(), a.end()};
+}
+
+}  // namespace
+
+struct AllocBound::Impl {
+  std::map<PodKey, int> class_of;
+  std::vector<Pod> pods;  // one per class
+  ClpSimplex lp;
+  int count_rows = 0;  // rows 0..classes-1 are the count rows
+};
+
+AllocBound::AllocBound(const std::vector<NodeSpec>& nodes, const std::vector<Pod>& universe)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  std::map<NodeKey, NodeClass> by_key;
+  for (const NodeSpec& n : nodes) {
+    if (n.num_gpu <= 0) continue;
+    NodeClass& c = by_key[{n.cpu, n.mem, n.num_gpu, n.model}];
+    c.spec = n;
+    c.count += 1;
+  }
+  for (const Pod& p : universe) {
+    if (p.total_milli() <= 0 || m.class_of.count(pod_key(p))) continue;
+    const bool any = std::any_of(by_key.begin(), by_key.end(),
+                                 [&](const auto& kv) { return hosts(kv.second.spec, p); });
+    if (!any) continue;
+    m.class_of.emplace(pod_key(p), static_cast<int>(m.pods.size()));
+    m.pods.push_back(p);
+  }
+  const std::vector<int32_t> alpha = alphas(m.pods);
+  const int ncls = static_cast<int>(m.pods.size());
+  const int per_node = 3 + static_cast<int>(alpha.size());  // cpu, mem, pods, α rows
+  const int nrows = ncls + per_node * static_cast<int>(by_key.size());
+  std::vector<double> rowub(static_cast<size_t>(nrows), 0.0);
+  std::vector<double> obj, value, colub;
+  std::vector<int> index;
+  std::vector<CoinBigIndex> start{0};
+  int t = 0;
+  for (const auto& [key, nc] : by_key) {
+    const int base = ncls + per_node * t;
+    const auto n = static_cast<double>(nc.count);
+    rowub[static_cast<size_t>(base)] = n * static_cast<double>(nc.spec.cpu);
+    rowub[static_cast<size_t>(base + 1)] = n * static_cast<double>(nc.spec.mem);
+    rowub[static_cast<size_t>(base + 2)] = n * kMaxPodsPerNode;
+    for (size_t a = 0; a < alpha.size(); ++a)
+      rowub[static_cast<size_t>(base + 3) + a] = n * nc.spec.num_gpu * kMilli;
+    for (int c = 0; c < ncls; ++c) {
+      const Pod& p = m.pods[static_cast<size_t>(c)];
+      if (!hosts(nc.spec, p)) continue;
+      auto add = [&](int row, double v) {
+        if (v == 0) return;
+        index.push_back(row);
+        value.push_back(v);
+      };
+      add(c, 1);
+      add(base, static_cast<double>(p.cpu));
+      add(base + 1, static_cast<double>(p.mem));
+      add(base + 2, 1);
+      for (size_t a = 0; a < alpha.size(); ++a)
+        add(base + 3 + static_cast<int>(a), p.num_gpu * card_weight(p.milli, alpha[a]));
+      obj.push_back(static_cast<double>(p.total_milli()));
+      colub.push_back(n * static_cast<double>(most_per_node(nc.spec, p)));
+      start.push_back(static_cast<CoinBigIndex>(index.size()));
+    }
+    ++t;
+  }
+  const int ncols = static_cast<int>(obj.size());
+  std::vector<double> rowlb(static_cast<size_t>(nrows), -COIN_DBL_MAX);
+  std::vector<double> collb(static_cast<size_t>(ncols), 0.0);
+  CoinPackedMatrix matrix(true, nrows, ncols, static_cast<CoinBigIndex>(index.size()), value.data(),
+                          index.data(), start.data(), nullptr);
+  m.lp.setLogLevel(0);
+  m.lp.loadProblem(matrix, collb.data(), colub.data(), obj.data(), rowlb.data(), rowub.data());
+  m.lp.setOptimizationDirection(-1);  // maximise
+  m.count_rows = ncls;
+}
+
+AllocBound::~AllocBound() = default;
+
+int AllocBound::class_of(const Pod& pod) const {
+  auto it = impl_->class_of.find(pod_key(pod));
+  return it == impl_->class_of.end() ? -1 : it->second;
+}
+
+size_t AllocBound::classes() const {
+  return impl_->pods.size();
+}
+
+Result<int64_t> AllocBound::max_alloc_milli(const std::vector<int64_t>& count) {
+  Impl& m = *impl_;
+  if (count.size() != m.pods.size()) return Error{"bound: one count per pod class expected"};
+  int64_t all = 0;
+  for (int c = 0; c < m.count_rows; ++c) {
+    const int64_t k = count[static_cast<size_t>(c)];
+    m.lp.setRowUpper(c, static_cast<double>(k));
+    all += k * m.pods[static_cast<size_t>(c)].total_milli();
+  }
+  if (m.count_rows == 0 || all == 0) return int64_t{0};
+  m.lp.dual();
+  if (!m.lp.isProvenOptimal()) return Error{"bound: the LP was not solved to optimality"};
+  // Any placement allocates a whole number of milli, at most the LP optimum: so its floor
+  // (with room for the solver's tolerances) bounds it too; never above what arrived.
+  const double v = m.lp.objectiveValue();
+  const auto up = static_cast<int64_t>(std::floor(v + 1e-6 * std::max(1.0, std::abs(v))));
+  return std::min(all, up);
+}
+
+namespace {
+
+// The pods of a prefix of the sequence as counts per class of `lp`.
+class PrefixCounts {
+ public:
+  PrefixCounts(const AllocBound& lp, const std::vector<Pod>& seq)
+      : lp_(&lp), seq_(&seq), count_(lp.classes(), 0) {}
+  // The counts of pods 0..end-1.
+  const std::vector<int64_t>& upto(size_t end) {
+    for (; at_ < end; ++at_) step(at_, +1);
+    for (; at_ > end; --at_) step(at_ - 1, -1);
+    return count_;
+  }
+
+ private:
+  void step(size_t i, int64_t d) {
+    const int c = lp_->class_of((*seq_)[i]);
+    if (c >= 0) count_[static_cast<size_t>(c)] += d;
+  }
+  const AllocBound* lp_;
+  const std::vector<Pod>* seq_;
+  std::vector<int64_t> count_;
+  size_t at_ = 0;
+};
+
+}  // namespace
+
+Result<std::vector<int64_t>> bound_per_event(const std::vector<NodeSpec>& nodes,
+                                             const std::vector<Pod>& sequence) {
+  AllocBound lp(nodes, sequence);
+  int64_t total_gpus = 0;
+  for (const NodeSpec& n : nodes) total_gpus += n.num_gpu;
+  std::vector<int64_t> arrived(sequence.size());
+  int64_t sum = 0;
+  for (size_t i = 0; i < sequence.size(); ++i) arrived[i] = sum += sequence[i].total_milli();
+  auto level_of = [&](size_t i) {
+    return total_gpus > 0 ? arrived_level(arrived[i], total_gpus) : 0.0;
+  };
+  std::vector<int64_t> out(sequence.size());
+  PrefixCounts counts(lp, sequence);
+  for (size_t i = 0; i < sequence.size();) {
+    size_t j = i + 1;  // events i..j-1 share one level
+    while (j < sequence.size() && level_of(j) == level_of(i)) ++j;
+    auto b = lp.max_alloc_milli(counts.upto(j));
+    if (!b.ok()) return b.error();
+    if (b.value() >= arrived[j - 1]) {  // everything that arrived fits: the bound is exact
+      for (size_t k = i; k < j; ++k) out[k] = arrived[k];
+      i = j;
+      continue;
+    }
+    // Binding: the level's events get the bound at the end of their chunk of the level.
+    const size_t chunk = (j - i + kBoundChunks - 1) / kBoundChunks;
+    for (size_t a = i; a < j; a += chunk) {
+      const size_t e = std::min(j, a + chunk);
+      auto c = lp.max_alloc_milli(counts.upto(e));
+      if (!c.ok()) return c.error();
+      for (size_t k = a; k < e; ++k) out[k] = std::min(arrived[k], c.value());
+    }
+    i = j;
+  }
+  return out;
+}
+
+}  // namespace frugal::pack

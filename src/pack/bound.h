@@ -1,0 +1,74 @@
+#pragma once
+// The limit of packing: an upper bound on the GPU milli that any placement of any subset of a
+// pod multiset can allocate on a node list (any order, any packer, any number of migrations).
+//
+// The LP, over pod classes c (pods equal in cpu, memory, num_gpu, milli, model mask; CPU-only
+// pods are left out, they allocate no GPU) and node classes t (nodes equal in cpu, memory,
+// cards, model; N_t nodes each), with x_ct = pods of class c on nodes of class t:
+//
+//   maximise   Σ x_ct · num_gpu_c · milli_c
+//   subject to Σ_t x_ct ≤ count_c                                   every class c
+//              Σ_c x_ct · cpu_c ≤ N_t · cpu_t, same for memory       every node class t
+//              Σ_c x_ct ≤ N_t · kMaxPodsPerNode                      every node class t
+//              Σ_c x_ct · num_gpu_c · w_α(milli_c) ≤ N_t · cards_t · 1000
+//                                                                    every t, every α in A
+//              0 ≤ x_ct ≤ N_t · k_ct, k_ct = the most pods of c one node of t holds alone
+//              (cpu, memory, pod count, ⌊cards_t / num_gpu_c⌋ · ⌊1000 / milli_c⌋), and
+//              x_ct only where k_ct ≥ 1 and t's model is accepted
+//
+// with w_α(m) = 1000 if m > 1000 − α, m if α ≤ m ≤ 1000 − α, 0 if m < α, for 0 ≤ α ≤ 500.
+// Per card: if a slice larger than 1000 − α sits on it, every other slice there is smaller
+// than α, so the card's weight is exactly 1000; otherwise its weights are at most its slices,
+// which sum to at most 1000. So every α row holds for every real placement (α = 0 is the plain
+// milli capacity); A = {0} ∪ {m : sharing sizes m ≤ 500} ∪ {1001 − m : sharing sizes
+// 500 < m < 1000}. Every other constraint is a sum over the nodes of a class of a per-node
+// constraint. Hence the optimum of any real placement is a feasible x with the same
+// objective, and the LP optimum (rounded down: placements allocate whole milli) is an upper
+// bound.
+//
+// Solved with COIN-OR Clp; successive solves change only the count row bounds and restart
+// from the previous basis (dual simplex), so a curve of bounds costs little more than one.
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "model/result.h"
+#include "pack/pack_model.h"
+
+namespace frugal::pack {
+
+class AllocBound {
+ public:
+  // `universe`: every pod that may be counted later (it fixes the classes).
+  AllocBound(const std::vector<NodeSpec>& nodes, const std::vector<Pod>& universe);
+  ~AllocBound();
+  AllocBound(const AllocBound&) = delete;
+  AllocBound& operator=(const AllocBound&) = delete;
+
+  // The class of a pod of the universe; -1 for a pod that allocates no GPU or that no node can
+  // host (it never counts).
+  int class_of(const Pod& pod) const;
+  size_t classes() const;
+
+  // The bound, in milli-GPU, for count[c] pods of class c (count.size() == classes()).
+  // An error when the LP solver fails.
+  Result<int64_t> max_alloc_milli(const std::vector<int64_t>& count);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The bound after each arrival of `sequence`, for the discretised curve: bound[i] =
+// min(arrived GPU milli of pods 0..i, the LP bound for pods 0..e-1), with e the end of i's
+// chunk: the arrivals whose arrived % rounds to one level (as in discretise.h) form one chunk
+// when the LP bound at the level's end is not below what arrived by then (the bound is then
+// exactly what arrived), and are cut into kBoundChunks equal chunks otherwise. Since the LP
+// bound only grows with the pod multiset, bound[i] bounds what any placement of pods 0..i
+// allocates.
+inline constexpr size_t kBoundChunks = 8;
+Result<std::vector<int64_t>> bound_per_event(const std::vector<NodeSpec>& nodes,
+                                             const std::vector<Pod>& sequence);
+
+}  // namespace frugal::pack

@@ -1,0 +1,38 @@
+#pragma once
+// Migrations in the static fill: checkpoint placed pods and restart them elsewhere so that an
+// arriving pod no node can take fits after all. In the pack experiment a migration costs only
+// its place in the budget (fill_engine.h).
+//
+// make_room(fs, i, budget): for every node that could host pod i once emptied (model, cards,
+// cpu and memory of the node), the victims are the pods to take off it:
+//   cards: pod i needs num_gpu cards with ≥ milli free; per card, the fewest of its pods that
+//     free enough (largest GPU share first, then most CPU, then earliest arrival); the
+//     num_gpu cards cheapest that way (fewest pods, then least GPU milli moved, then index);
+//   then CPU and memory: while short, the remaining pods with the most of the missing
+//     resource.
+// A candidate whose victims include a pod that no node takes as the cluster stands is dropped.
+// Candidates with at most min(budget, kMaxVictims) victims are tried in order of (victims,
+// GPU milli moved, rank), at most kMaxTries of them: the victims (largest GPU share first)
+// go, one by one, to the node the policy scores best among all others (its own rule, with
+// the node being emptied excluded); if one finds no node, or pod i still does not fit, every
+// node is put back exactly as it was and the next candidate is tried. The first that works
+// is kept: pod i is placed on the emptied node on the policy's cards.
+// Returns the number of pods moved (0: nothing changed, pod i is not placed). Deterministic.
+
+#include <cstddef>
+#include <cstdint>
+
+#include "pack/fill_state.h"
+
+namespace frugal::pack {
+
+inline constexpr int kMaxVictims = 8;
+inline constexpr int kMaxTries = 8;
+// After make_room fails for a pod, the engine tries no pod of its class (fill_state.h) again for
+// this many arrivals (the cluster has to change first; this keeps a full cluster cheap).
+inline constexpr size_t kRetryAfter = 50;
+
+// Precondition: fs tracks placements; no node takes pod i as it stands.
+int make_room(FillState& fs, size_t i, int64_t budget, PolicyRng& rng, bool gpu_rules);
+
+}  // namespace frugal::pack

@@ -1,0 +1,322 @@
+// The limit of packing (pack/bound.h) against brute force and every policy, and migrations
+// (pack/migration.h): budget, no pod lost, capacities kept, M = 0 the plain fill.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <random>
+
+#include "io/catalog_yaml.h"
+#include "pack/bound.h"
+#include "pack/experiment.h"
+#include "pack/fill_engine.h"
+#include "pack/fill_state.h"
+#include "pack/migration.h"
+#include "pack/pack_inputs.h"
+#include "pack/typical_pods.h"
+#include "pack/workload.h"
+
+namespace frugal::pack {
+namespace {
+
+const std::string kOpenb = std::string(FRUGAL_SHARED_DATA) + "/traces/openb";
+
+Pod pod(int64_t cpu, int64_t mem, int num_gpu, int32_t milli, uint64_t mask = 0) {
+  Pod p;
+  p.cpu = cpu;
+  p.mem = mem;
+  p.num_gpu = num_gpu;
+  p.milli = num_gpu > 0 ? milli : 0;
+  p.model_mask = mask;
+  return p;
+}
+
+NodeSpec node(int64_t cpu, int64_t mem, int num_gpu, int model) {
+  NodeSpec n;
+  n.cpu = cpu;
+  n.mem = mem;
+  n.num_gpu = num_gpu;
+  n.model = model;
+  return n;
+}
+
+int64_t bound_of(const std::vector<NodeSpec>& nodes, const std::vector<Pod>& pods) {
+  AllocBound b(nodes, pods);
+  std::vector<int64_t> count(b.classes(), 0);
+  for (const Pod& p : pods)
+    if (b.class_of(p) >= 0) count[static_cast<size_t>(b.class_of(p))] += 1;
+  auto v = b.max_alloc_milli(count);
+  EXPECT_TRUE(v.ok()) << (v.ok() ? "" : v.error().message);
+  return v.ok() ? v.value() : -1;
+}
+
+// The most GPU milli any placement of any subset of `pods` allocates (exhaustive search).
+struct Brute {
+  const std::vector<NodeSpec>& nodes;
+  const std::vector<Pod>& pods;
+  std::vector<NodeState> st;
+  int64_t best = 0;
+
+  void cards(size_t i, size_t n, int from, int left, int64_t used) {
+    NodeState& s = st[n];
+    const Pod& p = pods[i];
+    if (left == 0) {
+      s.cpu_left -= p.cpu;
+      s.mem_left -= p.mem;
+      go(i + 1, used + p.total_milli());
+      s.cpu_left += p.cpu;
+      s.mem_left += p.mem;
+      return;
+    }
+    for (int g = from; g < s.num_gpu; ++g) {
+      auto& f = s.free[static_cast<size_t>(g)];
+      if (f < p.milli) continue;
+      f -= p.milli;
+      cards(i, n, g + 1, left - 1, used);
+      f += p.milli;
+    }
+  }
+  void go(size_t i, int64_t used) {
+    best = std::max(best, used);
+    if (i == pods.size()) return;
+    go(i + 1, used);  // left out
+    const Pod& p = pods[i];
+    for (size_t n = 0; n < st.size(); ++n) {
+      const NodeState& s = st[n];
+      if (s.cpu_left < p.cpu || s.mem_left < p.mem) continue;
+      if (p.num_gpu > 0 && !model_ok(p.model_mask, s.model)) continue;
+      cards(i, n, 0, p.num_gpu, used);
+    }
+  }
+  int64_t solve() {
+    for (const NodeSpec& n : nodes) st.push_back(initial_state(n));
+    go(0, 0);
+    return best;
+  }
+};
+
+TEST(PackBound, CardWeightsMakeItExactOnSmallCases) {
+  // Two 600-milli pods on one card: only one fits; the plain milli capacity would say 1000.
+  EXPECT_EQ(bound_of({node(8000, 8000, 1, 0)}, {pod(1, 1, 1, 600), pod(1, 1, 1, 600)}), 600);
+  // 810 + 190 share a card; a second 810 cannot.
+  EXPECT_EQ(
+      bound_of({node(8000, 8000, 1, 0)}, {pod(1, 1, 1, 810), pod(1, 1, 1, 810), pod(1, 1, 1, 190)}),
+      1000);
+  // CPU limits the node; CPU-only pods allocate nothing; a wrong model, nothing.
+  EXPECT_EQ(bound_of({node(4000, 8000, 2, 0)}, {pod(3000, 1, 1, 1000), pod(3000, 1, 1, 1000)}),
+            1000);
+  EXPECT_EQ(bound_of({node(4000, 8000, 2, 0)}, {pod(3000, 1, 0, 0)}), 0);
+  EXPECT_EQ(bound_of({node(4000, 8000, 2, 0)}, {pod(1, 1, 1, 500, uint64_t{1} << 3)}), 0);
+  // A 4-card pod never fits a 2-card node.
+  EXPECT_EQ(bound_of({node(4000, 8000, 2, 0)}, {pod(1, 1, 4, 1000)}), 0);
+}
+
+TEST(PackBound, NeverBelowTheBruteForceOptimum) {
+  std::mt19937_64 rng(7);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const int32_t sizes[] = {100, 190, 250, 300, 470, 500, 600, 810, 1000};
+  int tight = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::vector<NodeSpec> nodes;
+    const int cards[] = {0, 1, 2, 4};
+    for (int n = pick(1, 3); n > 0; --n)
+      nodes.push_back(node(1000 * pick(2, 8), 1000 * pick(2, 8), cards[pick(0, 3)], pick(0, 1)));
+    std::vector<Pod> pods;
+    for (int k = pick(1, 6); k > 0; --k) {
+      const int want = pick(0, 5) == 0 ? 0 : (pick(0, 4) == 0 ? 2 : 1);
+      const int32_t m = want == 2 ? 1000 : sizes[pick(0, 8)];
+      pods.push_back(pod(1000 * pick(0, 4), 1000 * pick(0, 3), want, m,
+                         pick(0, 3) == 0 ? uint64_t{1} << pick(0, 1) : 0));
+    }
+    const int64_t exact = Brute{nodes, pods, {}, 0}.solve();
+    const int64_t b = bound_of(nodes, pods);
+    ASSERT_GE(b, exact) << "trial " << trial;
+    tight += b == exact;
+  }
+  EXPECT_GT(tight, 1500);  // and usually exact on such small cases
+}
+
+struct Openb {
+  std::vector<NodeSpec> nodes;
+  std::vector<Pod> pods;
+};
+
+Openb load_default() {
+  Openb o;
+  auto catalog = load_builtin_catalog();
+  EXPECT_TRUE(catalog.ok());
+  auto nodes = load_pack_nodes(kOpenb + "/openb_node_list_gpu_node.csv", catalog.value());
+  auto pods = load_pack_pods(kOpenb + "/openb_pod_list_default.csv", catalog.value());
+  EXPECT_TRUE(nodes.ok() && pods.ok());
+  if (nodes.ok() && pods.ok()) {
+    o.nodes = std::move(nodes).value();
+    o.pods = std::move(pods).value();
+  }
+  return o;
+}
+
+#define REQUIRE_OPENB()                                                   \
+  do {                                                                    \
+    if (!std::filesystem::exists(kOpenb + "/openb_pod_list_default.csv")) \
+      GTEST_SKIP() << "no openb data at " << kOpenb;                      \
+  } while (0)
+
+TEST(PackBound, AboveEveryPolicyAtEveryLevelOfEveryRun) {
+  REQUIRE_OPENB();
+  const Openb o = load_default();
+  ExperimentConfig cfg;
+  cfg.policies = all_policies();
+  cfg.seeds = 2;
+  cfg.migrations_per_100 = 10;
+  const ExperimentResult r = run_experiment(o.nodes, o.pods, cfg);
+  ASSERT_TRUE(r.bound_error.empty()) << r.bound_error;
+  ASSERT_EQ(r.bound.size(), 2u);
+  int binding = 0;
+  for (const PolicyRuns& pr : r.runs)
+    for (size_t k = 0; k < pr.seeds.size(); ++k)
+      for (size_t x = 0; x < static_cast<size_t>(kLevels); ++x) {
+        ASSERT_EQ(pr.seeds[k].has[x], r.bound[k].has[x]);
+        if (!r.bound[k].has[x]) continue;
+        EXPECT_GE(r.bound[k].alloc[x], pr.seeds[k].alloc[x])
+            << policy_name(pr.policy) << " run " << k << " level " << x;
+        binding += x >= 100 && r.bound[k].alloc[x] < static_cast<double>(x) - 0.5;
+      }
+  EXPECT_GT(binding, 0);  // the bound says something beyond "what arrived"
+  // The medians keep the order too.
+  for (const PolicyRuns& pr : r.runs)
+    for (int x = 0; x < kLevels; ++x) {
+      const auto a = level_stats(pr, Metric::kAlloc, x);
+      const auto b = level_stats(r.bound, Metric::kAlloc, x);
+      if (a.n) {
+        EXPECT_GE(b.median, a.median);
+      }
+    }
+}
+
+// A fill of openb default (seed 42's Go draws) by frugal with M migrations per 100 arrivals.
+struct Fill {
+  FillEvents ev;
+  int checks = 0;
+};
+
+Fill fill_default(const Openb& o, double m, bool check) {
+  const GoDraws d = go_rand_draws(o.pods, o.nodes, 1.3, 42);
+  const TypicalPods typical = typical_pods(o.pods);
+  FragMemo memo(typical);
+  Fill f;
+  auto observe = [&](const FillState& fs) {
+    ++f.checks;
+    // Every node's state is its spec minus exactly the pods listed on it.
+    std::vector<int> seen(d.order.size(), 0);
+    for (size_t r = 0; r < fs.size(); ++r) {
+      NodeState want = initial_state(fs.spec(r));
+      for (const Placed& q : fs.on(r)) {
+        const Pod& p = fs.pod(q.pod);
+        seen[q.pod] += 1;
+        want.cpu_left -= p.cpu;
+        want.mem_left -= p.mem;
+        ASSERT_EQ(q.cards.n, p.num_gpu);
+        for (int k = 0; k < q.cards.n; ++k)
+          want.free[static_cast<size_t>(q.cards.ids[static_cast<size_t>(k)])] -= p.milli;
+      }
+      const NodeState& s = fs.node(r);
+      ASSERT_EQ(s.cpu_left, want.cpu_left);
+      ASSERT_EQ(s.mem_left, want.mem_left);
+      ASSERT_GE(s.cpu_left, 0);
+      ASSERT_GE(s.mem_left, 0);
+      ASSERT_EQ(s.pods, static_cast<int32_t>(fs.on(r).size()));
+      for (int g = 0; g < s.num_gpu; ++g) {
+        ASSERT_EQ(s.free[static_cast<size_t>(g)], want.free[static_cast<size_t>(g)]);
+        ASSERT_GE(s.free[static_cast<size_t>(g)], 0);
+      }
+    }
+    for (int c : seen) ASSERT_LE(c, 1);  // no pod twice
+  };
+  f.ev = run_fill(o.nodes, d.rank, d.order, Policy::kFrugal, memo, PolicyRng(d.after), nullptr, m,
+                  check ? std::function<void(const FillState&)>(observe) : nullptr);
+  return f;
+}
+
+TEST(PackMigration, StaysWithinTheBudgetAndLosesNoPod) {
+  REQUIRE_OPENB();
+  const Openb o = load_default();
+  for (double m : {1.0, 5.0}) {
+    const Fill f = fill_default(o, m, true);
+    ASSERT_EQ(f.ev.migrated.size(), f.ev.used_milli.size());
+    EXPECT_GT(f.ev.migrations, 0) << "M " << m;
+    EXPECT_GT(f.checks, 0);
+    int64_t before = 0;
+    for (size_t i = 0; i < f.ev.migrated.size(); ++i) {
+      const auto allowed = static_cast<int64_t>(std::floor(m * static_cast<double>(i + 1) / 100));
+      ASSERT_LE(f.ev.migrated[i], allowed) << "arrival " << i;
+      ASSERT_GE(f.ev.migrated[i], before);
+      before = f.ev.migrated[i];
+    }
+    // What is allocated is what was placed: used never falls, never exceeds what arrived.
+    for (size_t i = 1; i < f.ev.used_milli.size(); ++i) {
+      ASSERT_GE(f.ev.used_milli[i], f.ev.used_milli[i - 1]);
+      ASSERT_LE(f.ev.used_milli[i], f.ev.arrived_milli[i]);
+    }
+  }
+}
+
+TEST(PackMigration, ZeroBudgetIsThePlainFill) {
+  REQUIRE_OPENB();
+  const Openb o = load_default();
+  const Fill none = fill_default(o, 0, false);
+  const GoDraws d = go_rand_draws(o.pods, o.nodes, 1.3, 42);
+  const TypicalPods typical = typical_pods(o.pods);
+  FragMemo memo(typical);
+  const FillEvents plain =
+      run_fill(o.nodes, d.rank, d.order, Policy::kFrugal, memo, PolicyRng(d.after));
+  EXPECT_TRUE(none.ev.migrated.empty());
+  EXPECT_EQ(none.ev.migrations, 0);
+  EXPECT_EQ(none.ev.used_milli, plain.used_milli);
+  EXPECT_EQ(none.ev.idle_milli, plain.idle_milli);
+  EXPECT_EQ(none.ev.frag_milli, plain.frag_milli);
+  EXPECT_EQ(none.ev.failed, plain.failed);
+}
+
+TEST(PackMigration, MovesAPodToFreeACard) {
+  // Two one-card nodes each hold a 400-milli pod; a whole-card pod fits only once one of them
+  // moves next to the other.
+  const std::vector<NodeSpec> nodes{node(8000, 8000, 1, 0), node(8000, 8000, 1, 0)};
+  const std::vector<Pod> seq{pod(1000, 1000, 1, 400), pod(1000, 1000, 1, 400),
+                             pod(1000, 1000, 1, 1000)};
+  TypicalPods typical;
+  typical.pods.push_back(TypicalPod{1000, 400, 1, 0, "", 1, 1});
+  FragMemo memo(typical);
+  PolicyRng rng(1);
+  FillState fs(nodes, {0, 1}, seq, Policy::kBestFit, memo, nullptr, true);
+  fs.place(0, 0, rng, true);
+  fs.place(1, 1, rng, true);
+  EXPECT_EQ(fs.best(2, true, fs.size()), fs.size());  // nowhere as it stands
+  EXPECT_EQ(make_room(fs, 2, 0 + 1, rng, true), 1);
+  EXPECT_EQ(fs.on(0).size() + fs.on(1).size(), 3u);
+  EXPECT_EQ(fs.node(0).gpu_left() + fs.node(1).gpu_left(), 200);
+  EXPECT_EQ(fs.idle(), 200);
+  // No budget, no move; and a failed attempt changes nothing.
+  FillState none(nodes, {0, 1}, seq, Policy::kBestFit, memo, nullptr, true);
+  none.place(0, 0, rng, true);
+  none.place(1, 1, rng, true);
+  const int64_t idle = none.idle();
+  const double frag = none.frag();
+  EXPECT_EQ(make_room(none, 2, 0, rng, true), 0);
+  const std::vector<Pod> big{pod(1000, 1000, 1, 700), pod(1000, 1000, 1, 700),
+                             pod(1000, 1000, 1, 1000)};
+  FillState stuck(nodes, {0, 1}, big, Policy::kBestFit, memo, nullptr, true);
+  stuck.place(0, 0, rng, true);
+  stuck.place(1, 1, rng, true);
+  const int64_t stuck_idle = stuck.idle();
+  const double stuck_frag = stuck.frag();
+  EXPECT_EQ(make_room(stuck, 2, 5, rng, true), 0);
+  EXPECT_EQ(stuck.idle(), stuck_idle);
+  EXPECT_EQ(stuck.frag(), stuck_frag);
+  EXPECT_EQ(stuck.on(0).size() + stuck.on(1).size(), 2u);
+  EXPECT_EQ(none.idle(), idle);
+  EXPECT_EQ(none.frag(), frag);
+}
+
+}  // namespace
+}  // namespace frugal::pack
