@@ -7,10 +7,12 @@
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "cli/commands.h"
 #include "io/catalog_yaml.h"
+#include "io/html_report.h"
 #include "pack/experiment.h"
 #include "pack/pack_inputs.h"
 
@@ -26,6 +28,8 @@ struct PackOptions {
   std::string format = "table";
   std::string rng = "go";
   std::string out;
+  std::string html;  // --html FILE: the page of the run (io/html_pack.h)
+  double migrations_per_100 = 0;
 };
 
 // The levels of the paper's tables (Fig. 9a).
@@ -37,7 +41,53 @@ std::vector<int> paper_levels() {
   return v;
 }
 
-std::string render_table(const pack::ExperimentResult& r, int runs) {
+// Median unallocated % of a policy at a level (nullopt: no run reached it).
+std::optional<double> unallocated(const pack::PolicyRuns& pr, int x) {
+  const auto a = pack::level_stats(pr, pack::Metric::kAlloc, x);
+  return a.n ? std::optional<double>(100 - a.median) : std::nullopt;
+}
+
+std::optional<double> bound_unallocated(const pack::ExperimentResult& r, int x) {
+  const auto b = pack::level_stats(r.bound, pack::Metric::kAlloc, x);
+  return b.n ? std::optional<double>(100 - b.median) : std::nullopt;
+}
+
+// The share of FGD's gap to the bound that `pr` closes at level x: (fgd − pr) / (fgd − bound),
+// unallocated %; nullopt without FGD in the run, a bound, or a gap of at least 0.01 points.
+std::optional<double> gap_closed(const pack::ExperimentResult& r, const pack::PolicyRuns& pr,
+                                 int x) {
+  const auto fgd = std::find_if(r.runs.begin(), r.runs.end(), [](const pack::PolicyRuns& q) {
+    return q.policy == pack::Policy::kFgd;
+  });
+  if (fgd == r.runs.end()) return std::nullopt;
+  const auto f = unallocated(*fgd, x), u = unallocated(pr, x), b = bound_unallocated(r, x);
+  if (!f || !u || !b || *f - *b < 0.01) return std::nullopt;
+  return (*f - *u) / (*f - *b);
+}
+
+// The bound's row under the unallocated block, and frugal's share of FGD's gap closed.
+std::string bound_rows(const pack::ExperimentResult& r, const std::vector<int>& levels) {
+  std::ostringstream o;
+  if (r.bound.empty()) return fmt::format("bound: not computed ({})\n", r.bound_error);
+  o << fmt::format("{:<14}", "bound");
+  for (int x : levels) {
+    const auto b = bound_unallocated(r, x);
+    o << fmt::format("{:>7}", b ? fmt::format("{:.2f}", *b) : std::string("-"));
+  }
+  o << "\n";
+  for (const pack::PolicyRuns& pr : r.runs) {
+    if (pr.policy != pack::Policy::kFrugal) continue;
+    o << fmt::format("{:<14}", "gap closed");
+    for (int x : levels) {
+      const auto g = gap_closed(r, pr, x);
+      o << fmt::format("{:>7}", g ? fmt::format("{:.0f}%", 100 * *g) : std::string("-"));
+    }
+    o << "\n";
+  }
+  return o.str();
+}
+
+std::string render_table(const pack::ExperimentResult& r, int runs, double migrations) {
   std::ostringstream o;
   const auto levels = paper_levels();
   auto block = [&](const char* title, auto value) {
@@ -59,6 +109,16 @@ std::string render_table(const pack::ExperimentResult& r, int runs) {
         [&](const pack::PolicyRuns& pr, int x) {
           return fmt_stat(pack::level_stats(pr, pack::Metric::kAlloc, x), true);
         });
+  o << bound_rows(r, levels) << "\n";
+  if (migrations > 0)
+    block(fmt::format("Migrations used by frugal, cumulative (median; budget {} per 100 arrivals)",
+                      migrations)
+              .c_str(),
+          [&](const pack::PolicyRuns& pr, int x) {
+            if (pr.policy != pack::Policy::kFrugal) return std::string("-");
+            const auto m = pack::level_stats(pr, pack::Metric::kMigrations, x);
+            return m.n ? fmt::format("{:.0f}", m.median) : std::string("-");
+          });
   block("Fragmentation, % of GPU capacity (Fig. 7a, median)",
         [&](const pack::PolicyRuns& pr, int x) {
           return fmt_stat(pack::level_stats(pr, pack::Metric::kFrag, x), false);
@@ -70,6 +130,11 @@ std::string render_table(const pack::ExperimentResult& r, int runs) {
   o << fmt::format(
       "typical pods: {} ({:.2f}% of pods); {} arrivals per run; {:.2f} s for all fills\n",
       r.typical.pods.size(), 100 * r.typical.coverage, r.pods_per_run, r.seconds);
+  o << fmt::format(
+      "bound: LP over pod classes x node classes (src/pack/bound.h), no packer can leave less "
+      "unallocated; {:.2f} s for all runs' bounds. gap closed = frugal's share of FGD's gap to "
+      "the bound: (fgd - frugal) / (fgd - bound), unallocated %\n",
+      r.bound_seconds);
   return o.str();
 }
 
@@ -78,6 +143,12 @@ nlohmann::json render_json(const pack::ExperimentResult& r, const PackOptions& o
   json summary = json::array();
   json curves = json::object();
   auto opt = [](const pack::LevelStats& s, double v) { return s.n ? json(v) : json(nullptr); };
+  auto optd = [](std::optional<double> v) { return v ? json(*v) : json(nullptr); };
+  // Median cumulative migrations of a run by level x (0 for a policy that never migrates).
+  auto migrations_used = [&](const pack::PolicyRuns& pr, int x) {
+    const auto m = pack::level_stats(pr, pack::Metric::kMigrations, x);
+    return m.n ? json(m.median) : json(nullptr);
+  };
   for (const pack::PolicyRuns& pr : r.runs) {
     const std::string name(pack::policy_name(pr.policy));
     for (int x : paper_levels()) {
@@ -92,7 +163,10 @@ nlohmann::json render_json(const pack::ExperimentResult& r, const PackOptions& o
                          {"fragmentation_pct", opt(f, f.median)},
                          {"frag_ratio_pct", opt(q, q.median)},
                          {"seeds", a.n},
-                         {"stdev", opt(a, a.stdev)}});
+                         {"stdev", opt(a, a.stdev)},
+                         {"bound_unallocated_pct", optd(bound_unallocated(r, x))},
+                         {"gap_closed_vs_fgd", optd(gap_closed(r, pr, x))},
+                         {"migrations_used", migrations_used(pr, x)}});
     }
     json c;
     json alloc = json::array(), mean = json::array(), frag = json::array(), ratio = json::array(),
@@ -119,6 +193,12 @@ nlohmann::json render_json(const pack::ExperimentResult& r, const PackOptions& o
     c["frag_ratio_pct"] = ratio;
     c["per_seed_alloc_pct"] = per_seed;
     c["failed_pods"] = pr.failed;
+    if (o.migrations_per_100 > 0) {
+      json moved = json::array();
+      for (int x = 0; x < pack::kLevels; ++x) moved.push_back(migrations_used(pr, x));
+      c["migrations_used"] = moved;
+      c["migrations_per_run"] = pr.migrations;
+    }
     curves[name] = c;
   }
   json meta = {{"nodes", o.nodes},
@@ -137,7 +217,24 @@ nlohmann::json render_json(const pack::ExperimentResult& r, const PackOptions& o
                 "median over runs of the fragment milli-GPU (all classes but q3) as % of the "
                 "cluster GPU capacity (FGD Fig. 7a); frag_ratio_pct is the same fragment as % "
                 "of the idle GPU (Fig. 7b); alloc/unallocated are medians, stdev is of alloc"}};
-  return json{{"meta", meta}, {"summary", summary}, {"curves", curves}};
+  json bound = json::array();
+  for (int x = 0; x < pack::kLevels; ++x) {
+    const auto b = pack::level_stats(r.bound, pack::Metric::kAlloc, x);
+    bound.push_back(opt(b, b.median));
+  }
+  meta["migrations_per_100"] = o.migrations_per_100;
+  if (!r.bound_error.empty()) meta["bound_error"] = r.bound_error;
+  meta["bound"] =
+      "bound_unallocated_pct: 100 - median over runs of the LP bound on the allocatable GPU "
+      "(src/pack/bound.h), discretised like alloc_pct: no packer, in any order and with any "
+      "number of migrations, leaves less unallocated; gap_closed_vs_fgd = (fgd - policy) / "
+      "(fgd - bound) in unallocated %; migrations_used: median cumulative migrations by the "
+      "level (frugal only migrates, within migrations_per_100 per 100 arrivals)";
+  // wall_s: the LP solves' wall time (a timing field; bench/identity.py drops it).
+  return json{{"meta", meta},
+              {"summary", summary},
+              {"curves", curves},
+              {"bound", {{"alloc_pct", bound}, {"wall_s", r.bound_seconds}}}};
 }
 
 int run_pack(const PackOptions& o) {
@@ -191,13 +288,21 @@ int run_pack(const PackOptions& o) {
   cfg.first_seed = o.first_seed;
   cfg.tune = o.tune;
   cfg.go_rand = o.rng == "go";
+  cfg.migrations_per_100 = o.migrations_per_100;
   const auto result = pack::run_experiment(nodes.value(), pods.value(), cfg);
   if (result.pods_per_run == 0)
     return fail(fmt::format("--tune {}: tuning the pods down to {} × the GPU capacity left none",
                             o.tune, o.tune));
   const int runs = cfg.replay ? 1 : cfg.seeds;
+  const nlohmann::json doc = render_json(result, o, runs);
+  if (!o.html.empty()) {
+    HtmlReportOptions h;
+    h.title = "frugal pack";
+    if (Status st = write_html_report(o.html, nlohmann::json{{"pack", doc}}, h); !st.ok())
+      return fail(st.error().message);
+  }
   const std::string text =
-      o.format == "json" ? render_json(result, o, runs).dump(1) + "\n" : render_table(result, runs);
+      o.format == "json" ? doc.dump(1) + "\n" : render_table(result, runs, o.migrations_per_100);
   if (o.out.empty()) {
     fmt::print("{}", text);
     return 0;
@@ -213,7 +318,9 @@ int run_pack(const PackOptions& o) {
 void add_pack_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<PackOptions>();
   auto* cmd = app.add_subcommand(
-      "pack", "FGD static-fill experiment (openb): baselines vs FGD vs frugal's packer");
+      "pack",
+      "FGD static-fill experiment (openb): baselines vs FGD vs frugal's packer, with the LP "
+      "bound on what any packer can allocate and, optionally, migrations for frugal");
   cmd->add_option("--nodes", o->nodes, "openb node list CSV")->required();
   cmd->add_option("--pods", o->pods, "openb pod list CSV")->required();
   cmd->add_option("--policies", o->policies, "Comma-separated policies")->capture_default_str();
@@ -224,6 +331,9 @@ void add_pack_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--tune", o->tune, "Up-sample arrivals to this multiple of GPU capacity")
       ->check(CLI::Range(0.0, 10.0))
       ->capture_default_str();
+  cmd->add_option("--html", o->html,
+                  "Also write the HTML report: unallocated and fragmentation against arrived "
+                  "load, per policy, with the bound (docs/REPORT.md)");
   cmd->add_option("--replay-order", o->replay_order, "Exact arrival order (seed42_pod_order.csv)");
   cmd->add_option("--node-ranks", o->node_ranks, "Node tie-break ranks (seed42_node_prefix.csv)");
   auto* rng = cmd->add_option("--rng", o->rng,
@@ -234,6 +344,11 @@ void add_pack_command(CLI::App& app, int& exit_code) {
   cmd->add_flag_callback(
          "--go-rand", [o] { o->rng = "go"; }, "Same as --rng go (the default)")
       ->excludes(rng);
+  cmd->add_option("--migrations-per-100", o->migrations_per_100,
+                  "frugal may move placed pods to make room for a pod no node takes: at most "
+                  "this many migrations per 100 arrivals, cumulative (0 = never)")
+      ->check(CLI::Range(0.0, 100.0))
+      ->capture_default_str();
   cmd->add_option("--format", o->format, "table or json")->capture_default_str();
   cmd->add_option("--out", o->out, "Write to this file instead of stdout");
   cmd->callback([o, &exit_code] { exit_code = run_pack(*o); });

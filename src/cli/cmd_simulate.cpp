@@ -29,14 +29,14 @@ struct RunOptions {
   double repair_hours = 1;
   uint64_t seed = 1;
   bool static_capacity = false;
+  double horizon_hours = 0;
   double migration_cost_s = 60;
   double resize_cost_s = 30;
   double elastic_alpha = 0.8;
   bool predict_runtimes = false;
   double predict_quantile = 0.5;
   bool offline_bound = false;
-  std::string html;      // --html FILE: the HTML report (and FILE.jobs.csv)
-  std::string baseline;  // compare --baseline: the policy the report's deltas compare with
+  ReportOutputs report;  // --html, --report-json, --jobs-csv, --report-jobs; compare --baseline
 };
 
 void add_run_options(CLI::App& cmd, RunOptions& o) {
@@ -56,6 +56,10 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
       ->capture_default_str();
   cmd.add_flag("--static-capacity", o.static_capacity,
                "Keep on-demand pools provisioned all the time (no autoscaling)");
+  cmd.add_option("--horizon-hours", o.horizon_hours,
+                 "Also report the work completed and the allocated share in the first HOURS "
+                 "after the first arrival (a common horizon for a fixed cluster)")
+      ->check(CLI::NonNegativeNumber);
   cmd.add_option("--migration-cost", o.migration_cost_s,
                  "Seconds of progress a migrated job loses (policies with +consolidate)")
       ->check(CLI::Range(0.0, 86400.0))
@@ -78,9 +82,7 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_flag("--offline-bound", o.offline_bound,
                "Also solve the offline time-shifting bound for deferrable jobs (LP, Clp; "
                "src/cost/offline_bound.h)");
-  cmd.add_option("--html", o.html,
-                 "Also write a self-contained HTML report to FILE and every job to "
-                 "FILE.jobs.csv (docs/REPORT.md)");
+  o.report.add_to(cmd);
 }
 
 // Runs every policy on the same inputs, `threads` at a time; results in `policies` order.
@@ -102,22 +104,24 @@ Result<std::vector<Summary>> run_all(const RunOptions& o,
   so.node_repair_hours = o.repair_hours;
   so.seed = o.seed;
   so.static_capacity = o.static_capacity;
+  so.work_horizon_s = o.horizon_hours * 3600;
   so.migration_cost_s = o.migration_cost_s;
   so.resize_cost_s = o.resize_cost_s;
   so.elastic_alpha = o.elastic_alpha;
   so.predict_runtimes = o.predict_runtimes;
   so.predictor.quantile = o.predict_quantile;
   so.offline_bound = o.offline_bound;
-  so.timeline = !o.html.empty();
+  so.timeline = o.report.timeline();
+  const bool keep = o.report.wanted();
   std::vector<Summary> out(policies.size());
-  std::vector<SimResult> kept(so.timeline ? policies.size() : 0);
+  std::vector<SimResult> kept(keep ? policies.size() : 0);
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (size_t i; (i = next++) < profiles.size();) {
       SimResult r =
           simulate(inputs.trace.jobs, inputs.cluster, inputs.catalog, std::move(profiles[i]), so);
       out[i] = summarize(r);
-      if (so.timeline) kept[i] = std::move(r);
+      if (keep) kept[i] = std::move(r);
     }
   };
   const int n = std::clamp(o.threads, 1, static_cast<int>(policies.size()));
@@ -125,10 +129,10 @@ Result<std::vector<Summary>> run_all(const RunOptions& o,
   for (int t = 1; t < n; ++t) pool.emplace_back(worker);
   worker();
   for (auto& t : pool) t.join();
-  if (so.timeline) {
-    Status st =
-        write_html_outputs(o.html, o.baseline, "frugal report: " + o.in.trace, out, kept, inputs);
-    if (!st.ok()) return st.error();
+  if (keep) {
+    ReportOutputs ro = o.report;
+    ro.title = "frugal report: " + o.in.trace;
+    if (Status st = write_report_outputs(ro, out, kept, inputs); !st.ok()) return st.error();
   }
   if (!o.jobs_out.empty()) {
     // One policy (simulate): its per-job outcomes, to compare with a live run.
@@ -209,7 +213,7 @@ void add_simulate_commands(CLI::App& app, int& exit_code) {
   add_run_options(*cmp, *cmp_opts);
   cmp->add_option("--policies", cmp_opts->policies, "Comma-separated policy profiles")
       ->capture_default_str();
-  cmp->add_option("--baseline", cmp_opts->baseline,
+  cmp->add_option("--baseline", cmp_opts->report.baseline,
                   "With --html: the policy the report's differences are relative to (default: "
                   "the first)");
   cmp->add_option("--threads", cmp_opts->threads, "Policies simulated in parallel")
@@ -222,9 +226,10 @@ void add_simulate_commands(CLI::App& app, int& exit_code) {
       exit_code = 1;
       return;
     }
-    if (!cmp_opts->baseline.empty() &&
-        std::find(policies.begin(), policies.end(), cmp_opts->baseline) == policies.end()) {
-      fmt::print(stderr, "error: --baseline {}: not one of --policies\n", cmp_opts->baseline);
+    const std::string& baseline = cmp_opts->report.baseline;
+    if (!baseline.empty() &&
+        std::find(policies.begin(), policies.end(), baseline) == policies.end()) {
+      fmt::print(stderr, "error: --baseline {}: not one of --policies\n", baseline);
       exit_code = 1;
       return;
     }

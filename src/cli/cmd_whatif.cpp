@@ -28,8 +28,7 @@ struct WhatifOptions {
   std::string out;
   int threads = 1;
   bool static_capacity = false;
-  std::string html;      // --html FILE (and FILE.jobs.csv)
-  std::string baseline;  // the report's baseline policy ("": the first run)
+  ReportOutputs report;  // --html, --report-json, --jobs-csv, --report-jobs, --baseline
 };
 
 // The cluster spec recorded in --db for a history whose first job was submitted at
@@ -119,18 +118,17 @@ Status run(const WhatifOptions& o) {
   so.reference_model = inputs.reference_model;
   so.static_capacity = o.static_capacity;
   so.check_invariants = false;
-  so.timeline = !o.html.empty();
+  so.timeline = o.report.timeline();
   std::vector<SimResult> kept;
   auto report = run_whatif(inputs.trace.jobs, inputs.cluster, inputs.catalog, policies, so,
-                           o.threads, so.timeline ? &kept : nullptr);
+                           o.threads, o.report.wanted() ? &kept : nullptr);
   if (!report.ok()) return report.error();
-  if (so.timeline) {
+  if (o.report.wanted()) {
     std::vector<Summary> summaries;
     for (const WhatifRun& r : report.value().runs) summaries.push_back(r.summary);
-    Status st = write_html_outputs(o.html, o.baseline,
-                                   "frugal whatif: " + (o.db.empty() ? o.in.trace : o.db),
-                                   summaries, kept, inputs);
-    if (!st.ok()) return st;
+    ReportOutputs ro = o.report;
+    ro.title = "frugal whatif: " + (o.db.empty() ? o.in.trace : o.db);
+    if (Status st = write_report_outputs(ro, summaries, kept, inputs); !st.ok()) return st;
   }
   if (o.db.empty()) warn_skipped_rows(o.in.trace, inputs.trace);
   const std::string text =
@@ -172,10 +170,8 @@ void add_whatif_command(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
   cmd->add_option("--out", o->out, "Write the report to FILE instead of stdout");
-  cmd->add_option("--html", o->html,
-                  "Also write a self-contained HTML report to FILE and every job to "
-                  "FILE.jobs.csv (docs/REPORT.md)");
-  cmd->add_option("--baseline", o->baseline,
+  o->report.add_to(*cmd);
+  cmd->add_option("--baseline", o->report.baseline,
                   "With --html: the run the report's differences are relative to (default: "
                   "the first)");
   cmd->add_option("--threads", o->threads, "Runs simulated in parallel")

@@ -20,5 +20,6 @@ void add_history_command(CLI::App& app, int& exit_code);    // history export (s
 void add_whatif_command(CLI::App& app, int& exit_code);     // history under policies vs actual
 void add_import_command(CLI::App& app, int& exit_code);     // import slurm (accounting → trace)
 void add_policy_commands(CLI::App& app, int& exit_code);    // policy, shadow (live service)
+void add_report_command(CLI::App& app, int& exit_code);     // HTML report of --report-json files
 
 }  // namespace frugal

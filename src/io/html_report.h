@@ -1,7 +1,8 @@
 #pragma once
-// The HTML report of `frugal simulate`, `compare` and `whatif` (--html FILE): one
-// self-contained page rendered from the run's JSON (io/run_json.h: the runs as --format json
-// writes them, plus "timeline", "cost_by_pool" and "jobs" per run).
+// The HTML report of `frugal simulate`, `compare` and `whatif` (--html FILE), of `frugal
+// report` (documents those wrote with --report-json) and of `bench/evaluate --html`: one
+// self-contained page rendered from the runs' JSON (io/run_json.h: the runs as --format json
+// writes them, plus "timeline", "cost_by_pool" and "jobs" per run). One renderer for all.
 //
 // Self-contained: inline CSS, charts as SVG drawn here in C++ (io/svg_chart.h), a few lines
 // of vanilla script to sort and filter the job table, nothing fetched from the network. No
@@ -26,6 +27,19 @@
 //    cost-by-team/-class/-region (data-value = run.by_team[K].total_usd, ...), cost-by-pool
 //    (run.cost_by_pool[K]). A chart without data is left out.
 //  - jobs: <table id="jobs">, rows <tr data-policy="P" data-job="ID">.
+//
+// Grouped documents, {"groups": [{"name": "G", "runs": [...]}, ...]} (bench/evaluate: a group
+// per trace): the page holds, after the title, <nav aria-label="Groups"> with a link per group
+// to its section, then per group, in document order,
+// <section class="group" data-group="G" id="group-…"> with a heading G and that group's cards,
+// time charts, waste and cost bars exactly as above (the same data-* contract; the ids in
+// the section are the section's id, a dot and a word). Each group's deltas compare with that
+// group's run of the baseline policy (its first run when none is named). One job table over all
+// groups follows: a first column "group", rows <tr data-group="G" data-policy="P" data-job="ID">,
+// groups in document order. Names must be non-empty and distinct, and every group must hold a run.
+// The job rows are those of the documents (io/run_json.h caps them per run): the page grows with
+// the groups' rows and timelines, nothing else. An ungrouped document's page has no nav, no
+// section.group and no group column.
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -40,7 +54,8 @@ struct HtmlReportOptions {
   std::string jobs_csv;  // link to the full job table (CSV), relative to the page; "": none
 };
 
-// The page for `doc` ({"runs": [...]} or one run). Errors: no run, unknown baseline.
+// The page for `doc` ({"runs": [...]}, {"groups": [...]} or one run). Errors: no run, a group
+// without a name or run or named twice, a baseline that is not a policy of every group.
 Result<std::string> render_html_report(const nlohmann::json& doc, const HtmlReportOptions& o);
 
 // Writes render_html_report's page to `path`; the error names the file.

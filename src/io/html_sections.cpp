@@ -74,11 +74,11 @@ std::vector<std::string> policies_of(const json& runs) {
   return out;
 }
 
-std::string card(const json& run, const json& base, bool is_base) {
+std::string card(const json& run, const json& base, bool is_base, int level) {
   std::string out =
-      fmt::format("<section class=\"card\" data-policy=\"{}\">\n<h3>{}{}</h3>\n<dl>\n",
-                  html_escape(policy_of(run)), html_escape(policy_of(run)),
-                  is_base ? " <small>(baseline)</small>" : "");
+      fmt::format("<section class=\"card\" data-policy=\"{}\">\n<h{}>{}{}</h{}>\n<dl>\n",
+                  html_escape(policy_of(run)), level, html_escape(policy_of(run)),
+                  is_base ? " <small>(baseline)</small>" : "", level);
   for (const Metric& m : kMetrics) {
     const double v = m.value(run), b = m.value(base);
     out += fmt::format("<div><dt>{}</dt><dd><span data-metric=\"{}\" data-value=\"{}\">{}</span>",
@@ -101,7 +101,7 @@ struct TimeMetric {
 
 // One line chart of the given timeline metrics, a series per run and metric.
 std::string time_chart(const json& runs, const ChartFrame& f, std::vector<TimeMetric> metrics,
-                       bool skip_all_zero) {
+                       bool skip_all_zero, int level) {
   std::vector<LineSeries> series;
   double x0 = INFINITY;
   bool nonzero = false;
@@ -126,7 +126,8 @@ std::string time_chart(const json& runs, const ChartFrame& f, std::vector<TimeMe
   if (series.empty() || (skip_all_zero && !nonzero)) return {};
   const std::string chart = line_chart(f, series, x0);
   if (chart.empty()) return {};
-  return fmt::format("<figure>\n<h3>{}</h3>\n{}</figure>\n", html_escape(f.title), chart);
+  return fmt::format("<figure>\n<h{}>{}</h{}>\n{}</figure>\n", level, html_escape(f.title), level,
+                     chart);
 }
 
 // Bars of run[key][K].total_usd (or run[key][K] when it is a number) per run.
@@ -142,9 +143,16 @@ std::vector<Bar> account_bars(const json& runs, const char* key) {
   return bars;
 }
 
-std::string bar_figure(const std::string& chart, const std::string& title) {
+std::string bar_figure(const std::string& chart, const std::string& title, int level) {
   if (chart.empty()) return {};
-  return fmt::format("<figure>\n<h3>{}</h3>\n{}</figure>\n", html_escape(title), chart);
+  return fmt::format("<figure>\n<h{}>{}</h{}>\n{}</figure>\n", level, html_escape(title), level,
+                     chart);
+}
+
+// The opening of a part of the page: <section> and its heading.
+std::string part_head(const SectionPlace& at, const char* id, const char* title) {
+  return fmt::format("<section aria-labelledby=\"{0}{1}\">\n<h{2} id=\"{0}{1}\">{3}</h{2}>\n",
+                     html_escape(at.id_prefix), id, at.level, title);
 }
 
 std::string cell(const json& row, const char* key) {
@@ -160,31 +168,62 @@ std::string cell(const json& row, const char* key) {
   return "";
 }
 
+// The job table's columns after the group (html_jobs_table), as keys of a "jobs" row; the
+// first, policy, is the run's.
+constexpr std::array<const char*, 13> kJobCols = {
+    "policy",   "id",     "team",  "class",    "gpus",      "model", "pool",
+    "submit_s", "wait_s", "run_s", "cost_usd", "waste_usd", "done"};
+
+// Appends the rows of group `g` to `out` while fewer than kJobPageRows are written (`rows`
+// so far); returns the new count.
+size_t job_rows(const RunGroup& g, bool grouped, size_t rows, std::string& out) {
+  const std::string group = html_escape(g.name);
+  for (const json& r : g.runs) {
+    if (!r.contains("jobs") || !r["jobs"].is_array()) continue;
+    const std::string p = html_escape(policy_of(r));
+    for (const json& row : r["jobs"]) {
+      if (rows >= kJobPageRows) return rows;
+      ++rows;
+      const std::string id = cell(row, "id");
+      if (grouped)
+        out +=
+            fmt::format("<tr data-group=\"{0}\" data-policy=\"{1}\" data-job=\"{2}\"><td>{0}</td>",
+                        group, p, id);
+      else
+        out += fmt::format("<tr data-policy=\"{}\" data-job=\"{}\">", p, id);
+      out += "<td>" + p + "</td>";
+      for (size_t c = 1; c < kJobCols.size(); ++c) out += "<td>" + cell(row, kJobCols[c]) + "</td>";
+      out += "</tr>\n";
+    }
+  }
+  return rows;
+}
+
 }  // namespace
 
-std::string html_cards(const json& runs, size_t baseline) {
-  std::string out =
-      "<section aria-labelledby=\"h-summary\">\n<h2 id=\"h-summary\">Summary</h2>\n<div "
-      "class=\"cards\">\n";
-  for (size_t i = 0; i < runs.size(); ++i) out += card(runs[i], runs[baseline], i == baseline);
+std::string html_cards(const json& runs, size_t baseline, const SectionPlace& at) {
+  std::string out = part_head(at, "summary", "Summary") + "<div class=\"cards\">\n";
+  for (size_t i = 0; i < runs.size(); ++i)
+    out += card(runs[i], runs[baseline], i == baseline, at.level + 1);
   return out + "</div>\n</section>\n";
 }
 
-std::string html_time_charts(const json& runs) {
-  std::string out = "<section aria-labelledby=\"h-time\">\n<h2 id=\"h-time\">Over time</h2>\n";
+std::string html_time_charts(const json& runs, const SectionPlace& at) {
+  const int h = at.level + 1;
+  std::string out = part_head(at, "time", "Over time");
   out += time_chart(
       runs, {"gpus", "GPUs provisioned, allocated and busy", "GPUs"},
       {{"provisioned_gpus", "provisioned"}, {"allocated_gpus", "allocated"}, {"busy_gpus", "busy"}},
-      false);
-  out += time_chart(runs, {"queue", "Jobs waiting", "jobs"}, {{"queue_jobs", "queue"}}, false);
+      false, h);
+  out += time_chart(runs, {"queue", "Jobs waiting", "jobs"}, {{"queue_jobs", "queue"}}, false, h);
   out += time_chart(runs, {"cost-per-hour", "Cost per hour", "USD/h"}, {{"cost_usd_per_h", "cost"}},
-                    true);
+                    true, h);
   out += time_chart(runs, {"price", "Electricity price", "USD/MWh"},
-                    {{"price_usd_per_mwh", "price"}}, true);
+                    {{"price_usd_per_mwh", "price"}}, true, h);
   return out + "</section>\n";
 }
 
-std::string html_cost_charts(const json& runs) {
+std::string html_cost_charts(const json& runs, const SectionPlace& at) {
   const auto policies = policies_of(runs);
   std::vector<Bar> waste;
   for (const json& r : runs)
@@ -192,26 +231,29 @@ std::string html_cost_charts(const json& runs) {
       for (const auto& [k, v] : r["waste"].items())
         if (v.is_number() && v.get<double>() != 0)
           waste.push_back({policy_of(r), k, v.get<double>()});
-  std::string out = "<section aria-labelledby=\"h-cost\">\n<h2 id=\"h-cost\">Cost and waste</h2>\n";
+  const int h = at.level + 1;
+  std::string out = part_head(at, "cost", "Cost and waste");
   out += bar_figure(stacked_bar_chart({"waste", "Waste by category", "USD"}, waste, policies),
-                    "Waste by category");
+                    "Waste by category", h);
   const std::array<std::array<const char*, 3>, 4> kBy = {
       {{"cost-by-team", "by_team", "Cost by team"},
        {"cost-by-class", "by_class", "Cost by job class"},
        {"cost-by-region", "by_region", "Cost by region"},
        {"cost-by-pool", "cost_by_pool", "Cost by pool"}}};
   for (const auto& [name, key, title] : kBy)
-    out += bar_figure(bar_chart({name, title, "USD"}, account_bars(runs, key), policies), title);
+    out += bar_figure(bar_chart({name, title, "USD"}, account_bars(runs, key), policies), title, h);
   return out + "</section>\n";
 }
 
-std::string html_jobs_table(const json& runs, const std::string& jobs_csv) {
+std::string html_jobs_table(const std::vector<RunGroup>& groups, bool grouped,
+                            const std::string& jobs_csv) {
   std::string out = "<section aria-labelledby=\"h-jobs\">\n<h2 id=\"h-jobs\">Jobs</h2>\n<p>";
   size_t shown = 0, total = 0;
-  for (const json& r : runs) {
-    shown += r.contains("jobs") && r["jobs"].is_array() ? r["jobs"].size() : 0;
-    total += r.value("jobs_total", size_t{0});
-  }
+  for (const RunGroup& g : groups)
+    for (const json& r : g.runs) {
+      shown += r.contains("jobs") && r["jobs"].is_array() ? r["jobs"].size() : 0;
+      total += r.value("jobs_total", size_t{0});
+    }
   out += fmt::format("{} of {} job runs shown (per run the costliest and the longest-waiting).",
                      shown, std::max(total, shown));
   if (!jobs_csv.empty())
@@ -226,28 +268,17 @@ std::string html_jobs_table(const json& runs, const std::string& jobs_csv) {
       "<noscript><p>Without JavaScript only the first rows show: the CSV has every job.</p>"
       "</noscript>\n"
       "<div class=\"table-wrap\" tabindex=\"0\" role=\"region\" "
-      "aria-labelledby=\"h-jobs\">\n<table id=\"jobs\">\n<caption>Jobs per run; select a column "
-      "header to sort</caption>\n<thead><tr>";
-  static constexpr std::array<const char*, 13> kCols = {
-      "policy",   "id",     "team",  "class",    "gpus",      "model", "pool",
-      "submit_s", "wait_s", "run_s", "cost_usd", "waste_usd", "done"};
-  for (const char* c : kCols)
+      "aria-labelledby=\"h-jobs\">\n<table id=\"jobs\">\n<caption>";
+  out += grouped ? "Jobs per group and run" : "Jobs per run";
+  out += "; select a column header to sort</caption>\n<thead><tr>";
+  if (grouped) out += "<th scope=\"col\"><button type=\"button\">group</button></th>";
+  for (const char* c : kJobCols)
     out += fmt::format("<th scope=\"col\"><button type=\"button\">{}</button></th>", c);
   out += "</tr></thead>\n<tbody>\n";
   // The first page only: the page's script renders the others (and sorts and filters) from
   // the embedded JSON, so a report of 10,000 rows per run opens as fast as a small one.
   size_t rows = 0;
-  for (const json& r : runs) {
-    if (!r.contains("jobs") || !r["jobs"].is_array()) continue;
-    const std::string p = html_escape(policy_of(r));
-    for (const json& row : r["jobs"]) {
-      if (rows++ >= kJobPageRows) break;
-      const std::string id = cell(row, "id");
-      out += fmt::format("<tr data-policy=\"{}\" data-job=\"{}\"><td>{}</td>", p, id, p);
-      for (size_t c = 1; c < kCols.size(); ++c) out += "<td>" + cell(row, kCols[c]) + "</td>";
-      out += "</tr>\n";
-    }
-  }
+  for (const RunGroup& g : groups) rows = job_rows(g, grouped, rows, out);
   return out + "</tbody>\n</table>\n</div>\n</section>\n";
 }
 

@@ -173,6 +173,31 @@ nlohmann::json to_json(const LedgerReport& l) {
   return j;
 }
 
+namespace {
+
+nlohmann::json tier_json(const Summary& s) {
+  nlohmann::json j = nlohmann::json::object();
+  for (size_t t = 0; t < s.by_tier.size(); ++t) {
+    const TierSummary& ts = s.by_tier[t];
+    j[std::string(kTierNames[t])] = {{"completed", ts.completed},
+                                     {"jct_s", dist_json(ts.jct_s)},
+                                     {"wait_s", dist_json(ts.wait_s)}};
+  }
+  return j;
+}
+
+nlohmann::json work_json(const Summary& s) {
+  nlohmann::json j = {{"ref_gpu_hours", s.work_ref_gpu_hours}, {"jct_floor_s", s.jct_floor_s}};
+  if (s.horizon.horizon_s > 0)
+    j["horizon"] = {{"horizon_s", s.horizon.horizon_s},
+                    {"completed", s.horizon.completed},
+                    {"ref_gpu_hours", s.horizon.work_ref_gpu_hours},
+                    {"allocated_share", s.horizon.allocated_share}};
+  return j;
+}
+
+}  // namespace
+
 nlohmann::json to_json(const Summary& s) {
   nlohmann::json j = {
       {"policy", s.policy},
@@ -186,6 +211,8 @@ nlohmann::json to_json(const Summary& s) {
       {"wait_multi_gpu_s", dist_json(s.wait_multi_gpu_s)},
       {"jct_deferrable_s", dist_json(s.jct_deferrable_s)},
       {"jct_other_s", dist_json(s.jct_other_s)},
+      {"by_tier", tier_json(s)},
+      {"work", work_json(s)},
       {"makespan_s", s.makespan_s},
       {"gpu_utilization", s.gpu_utilization},
       {"preemptions", s.preemptions},

@@ -94,8 +94,8 @@ std::string line_chart(const ChartFrame& f, const std::vector<LineSeries>& serie
   for (int k = 0; k <= 4; ++k) {
     const double x = kLeft + (kW - kLeft - kRight) * k / 4;
     out +=
-        fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"tick\" text-anchor=\"middle\">{}h</text>",
-                    x, pb + 16, axis_number(xspan / 3600 * k / 4));
+        fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"tick\" text-anchor=\"middle\">{}{}</text>",
+                    x, pb + 16, axis_number(xspan / f.x_scale * k / 4), html_escape(f.x_suffix));
   }
   out += fmt::format("<text x=\"4\" y=\"{}\" class=\"tick\">{}</text>\n", kTop - 14,
                      html_escape(f.unit));

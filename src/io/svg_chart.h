@@ -32,10 +32,14 @@ struct ChartFrame {
   std::string name;   // data-chart
   std::string title;  // aria-label
   std::string unit;   // the y axis' unit, for the axis label
+  // The x axis' ticks: (x − x0) / x_scale, followed by x_suffix (default: seconds shown as
+  // hours).
+  double x_scale = 3600;
+  std::string x_suffix = "h";
 };
 
-// A line chart; x in seconds from `x0`, labelled in hours. Empty string when no series has
-// a point.
+// A line chart; x from `x0`, ticks as ChartFrame says (seconds as hours by default). Empty
+// string when no series has a point.
 std::string line_chart(const ChartFrame& f, const std::vector<LineSeries>& series, double x0);
 
 // Horizontal bars grouped by label, one bar per policy in `policies` order (colour by

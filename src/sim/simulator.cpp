@@ -63,6 +63,34 @@ EngineOptions engine_options(const SimOptions& o) {
   return e;
 }
 
+// Reference-model GPU-seconds of `j`'s work (JobOutcome::work_ref_gpu_seconds).
+double reference_work(const JobSpec& j) {
+  if (j.gpus <= 0) return 0;
+  return j.duration * j.gpus * static_cast<double>(j.gpu_milli) / kMilliPerGpu;
+}
+
+// The GPU models `cluster` has nodes of, each once.
+std::vector<GpuModelId> models_present(const ClusterSpec& cluster) {
+  std::vector<GpuModelId> out;
+  for (const NodeSpec& n : cluster.nodes)
+    if (n.model != kNoGpuModel && std::find(out.begin(), out.end(), n.model) == out.end())
+      out.push_back(n.model);
+  return out;
+}
+
+// JobOutcome::fastest_run_s: `j`'s duration on the fastest of `models` it may use.
+Seconds fastest_run(const JobSpec& j, const std::vector<GpuModelId>& models,
+                    const GpuCatalog& catalog, GpuModelId reference) {
+  if (j.gpus <= 0) return j.duration;
+  double best = 0;
+  for (const GpuModelId m : models) {
+    const auto& allowed = j.allowed_models;
+    if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), m) == allowed.end()) continue;
+    best = std::max(best, catalog.relative_speed(m, reference, j.job_class));
+  }
+  return best > 0 ? j.duration / best : j.duration;
+}
+
 class Simulation {
  public:
   Simulation(const std::vector<JobSpec>& jobs, const ClusterSpec& cluster,
@@ -87,12 +115,16 @@ class Simulation {
     result_.profile = engine_.profile().describe();
     result_.jobs.resize(jobs.size());
     result_.capacity_gpus = cluster.total_gpus();
+    const std::vector<GpuModelId> models = models_present(cluster);
     for (size_t i = 0; i < jobs.size(); ++i) {
       sim_[i].remaining_ref = jobs[i].duration;
       sim_[i].data_region = data_home(cluster, jobs[i]);
       result_.jobs[i].submit = jobs[i].submit;
       result_.jobs[i].gang_gpus = jobs[i].fractional() ? 0 : jobs[i].gpus;
       result_.jobs[i].deferrable = jobs[i].deferrable;
+      result_.jobs[i].tier = jobs[i].tier;
+      result_.jobs[i].work_ref_gpu_seconds = reference_work(jobs[i]);
+      result_.jobs[i].fastest_run_s = fastest_run(jobs[i], models, catalog, opt.reference_model);
     }
     order_.resize(jobs.size());
     std::iota(order_.begin(), order_.end(), 0u);
@@ -107,9 +139,19 @@ class Simulation {
             : std::max<uint64_t>(1'000'000, 1000 * static_cast<uint64_t>(jobs.size()));
   }
 
+  // The allocated GPU-seconds of [t0, t1) (alloc_milli_ held over it), and of its part
+  // within the work horizon.
+  void count_allocation(Seconds t0, Seconds t1) {
+    result_.allocated_gpu_seconds += alloc_milli_ * (t1 - t0) / kMilliPerGpu;
+    if (opt_.work_horizon_s <= 0) return;
+    const Seconds end = std::min(t1, result_.first_arrival + opt_.work_horizon_s);
+    if (end > t0) result_.horizon_allocated_gpu_seconds += alloc_milli_ * (end - t0) / kMilliPerGpu;
+  }
+
   SimResult run() {
     const auto wall0 = std::chrono::steady_clock::now();
     if (!order_.empty()) result_.first_arrival = jobs_[order_.front()].submit;
+    result_.work_horizon_s = opt_.work_horizon_s;
     size_t next_arrival = 0;
     Seconds last_t = result_.first_arrival;
     int same_instant_cycles = 0;
@@ -126,7 +168,7 @@ class Simulation {
       } else if (t != last_t) {
         same_instant_cycles = 0;
       }
-      result_.allocated_gpu_seconds += alloc_milli_ * (t - last_t) / kMilliPerGpu;
+      count_allocation(last_t, t);
       if (opt_.timeline) sample(last_t, t);
       if (accounting_)
         accounting_->capacity(last_t, t, engine_.fragmentation_block(),

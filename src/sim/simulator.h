@@ -83,6 +83,10 @@ struct SimOptions {
   // Record SimResult::timeline (sim/timeline.h, bounded memory) and each job's cost, waste
   // and pool (JobOutcome::cost_usd, ...), for the HTML report. Off: nothing is sampled.
   bool timeline = false;
+  // A common horizon for comparing policies on a fixed cluster (the owned-cluster setting of
+  // bench/evaluate): seconds after the first arrival; 0 = none. SimResult then also holds the
+  // allocated GPU-seconds up to it (the work completed by it is in the jobs' finishes).
+  Seconds work_horizon_s = 0;
 };
 
 struct JobOutcome {
@@ -97,11 +101,18 @@ struct JobOutcome {
   // preemption's grace): paid, included in gpu_seconds, no progress, not rework.
   double checkpoint_gpu_seconds = 0;
   int preemptions = 0;
-  int migrations = 0;       // moves while running (consolidation, pack-down, relays)
-  int resizes = 0;          // elastic resizes (kResize)
-  int region_moves = 0;     // run segments begun in a region other than its data's (transfers)
-  int gang_gpus = 0;        // whole cards asked for (0 for fractional and CPU-only jobs)
-  bool deferrable = false;  // JobSpec::deferrable
+  int migrations = 0;          // moves while running (consolidation, pack-down, relays)
+  int resizes = 0;             // elastic resizes (kResize)
+  int region_moves = 0;        // run segments begun in a region other than its data's (transfers)
+  int gang_gpus = 0;           // whole cards asked for (0 for fractional and CPU-only jobs)
+  bool deferrable = false;     // JobSpec::deferrable
+  Tier tier = Tier::kGeneral;  // JobSpec::tier
+  // The job's work in reference-model GPU-seconds: duration × gpus × gpu_milli / 1000 (0
+  // for CPU-only jobs), whether it completes or not.
+  double work_ref_gpu_seconds = 0;
+  // Its run time on the fastest GPU model of the cluster it may use (duration / that model's
+  // relative speed for its class; duration when none): no schedule finishes it sooner.
+  Seconds fastest_run_s = 0;
   bool unschedulable = false;
   std::string reason;  // why unschedulable
   GpuModelId last_model = kNoGpuModel;
@@ -146,11 +157,13 @@ struct SimResult {
   PredictionReport prediction;  // predicted estimates vs true durations, at arrival
   // Jobs with a deadline that completed after it or were never scheduled.
   int64_t deadline_misses = 0;
-  bool has_offline_bound = false;     // SimOptions::offline_bound was on (see .ok)
-  OfflineBound offline_bound;         // minimising rental + energy (OfflineObjective::kCost)
-  OfflineBound offline_energy_bound;  // the same LP minimising energy alone (kEnergy)
-  bool has_timeline = false;          // SimOptions::timeline was on
-  Timeline timeline;                  // provisioned/allocated GPUs, queue, cost rate, price
+  bool has_offline_bound = false;            // SimOptions::offline_bound was on (see .ok)
+  OfflineBound offline_bound;                // minimising rental + energy (OfflineObjective::kCost)
+  OfflineBound offline_energy_bound;         // the same LP minimising energy alone (kEnergy)
+  bool has_timeline = false;                 // SimOptions::timeline was on
+  Timeline timeline;                         // provisioned/allocated GPUs, queue, cost rate, price
+  Seconds work_horizon_s = 0;                // SimOptions::work_horizon_s
+  double horizon_allocated_gpu_seconds = 0;  // allocated_gpu_seconds up to that horizon
 };
 
 // Replays `jobs` on `cluster` under `profile`. `catalog` must contain every model the

@@ -34,6 +34,9 @@ Summary summarize(const SimResult& r) {
   s.profile = r.profile;
   s.submitted = r.jobs.size();
   std::vector<double> jct, wait, wait_multi, jct_deferrable, jct_other;
+  std::array<std::vector<double>, kTierCount> tier_jct, tier_wait;
+  double work = 0, floor_sum = 0, horizon_work = 0;
+  const double horizon_end = r.first_arrival + r.work_horizon_s;
   jct.reserve(r.jobs.size());
   wait.reserve(r.jobs.size());
   double rework = 0, spot_rework = 0;
@@ -51,6 +54,28 @@ Summary summarize(const SimResult& r) {
     wait.push_back(std::max(0.0, o.finish - o.submit - o.run_time));
     if (o.gang_gpus >= 2) wait_multi.push_back(wait.back());
     (o.deferrable ? jct_deferrable : jct_other).push_back(jct.back());
+    const auto t = static_cast<size_t>(o.tier);
+    tier_jct[t].push_back(jct.back());
+    tier_wait[t].push_back(wait.back());
+    work += o.work_ref_gpu_seconds;
+    floor_sum += o.fastest_run_s;
+    if (r.work_horizon_s > 0 && o.finish <= horizon_end) {
+      ++s.horizon.completed;
+      horizon_work += o.work_ref_gpu_seconds;
+    }
+  }
+  for (size_t t = 0; t < s.by_tier.size(); ++t) {
+    s.by_tier[t].completed = tier_jct[t].size();
+    s.by_tier[t].jct_s = distribution(tier_jct[t]);
+    s.by_tier[t].wait_s = distribution(tier_wait[t]);
+  }
+  s.work_ref_gpu_hours = work / 3600;
+  s.jct_floor_s = s.completed > 0 ? floor_sum / static_cast<double>(s.completed) : 0;
+  if (r.work_horizon_s > 0) {
+    s.horizon.horizon_s = r.work_horizon_s;
+    s.horizon.work_ref_gpu_hours = horizon_work / 3600;
+    const double cap = static_cast<double>(r.capacity_gpus) * r.work_horizon_s;
+    s.horizon.allocated_share = cap > 0 ? r.horizon_allocated_gpu_seconds / cap : 0;
   }
   s.jct_s = distribution(jct);
   s.wait_s = distribution(wait);

@@ -6,8 +6,19 @@
 //  wait_multi_gpu = wait over jobs asking for 2 or more whole cards (gangs)
 //  makespan = last completion − first arrival
 //  gpu_utilization = allocated GPU-seconds / (cluster GPUs × makespan)
+//  by_tier[t] = completed jobs, jct and wait of the completed jobs of tier t (core,
+//               important, general)
+//  work_ref_gpu_hours = reference-model GPU-hours of work of the completed jobs
+//               (JobOutcome::work_ref_gpu_seconds)
+//  jct_floor_s = the mean over completed jobs of their run time on the fastest model they
+//               may use (JobOutcome::fastest_run_s): no schedule's mean JCT over the same
+//               jobs is lower (a bound that ignores queueing, so it is loose under load)
+//  horizon (SimResult::work_horizon_s > 0): over [first arrival, first arrival + horizon]:
+//    work_ref_gpu_hours of the jobs that completed by its end, and the allocated share =
+//    allocated GPU-seconds in it / (cluster GPUs × horizon)
 // Percentiles interpolate linearly between order statistics (numpy's default).
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -23,6 +34,18 @@ struct Distribution {
 // Summary statistics of `values` (all zero when empty). Reorders `values`.
 Distribution distribution(std::vector<double>& values);
 
+struct TierSummary {
+  size_t completed = 0;
+  Distribution jct_s, wait_s;
+};
+
+struct HorizonSummary {
+  double horizon_s = 0;  // 0: none asked for (the rest is 0)
+  size_t completed = 0;  // jobs completed by its end
+  double work_ref_gpu_hours = 0;
+  double allocated_share = 0;
+};
+
 struct Summary {
   std::string policy;
   std::string profile;
@@ -32,6 +55,10 @@ struct Summary {
   // JCT of completed deferrable jobs and of the others (time-shifting delays the former on
   // purpose, within their deadlines).
   Distribution jct_deferrable_s, jct_other_s;
+  std::array<TierSummary, kTierCount> by_tier;  // index: Tier
+  double work_ref_gpu_hours = 0;
+  double jct_floor_s = 0;
+  HorizonSummary horizon;
   double makespan_s = 0;
   double gpu_utilization = 0;
   int64_t preemptions = 0;
