@@ -94,6 +94,69 @@ class ReportTest(unittest.TestCase):
                                           "elapsed_s": 1.0, "jobs": 2, "job_rule": []})
         self.assertIn("| itp-cluster01 | `fifo` | 0.800 | 0.720 | – | 0.720 |", page)
 
+    def owned_doc(self, frugal):
+        """One trace at 1.0x: fifo, sjf and frugal (`frugal` overrides its figures)."""
+        t = "itp-cluster01"
+
+        def run(policy, jct, core_p99, misses, wpd):
+            tiers = {"core": {"completed": 1, "jct_s": {}, "wait_s": {"mean": 0.0,
+                                                                      "p99": core_p99}}}
+            return record(t, policy, 0.0, jct, misses, size=1.0, by_tier=tiers,
+                          work_ref_gpu_hours=wpd * 1000, completed_in_horizon=10,
+                          allocated_share=0.9, jct_floor_s=3600.0, energy_kwh=1.0,
+                          work_per_usd=wpd)
+
+        setting = {"nodes": {}, "gpus": 8, "a100_eq": 10.0, "usd_h": 1.0,
+                   "mean_a100_gpus": 10.0, "actual_factor": 1.0, "horizon_h": 1000.0,
+                   "rental_usd": 1000.0, "work_bound_ref_gpu_hours": 500.0,
+                   "work_per_usd_bound": 0.5}
+        runs = [run("fifo", 36000.0, 7200.0, 3, 0.40), run("sjf", 18000.0, 14400.0, 1, 0.30),
+                run("frugal", *frugal)]
+        return {"settings": {t: {"1.0": setting}}, "results": runs, "sizes": [1.0],
+                "mix": {"H100": 1.0}, "elapsed_s": 1.0}
+
+    def test_owned_targets_against_the_best_baseline_per_metric_and_the_bound(self):
+        import evaluate_owned  # noqa: E402  (bench/, on the path since setUp)
+        # frugal: JCT 3 h (sjf 5 h: 0.6, gap (5-3)/(5-1) = 50 %); core p99 wait 0.5 h (fifo
+        # 2 h: 0.25); 1 miss (fewest 1); work per $ 0.45 (fifo 0.40, bound 0.5: gap 50 %).
+        page = "\n".join(evaluate_owned.owned_section(self.owned_doc((10800.0, 1800.0, 1, 0.45))))
+        self.assertIn("| itp-cluster01 | 10 (1.00) | 0.600 (3.00 h vs 5.00 h, floor 1.00 h) "
+                      "`sjf` gap 50 % yes | 0.250 (0.50 h vs 2.00 h) `fifo` gap 75 % yes | "
+                      "1 vs 1 gap – yes | 0.4500 vs 0.4000, bound 0.5000 `fifo` gap 50 % yes |",
+                      page)
+        self.assertIn("Met on: mean JCT ≤ 0.70 1/1; core p99 wait ≤ 0.50 1/1; misses ≤ fewest "
+                      "1/1; work per $ gap ≥ 50 % 1/1", page)
+        # Slower, more misses, less work than the best baseline: every target missed.
+        page = "\n".join(evaluate_owned.owned_section(self.owned_doc((19800.0, 7200.0, 2, 0.35))))
+        self.assertIn("Met on: mean JCT ≤ 0.70 0/1; core p99 wait ≤ 0.50 0/1; misses ≤ fewest "
+                      "0/1; work per $ gap ≥ 50 % 0/1", page)
+        self.assertIn("`fifo` gap -50 % **no** |", page)
+
+    def test_owned_cluster_sizing_holds_the_largest_job(self):
+        import evaluate_owned  # noqa: E402
+        # A mean load of 10 A100s at 1.0x: 4.5 A100-eq of H100 (1.8 GPUs: 1 node), 4 A100s
+        # (1 node), but a 64-GPU job needs 8 A100 nodes.
+        nodes = evaluate_owned.node_counts(10.0, 64, 1.0)
+        self.assertEqual(nodes["A100-80GB"], 8)
+        self.assertEqual(nodes["H100"], 1)
+        gpus, eq, usd_h = evaluate_owned.capacity({"H100": 1, "A100-80GB": 2, "L4": 0, "T4": 0})
+        self.assertEqual(gpus, 24)
+        self.assertAlmostEqual(eq, 8 * 2.5 + 16)
+        self.assertAlmostEqual(usd_h, 8 * 7.374 + 16 * 3.072)
+
+    def test_owned_work_bound(self):
+        import evaluate_owned  # noqa: E402
+        # Jobs of 1 GPU x 3600 s at t=0, 7200 and 10000; horizon 3 h: at the fastest speed
+        # (3x) the first two finish by it (7200 + 1200 <= 10800), the third cannot (11200):
+        # 2 GPU-hours, under the capacity (1 A100 node: 8 GPUs x 3 h).
+        rows = [(0.0, 3600.0, 1), (7200.0, 3600.0, 1), (10000.0, 3600.0, 1)]
+        b = evaluate_owned.work_bound(rows, 0.0, 10800.0, {"A100-80GB": 1})
+        self.assertAlmostEqual(b, 2.0)
+        # Capacity-bound: 16 one-GPU hour-long jobs at t=0, a 1-hour horizon: each could
+        # finish (at 3x), but one A100 node holds 8 GPU-hours.
+        rows = [(0.0, 3600.0, 1)] * 16
+        self.assertAlmostEqual(evaluate_owned.work_bound(rows, 0.0, 3600.0, {"A100-80GB": 1}), 8)
+
     def test_no_seed_section_without_seed_runs(self):
         page = self.report.write_results({
             "results": trace_runs("itp-cluster01", 80.0, 890.0), "ablations": [],

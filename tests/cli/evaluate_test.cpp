@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -85,11 +86,83 @@ TEST(CliEvaluate, QuickRunsEveryPolicyOnBothTraces) {
       EXPECT_TRUE(rs.at(p).at("offline_bound").contains("energy_optimal_usd")) << p;
     }
   }
+  // The owned-cluster setting: every baseline and frugal at each size on both traces, and no
+  // run beyond the setting's bounds (work per dollar, the mean-JCT floor).
+  const nlohmann::json& owned = j.at("owned");
+  std::map<std::string, std::set<std::string>> owned_runs;
+  for (const auto& r : owned.at("results")) {
+    const std::string trace = r.at("trace");
+    const double size = r.at("size");
+    SCOPED_TRACE(trace + " " + std::to_string(size) + " " + r.at("policy").get<std::string>());
+    owned_runs[trace + "@" + std::to_string(size)].insert(r.at("policy"));
+    const auto& setting = owned.at("settings").at(trace).at(nlohmann::json(size).dump());
+    EXPECT_GT(r.at("work_per_usd").get<double>(), 0);
+    EXPECT_LE(r.at("work_per_usd").get<double>(),
+              setting.at("work_per_usd_bound").get<double>() * (1 + 1e-9));
+    EXPECT_GE(r.at("jct_s").at("mean").get<double>(),
+              r.at("jct_floor_s").get<double>() * (1 - 1e-9));
+    EXPECT_TRUE(r.at("by_tier").contains("core"));
+    EXPECT_EQ(r.at("jobs").at("unschedulable"), 0);
+  }
+  EXPECT_EQ(owned_runs.size(), 6u);  // 2 traces × 3 sizes
+  for (const auto& [k, ps] : owned_runs)
+    EXPECT_EQ(ps, (std::set<std::string>{"fifo", "backfill", "sjf", "las", "gavel", "frugal"}))
+        << k;
   const std::string page = slurp(md);
   for (const char* s : {"## Targets", "## itp-cluster01", "## itp-cluster03", "fifo-static",
                         "## Time-shifting alone", "### The issue's energy line, per shifter",
-                        "Ablations (frugal's components alone; not baselines)"})
+                        "Ablations (frugal's components alone; not baselines)",
+                        "## Owned-cluster setting", "### Targets at 1.0×"})
     EXPECT_NE(page.find(s), std::string::npos) << s;
+  fs::remove_all(dir);
+}
+
+// --html: one page by `frugal report`, a section per trace with the runs under "results" (no
+// ablation), the same figures as the JSON, and every job of those runs in FILE.jobs.csv.
+TEST(CliEvaluate, HtmlReportsEveryTraceInItsOwnSection) {
+  const fs::path data = fs::path(FRUGAL_SHARED_DATA) / "traces";
+  if (!fs::exists(data / "itp/raw/cluster01.csv")) GTEST_SKIP() << "no shared data at " << data;
+  const fs::path dir = fs::temp_directory_path() / "frugal_cli_evaluate_html";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path json = dir / "e.json", html = dir / "e.html";
+  const std::string cmd = std::string("FRUGAL_BIN='") + FRUGAL_BINARY + "' FRUGAL_DATA='" +
+                          data.string() + "' python3 '" + FRUGAL_SOURCE_DIR +
+                          "/bench/evaluate' --quick --policies fifo --ablations tiers --json '" +
+                          json.string() + "' --html '" + html.string() + "' 2>'" +
+                          (dir / "log").string() + "'";
+  const int status = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 0) << slurp(dir / "log");
+  const std::string page = slurp(html);
+  const auto at = [&](const std::string& s, size_t from = 0) { return page.find(s, from); };
+  const size_t g1 = at("<section class=\"group\" data-group=\"itp-cluster01\"");
+  const size_t g3 = at("<section class=\"group\" data-group=\"itp-cluster03\"");
+  ASSERT_NE(g1, std::string::npos);
+  ASSERT_NE(g3, std::string::npos);
+  ASSERT_LT(g1, g3);
+  EXPECT_NE(at("<title>frugal evaluation</title>"), std::string::npos);
+  EXPECT_NE(at("href=\"e.html.jobs.csv\""), std::string::npos);
+  EXPECT_EQ(at("data-policy=\"tiers\""), std::string::npos);  // ablations are left out
+  // The cards of cluster03 in order, each with the JSON's total.
+  const nlohmann::json j = nlohmann::json::parse(slurp(json));
+  size_t from = g3, jobs = 0;
+  for (const char* p : {"fifo", "frugal", "fifo-static"}) {
+    SCOPED_TRACE(p);
+    from = at(std::string("<section class=\"card\" data-policy=\"") + p + "\"", from);
+    ASSERT_NE(from, std::string::npos);
+    const size_t v = at("data-value=\"", at("data-metric=\"total_usd\"", from)) + 12;
+    for (const auto& r : j.at("results")) {
+      if (r.at("trace") != "itp-cluster03" || r.at("policy") != p) continue;
+      EXPECT_DOUBLE_EQ(std::stod(page.substr(v, at("\"", v) - v)),
+                       r.at("cost").at("total_usd").get<double>());
+    }
+  }
+  for (const auto& r : j.at("results")) jobs += r.at("jobs").at("submitted").get<size_t>();
+  const std::string csv = slurp(dir / "e.html.jobs.csv");
+  EXPECT_EQ(csv.substr(0, csv.find(',')), "trace");
+  EXPECT_EQ(static_cast<size_t>(std::count(csv.begin(), csv.end(), '\n')), 1 + jobs);
+  EXPECT_NE(csv.find("\nitp-cluster03,fifo-static,"), std::string::npos);
   fs::remove_all(dir);
 }
 

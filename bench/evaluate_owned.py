@@ -1,0 +1,288 @@
+"""bench/evaluate, owned-cluster setting: the ITP traces on a fixed cluster that queues.
+
+Most LLM training runs on owned or reserved clusters with a queue. This setting replays each
+ITP cluster (01-07; 01 and 03 with --quick) with the evaluation's job rule on a FIXED
+two-region heterogeneous cluster (no autoscaling: simulate --static-capacity), sized at
+SIZES x the trace's mean GPU load, in A100-80GB equivalents (the trace's durations are A100
+durations; the catalog's pretrain speeds convert the other models):
+
+  us-west   H100, reserved   MIX["H100"] of the capacity (8-GPU nodes)
+  us-south  A100-80GB, owned MIX["A100-80GB"] (8-GPU nodes; owned: paid at the reserved rate)
+            L4, owned        MIX["L4"]
+            T4, owned        MIX["T4"] (4-GPU nodes)
+
+A gang runs on one model, so the A100 pool holds at least the trace's largest job and every
+pool at least one node: on a trace whose mean load is small next to its largest job the
+cluster is larger than the factor says; the page shows the actual capacity ("A100-eq").
+
+A fixed cluster costs the same per hour under every policy, so cost is measured as work per
+dollar over a common horizon H = the trace's span + 24 h: reference (A100) GPU-hours of the
+jobs completed within H (simulate --horizon-hours) per dollar of the cluster's rental over H.
+Energy and CO2 (which do differ) are reported beside it, over the whole run.
+
+Bounds (no policy can beat them; computed from the trace and the cluster alone):
+  work per dollar  min(the work of the jobs that could finish within H at all — submit +
+                   duration / the fastest speed of any class on any model <= H — , the
+                   cluster's capacity over H at the fastest class speed of each model) / the
+                   rental over H
+  mean JCT         the mean over completed jobs of their run time on the fastest model they
+                   may use (simulate's work.jct_floor_s); loose under load (it ignores queues)
+  core p99 wait    0
+
+Policies: the baselines as in the autoscaled setting and `frugal` with --predict-runtimes
+(it sees no true durations; backfill and sjf keep their oracle estimates, which favours
+them). Python 3 stdlib only; run by bench/evaluate (full runs, or --owned alone).
+"""
+import concurrent.futures as cf
+import csv
+import math
+import os
+import sys
+import tempfile
+import time
+
+SIZES = [0.8, 1.0, 1.3]
+# Share of the cluster's A100-equivalent capacity per model (speeds: data/catalog/gpus.yaml,
+# pretrain; the fastest class speed bounds the work).
+MIX = {"H100": 0.45, "A100-80GB": 0.40, "L4": 0.10, "T4": 0.05}
+PRETRAIN_SPEED = {"H100": 2.5, "A100-80GB": 1.0, "L4": 0.25, "T4": 0.15}
+MAX_SPEED = {"H100": 3.0, "A100-80GB": 1.0, "L4": 0.6, "T4": 0.6}
+RESERVED_USD_H = {"H100": 7.374, "A100-80GB": 3.072, "L4": 0.48, "T4": 0.316}
+PER_NODE = {"H100": 8, "A100-80GB": 8, "L4": 8, "T4": 4}
+OVERHEAD_W = {"H100": 2200, "A100-80GB": 1800, "L4": 900, "T4": 500}
+HORIZON_SLACK_H = 24
+
+
+def trace_stats(path):
+    """(mean A100 GPU load, largest job's GPUs, first submit, last end, rows) of an ITP trace."""
+    rows, total, first, last, big = [], 0.0, math.inf, 0.0, 0
+    with open(path, newline="") as f:
+        for r in csv.DictReader(f):
+            s, d, g = float(r["submission_time"]), float(r["duration"]), int(r["num_gpu"])
+            if g <= 0:
+                continue
+            rows.append((s, d, g))
+            total += g * d
+            first, last, big = min(first, s), max(last, s + d), max(big, g)
+    return total / max(last - first, 1.0), big, first, last, rows
+
+
+def node_counts(mean, biggest, factor):
+    """Nodes per model for `factor` x `mean` A100-equivalents (see the module's text)."""
+    target = factor * mean
+    out = {}
+    for model, share in MIX.items():
+        gpus = share * target / PRETRAIN_SPEED[model]
+        out[model] = max(1, round(gpus / PER_NODE[model]))
+    out["A100-80GB"] = max(out["A100-80GB"], math.ceil(biggest / PER_NODE["A100-80GB"]))
+    return out
+
+
+def owned_cluster(ev, nodes):
+    """The cluster YAML for `nodes` (model -> node count); `ev` is bench/evaluate."""
+    def one(name, capacity, model):
+        return ev.pool(name, capacity, model, nodes[model], PER_NODE[model], OVERHEAD_W[model])
+
+    west = ev.region("us-west", "US-CAL-CISO", "America/Los_Angeles", 1.2, "22:00-08:00", 0.4,
+                     one("h100-reserved", "reserved", "H100"))
+    south = ev.region("us-south", "US-TEX-ERCO", "America/Chicago", 1.5, "22:00-06:00", 0.3,
+                      one("a100-owned", "owned", "A100-80GB") + one("l4-owned", "owned", "L4")
+                      + one("t4-owned", "owned", "T4"))
+    return f'epoch: "2023-01-01T00:00:00Z"\nregions:\n{west}\n{south}\n'
+
+
+def capacity(nodes):
+    """(GPUs, A100-equivalent GPUs at pretrain speed, rental USD per hour) of `nodes`."""
+    gpus = sum(n * PER_NODE[m] for m, n in nodes.items())
+    eq = sum(n * PER_NODE[m] * PRETRAIN_SPEED[m] for m, n in nodes.items())
+    usd_h = sum(n * PER_NODE[m] * RESERVED_USD_H[m] for m, n in nodes.items())
+    return gpus, eq, usd_h
+
+
+def work_bound(rows, first, horizon_s, nodes):
+    """Reference GPU-hours no schedule completes within the horizon (module text)."""
+    fastest = max(MAX_SPEED.values())
+    end = first + horizon_s
+    feasible = sum(g * d for s, d, g in rows if s + d / fastest <= end) / 3600
+    cap = sum(n * PER_NODE[m] * MAX_SPEED[m] for m, n in nodes.items()) * horizon_s / 3600
+    return min(feasible, cap)
+
+
+def owned_record(ev, trace, policy, factor, setting, r, wall):
+    rec = ev.record(trace, policy, r, wall)
+    work = r.get("work", {})
+    hz = work.get("horizon", {})
+    rec.update({"size": factor, "setting": setting,
+                "by_tier": r.get("by_tier", {}),
+                "work_ref_gpu_hours": hz.get("ref_gpu_hours", 0.0),
+                "completed_in_horizon": hz.get("completed", 0),
+                "allocated_share": hz.get("allocated_share", 0.0),
+                "jct_floor_s": work.get("jct_floor_s", 0.0),
+                "energy_kwh": r.get("cost", {}).get("energy_kwh", 0.0),
+                "work_per_usd": hz.get("ref_gpu_hours", 0.0) / setting["rental_usd"]})
+    return rec
+
+
+def run_owned(ev, args, binary, baselines):
+    """The owned-cluster runs: {"settings": {trace: {size: setting}}, "results": [...]}."""
+    started = time.monotonic()
+    tasks, settings = [], {}
+    with tempfile.TemporaryDirectory(prefix="frugal-evaluate-owned-") as tmp:
+        for trace, path, kind in ev.traces(args.data, args.quick):
+            if kind != "itp":
+                continue
+            if not os.path.exists(path):
+                sys.exit(f"evaluate: missing trace {path} (set FRUGAL_DATA)")
+            mean, biggest, first, last, rows = trace_stats(path)
+            horizon_s = last - first + HORIZON_SLACK_H * 3600
+            for factor in SIZES:
+                nodes = node_counts(mean, biggest, factor)
+                gpus, eq, usd_h = capacity(nodes)
+                rental = usd_h * horizon_s / 3600
+                bound = work_bound(rows, first, horizon_s, nodes)
+                setting = {"nodes": nodes, "gpus": gpus, "a100_eq": eq, "usd_h": usd_h,
+                           "mean_a100_gpus": mean, "actual_factor": eq / mean,
+                           "horizon_h": horizon_s / 3600, "rental_usd": rental,
+                           "work_bound_ref_gpu_hours": bound,
+                           "work_per_usd_bound": bound / rental}
+                settings.setdefault(trace, {})[str(factor)] = setting
+                yaml = os.path.join(tmp, f"{trace}-owned-{factor}.yaml")
+                with open(yaml, "w") as f:
+                    f.write(owned_cluster(ev, nodes))
+                for policy in baselines + [ev.FRUGAL]:
+                    tasks.append((trace, path, yaml, policy, factor, setting, horizon_s))
+        done = {}
+        with cf.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
+            futs = {}
+            for i, (trace, path, yaml, policy, factor, setting, horizon_s) in enumerate(tasks):
+                rule = ev.job_rule(args.rule_seed) + [
+                    "--horizon-hours", f"{horizon_s / 3600:.6f}"]
+                if policy == ev.FRUGAL or args.predict_runtimes:
+                    rule.append("--predict-runtimes")
+                out = os.path.join(tmp, f"o{i}.json")
+                futs[ex.submit(ev.run_one, binary, trace, path, yaml, policy, True, False, out,
+                               rule)] = i
+            for fut in cf.as_completed(futs):
+                i = futs[fut]
+                trace, _, _, policy, factor, setting, _ = tasks[i]
+                r, wall = fut.result()
+                done[i] = owned_record(ev, trace, policy, factor, setting, r, wall)
+                print(f"{trace:22} owned {factor:<4} {policy:10} {wall:6.1f}s", file=sys.stderr,
+                      flush=True)
+    results = [done[i] for i in sorted(done)]
+    for r in results:
+        r.pop("setting", None)
+    return {"settings": settings, "results": results, "sizes": SIZES, "mix": MIX,
+            "elapsed_s": time.monotonic() - started}
+
+
+# ---- the RESULTS page's section (bench/evaluate_report.py calls owned_section) ----------
+
+TIERS = ["core", "important", "general"]
+
+
+def _h(s):
+    return f"{s / 3600:.2f}"
+
+
+def _tier(r, tier, key, stat):
+    return r.get("by_tier", {}).get(tier, {}).get(key, {}).get(stat, 0.0)
+
+
+def targets(rs, setting):
+    """frugal's four owned-cluster targets on one (trace, size): (name, value, gap closed,
+    met). `rs`: policy -> record; the best baseline is chosen per metric."""
+    fr = rs.get("frugal")
+    others = [r for p, r in rs.items() if p != "frugal"]
+    if fr is None or not others:
+        return []
+    out = []
+    bj = min(others, key=lambda r: r["jct_s"]["mean"])
+    floor = fr["jct_floor_s"]
+    f, b = fr["jct_s"]["mean"], bj["jct_s"]["mean"]
+    out.append((f"mean JCT vs `{bj['policy']}` (≤ 0.70)", f"{f / b:.3f} ({_h(f)} h vs {_h(b)} h, "
+                f"floor {_h(floor)} h)", gap(b, f, floor), f <= 0.70 * b))
+    bc = min(others, key=lambda r: _tier(r, "core", "wait_s", "p99"))
+    f, b = _tier(fr, "core", "wait_s", "p99"), _tier(bc, "core", "wait_s", "p99")
+    out.append((f"core p99 wait vs `{bc['policy']}` (≤ 0.50)",
+                f"{f / b:.3f} ({_h(f)} h vs {_h(b)} h)" if b > 0 else f"{_h(f)} h vs 0 h",
+                gap(b, f, 0.0), f <= 0.50 * b))
+    bm = min(r["deadline_misses"] for r in others)
+    out.append(("deadline misses vs fewest", f"{fr['deadline_misses']} vs {bm}", None,
+                fr["deadline_misses"] <= bm))
+    bw = max(others, key=lambda r: r["work_per_usd"])
+    f, b, bound = fr["work_per_usd"], bw["work_per_usd"], setting["work_per_usd_bound"]
+    g = gap(b, f, bound)
+    out.append((f"work per $ vs `{bw['policy']}` (half the gap to the bound)",
+                f"{f:.4f} vs {b:.4f}, bound {bound:.4f}", g, g is not None and g >= 0.5))
+    return out
+
+
+def gap(best, frugal, bound):
+    """Share of the gap between the best baseline and the bound that frugal closes (None when
+    the best baseline is at the bound)."""
+    return None if abs(bound - best) < 1e-12 else (best - frugal) / (best - bound)
+
+
+def _pct(g):
+    return "–" if g is None else f"{100 * g:.0f} %"
+
+
+def owned_section(owned):
+    """Markdown lines for docs/RESULTS.md: the setting, targets at 1.0x, every run."""
+    res, settings = owned["results"], owned["settings"]
+    runs = {}
+    for r in res:
+        runs.setdefault((r["trace"], str(r["size"])), {})[r["policy"]] = r
+    mix = ", ".join(f"{m} {100 * s:.0f} %" for m, s in owned["mix"].items())
+    out = ["## Owned-cluster setting", "",
+           "A fixed two-region cluster (reserved H100 in us-west; owned A100-80GB, L4 and T4 in "
+           f"us-south; shares of the A100-equivalent capacity: {mix}) sized at "
+           + ", ".join(f"{s}×" for s in owned["sizes"])
+           + " the trace's mean GPU load, no autoscaling, so queues form. The cluster costs "
+           "the same per hour under every policy: cost is **work per dollar**, reference "
+           "(A100) GPU-hours completed within the horizon (the trace's span + 24 h) per "
+           "dollar of rental over it. `frugal` uses predicted runtimes (`--predict-runtimes`); "
+           "the baselines keep their oracle estimates. Bounds: work per dollar — the work "
+           "that could finish within the horizon at all, capped by the cluster's capacity at "
+           "its fastest speeds; mean JCT — each job on the fastest model it may use, no "
+           "queue (loose); core p99 wait — 0. Set-up: `bench/evaluate_owned.py`.", "",
+           "### Targets at 1.0× (best baseline per metric; gap closed = share of the gap "
+           "between it and the bound that frugal closes)", "",
+           "| trace | A100-eq (×mean) | " + " | ".join(
+               ["mean JCT", "core p99 wait", "misses", "work per $"]) + " |",
+           "|---|---|---|---|---|---|"]
+    met = {}
+    for t in sorted(settings):
+        rs = runs.get((t, "1.0"), {})
+        st = settings[t]["1.0"]
+        cells = []
+        for i, (name, val, g, ok) in enumerate(targets(rs, st)):
+            met.setdefault(i, []).append(ok)
+            who = name[name.find("`"):name.rfind("`") + 1] if "`" in name else ""
+            cells.append(f"{val}{' ' + who if who else ''} gap {_pct(g)} "
+                         f"{'yes' if ok else '**no**'}")
+        out.append(f"| {t} | {st['a100_eq']:.0f} ({st['actual_factor']:.2f}) | "
+                   + " | ".join(cells) + " |")
+    names = ["mean JCT ≤ 0.70", "core p99 wait ≤ 0.50", "misses ≤ fewest", "work per $ gap ≥ 50 %"]
+    out += ["", "Met on: " + "; ".join(f"{n} {sum(met.get(i, []))}/{len(met.get(i, []))}"
+                                      for i, n in enumerate(names)), ""]
+    head = ("| size | policy | mean JCT h | p99 JCT h | " + " | ".join(
+        f"{t} wait mean / p99 h" for t in TIERS)
+        + " | misses | allocated | done in H | work per $ (bound) | MWh | t CO2 |")
+    for t in sorted(settings):
+        out += [f"### {t}", "", head, "|" + "---|" * (head.count("|") - 1)]
+        for size in owned["sizes"]:
+            st = settings[t][str(size)]
+            for p, r in runs.get((t, str(size)), {}).items():
+                tiers = " | ".join(f"{_h(_tier(r, x, 'wait_s', 'mean'))} / "
+                                   f"{_h(_tier(r, x, 'wait_s', 'p99'))}" for x in TIERS)
+                out.append(
+                    f"| {size}× | {'**' + p + '**' if p == 'frugal' else p} "
+                    f"| {_h(r['jct_s']['mean'])} | {_h(r['jct_s']['p99'])} | {tiers} "
+                    f"| {r['deadline_misses']} | {r['allocated_share']:.3f} "
+                    f"| {r['completed_in_horizon']}/{r['jobs']['submitted']} "
+                    f"| {r['work_per_usd']:.4f} ({st['work_per_usd_bound']:.4f}) "
+                    f"| {r['energy_kwh'] / 1000:.1f} | {r['co2_kg'] / 1000:.1f} |")
+        out.append("")
+    return out
