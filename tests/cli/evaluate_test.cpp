@@ -126,11 +126,11 @@ TEST(CliEvaluate, HtmlReportsEveryTraceInItsOwnSection) {
   fs::remove_all(dir);
   fs::create_directories(dir);
   const fs::path json = dir / "e.json", html = dir / "e.html";
-  const std::string cmd = std::string("FRUGAL_BIN='") + FRUGAL_BINARY + "' FRUGAL_DATA='" +
-                          data.string() + "' python3 '" + FRUGAL_SOURCE_DIR +
-                          "/bench/evaluate' --quick --policies fifo --ablations tiers --json '" +
-                          json.string() + "' --html '" + html.string() + "' 2>'" +
-                          (dir / "log").string() + "'";
+  const std::string cmd =
+      std::string("FRUGAL_BIN='") + FRUGAL_BINARY + "' FRUGAL_DATA='" + data.string() +
+      "' python3 '" + FRUGAL_SOURCE_DIR +
+      "/bench/evaluate' --quick --setting autoscaled --policies fifo --ablations tiers --json '" +
+      json.string() + "' --html '" + html.string() + "' 2>'" + (dir / "log").string() + "'";
   const int status = std::system(cmd.c_str());
   ASSERT_TRUE(WIFEXITED(status));
   ASSERT_EQ(WEXITSTATUS(status), 0) << slurp(dir / "log");
