@@ -112,7 +112,7 @@ def owned_record(ev, trace, policy, factor, setting, r, wall):
     rec = ev.record(trace, policy, r, wall)
     work = r.get("work", {})
     hz = work.get("horizon", {})
-    rec.update({"size": factor, "setting": setting,
+    rec.update({"size": factor,
                 "by_tier": r.get("by_tier", {}),
                 "work_ref_gpu_hours": hz.get("ref_gpu_hours", 0.0),
                 "completed_in_horizon": hz.get("completed", 0),
@@ -170,8 +170,6 @@ def run_owned(ev, args, binary, baselines):
                 print(f"{trace:22} owned {factor:<4} {policy:10} {wall:6.1f}s", file=sys.stderr,
                       flush=True)
     results = [done[i] for i in sorted(done)]
-    for r in results:
-        r.pop("setting", None)
     return {"settings": settings, "results": results, "sizes": SIZES, "mix": MIX,
             "elapsed_s": time.monotonic() - started}
 

@@ -142,15 +142,6 @@ std::string grouped_body(const std::vector<RunGroup>& gs, const std::vector<size
   return out;
 }
 
-// The pack experiment's document in `doc` ({"pack": PACK} or `frugal pack --format json`'s
-// own), or nullptr.
-const nlohmann::json* pack_of(const nlohmann::json& doc) {
-  if (!doc.is_object()) return nullptr;
-  if (doc.contains("pack")) return &doc["pack"];
-  if (doc.contains("curves") && doc.contains("summary")) return &doc;
-  return nullptr;
-}
-
 std::string page_head(const std::string& title) {
   return fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -173,8 +164,15 @@ Result<std::string> pack_page(const nlohmann::json& doc, const nlohmann::json& p
 
 }  // namespace
 
+const nlohmann::json* pack_document(const nlohmann::json& doc) {
+  if (!doc.is_object()) return nullptr;
+  if (doc.contains("pack")) return &doc["pack"];
+  if (doc.contains("curves") && doc.contains("summary")) return &doc;
+  return nullptr;
+}
+
 Result<std::string> render_html_report(const nlohmann::json& doc, const HtmlReportOptions& o) {
-  if (const nlohmann::json* pack = pack_of(doc)) return pack_page(doc, *pack, o);
+  if (const nlohmann::json* pack = pack_document(doc)) return pack_page(doc, *pack, o);
   auto groups = groups_of(doc);
   if (!groups.ok()) return groups.error();
   const std::vector<RunGroup>& gs = groups.value();

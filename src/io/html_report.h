@@ -54,6 +54,10 @@ struct HtmlReportOptions {
   std::string jobs_csv;  // link to the full job table (CSV), relative to the page; "": none
 };
 
+// `frugal pack --format json`'s document in `doc` (doc itself, or doc["pack"]), or nullptr:
+// render_html_report draws the pack page for it.
+const nlohmann::json* pack_document(const nlohmann::json& doc);
+
 // The page for `doc` ({"runs": [...]}, {"groups": [...]} or one run). Errors: no run, a group
 // without a name or run or named twice, a baseline that is not a policy of every group.
 Result<std::string> render_html_report(const nlohmann::json& doc, const HtmlReportOptions& o);

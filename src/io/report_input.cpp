@@ -4,6 +4,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "io/html_report.h"
+
 namespace frugal {
 namespace {
 
@@ -19,15 +21,9 @@ json runs_of(json doc) {
   return json::array({std::move(doc)});
 }
 
-// `frugal pack --format json`'s document, or one wrapped as {"pack": ...}.
-bool is_pack(const json& doc) {
-  return doc.is_object() &&
-         (doc.contains("pack") || (doc.contains("curves") && doc.contains("summary")));
-}
-
 bool holds_a_run(const json& doc) {
   if (!doc.is_object()) return false;
-  if (is_pack(doc)) return true;
+  if (pack_document(doc) != nullptr) return true;
   if (is_grouped(doc)) {
     if (!doc["groups"].is_array()) return false;
     for (const json& g : doc["groups"])
@@ -71,7 +67,7 @@ Result<json> join_report_documents(std::vector<json> docs, const std::vector<std
     return i < paths.size() ? paths[i] : fmt::format("#{}", i + 1);
   };
   for (size_t i = 0; i < docs.size(); ++i)
-    if (is_pack(docs[i]))
+    if (pack_document(docs[i]) != nullptr)
       return Error{fmt::format("{} is a pack run's document: it makes a page of its own", name(i))};
   size_t grouped = docs.size(), plain = docs.size();
   for (size_t i = docs.size(); i-- > 0;) (is_grouped(docs[i]) ? grouped : plain) = i;
