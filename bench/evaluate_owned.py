@@ -1,7 +1,7 @@
 """bench/evaluate, owned-cluster setting: the ITP traces on a fixed cluster that queues.
 
 Most LLM training runs on owned or reserved clusters with a queue. This setting replays each
-ITP cluster (01-07; 01 and 03 with --quick) with the evaluation's job rule on a FIXED
+ITP cluster (01-07; 01 and 03, at 1.0x only, with --quick) with the evaluation's job rule on a FIXED
 two-region heterogeneous cluster (no autoscaling: simulate --static-capacity), sized at
 SIZES x the trace's mean GPU load, in A100-80GB equivalents (the trace's durations are A100
 durations; the catalog's pretrain speeds convert the other models):
@@ -42,6 +42,7 @@ import tempfile
 import time
 
 SIZES = [0.8, 1.0, 1.3]
+QUICK_SIZES = [1.0]  # --quick: the size the targets are stated at
 # Share of the cluster's A100-equivalent capacity per model (speeds: data/catalog/gpus.yaml,
 # pretrain; the fastest class speed bounds the work).
 MIX = {"H100": 0.45, "A100-80GB": 0.40, "L4": 0.10, "T4": 0.05}
@@ -127,6 +128,7 @@ def run_owned(ev, args, binary, baselines):
     """The owned-cluster runs: {"settings": {trace: {size: setting}}, "results": [...]}."""
     started = time.monotonic()
     tasks, settings = [], {}
+    sizes = QUICK_SIZES if args.quick else SIZES
     with tempfile.TemporaryDirectory(prefix="frugal-evaluate-owned-") as tmp:
         for trace, path, kind in ev.traces(args.data, args.quick):
             if kind != "itp":
@@ -135,7 +137,7 @@ def run_owned(ev, args, binary, baselines):
                 sys.exit(f"evaluate: missing trace {path} (set FRUGAL_DATA)")
             mean, biggest, first, last, rows = trace_stats(path)
             horizon_s = last - first + HORIZON_SLACK_H * 3600
-            for factor in SIZES:
+            for factor in sizes:
                 nodes = node_counts(mean, biggest, factor)
                 gpus, eq, usd_h = capacity(nodes)
                 rental = usd_h * horizon_s / 3600
@@ -170,7 +172,7 @@ def run_owned(ev, args, binary, baselines):
                 print(f"{trace:22} owned {factor:<4} {policy:10} {wall:6.1f}s", file=sys.stderr,
                       flush=True)
     results = [done[i] for i in sorted(done)]
-    return {"settings": settings, "results": results, "sizes": SIZES, "mix": MIX,
+    return {"settings": settings, "results": results, "sizes": sizes, "mix": MIX,
             "elapsed_s": time.monotonic() - started}
 
 

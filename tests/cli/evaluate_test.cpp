@@ -86,8 +86,8 @@ TEST(CliEvaluate, QuickRunsEveryPolicyOnBothTraces) {
       EXPECT_TRUE(rs.at(p).at("offline_bound").contains("energy_optimal_usd")) << p;
     }
   }
-  // The owned-cluster setting: every baseline and frugal at each size on both traces, and no
-  // run beyond the setting's bounds (work per dollar, the mean-JCT floor).
+  // The owned-cluster setting: every baseline and frugal at 1.0× (--quick's one size) on both
+  // traces, and no run beyond the setting's bounds (work per dollar, the mean-JCT floor).
   const nlohmann::json& owned = j.at("owned");
   std::map<std::string, std::set<std::string>> owned_runs;
   for (const auto& r : owned.at("results")) {
@@ -104,7 +104,8 @@ TEST(CliEvaluate, QuickRunsEveryPolicyOnBothTraces) {
     EXPECT_TRUE(r.at("by_tier").contains("core"));
     EXPECT_EQ(r.at("jobs").at("unschedulable"), 0);
   }
-  EXPECT_EQ(owned_runs.size(), 6u);  // 2 traces × 3 sizes
+  EXPECT_EQ(owned_runs.size(), 2u);  // 2 traces × 1 size
+  EXPECT_EQ(owned.at("sizes"), nlohmann::json::array({1.0}));
   for (const auto& [k, ps] : owned_runs)
     EXPECT_EQ(ps, (std::set<std::string>{"fifo", "backfill", "sjf", "las", "gavel", "frugal"}))
         << k;
