@@ -12,6 +12,9 @@ failed run. Python 3 stdlib; FRUGAL_BIN (default ./build/frugal), FRUGAL_DATA as
   bench/pack_robust.py [--generated 20] [--first-gen-seed 1] [--seeds 10]
                        [--levels 90,95,100,110,120,130] [--policy frugal] [--json FILE]
                        [-- extra pack flags, e.g. --migrations-per-100 5]
+
+The table of bench/PACK_RESULTS.md §6 is `bench/pack_robust.py --seeds 10 -- --bound none`
+(and `--first-gen-seed 21` for the held-out lists): the bound is not part of the comparison.
 """
 import argparse
 import concurrent.futures as cf

@@ -30,6 +30,8 @@ struct PackOptions {
   std::string out;
   std::string html;  // --html FILE: the page of the run (io/html_pack.h)
   double migrations_per_100 = 0;
+  std::string bound = "lp";  // lp (default), ilp (Cbc's dual bound, slower), none
+  double ilp_seconds = 2.0;
 };
 
 // The levels of the paper's tables (Fig. 9a).
@@ -289,6 +291,9 @@ int run_pack(const PackOptions& o) {
   cfg.tune = o.tune;
   cfg.go_rand = o.rng == "go";
   cfg.migrations_per_100 = o.migrations_per_100;
+  cfg.bound = o.bound != "none";
+  cfg.bound_options.ilp = o.bound == "ilp";
+  cfg.bound_options.ilp_seconds = o.ilp_seconds;
   const auto result = pack::run_experiment(nodes.value(), pods.value(), cfg);
   if (result.pods_per_run == 0)
     return fail(fmt::format("--tune {}: tuning the pods down to {} × the GPU capacity left none",
@@ -348,6 +353,15 @@ void add_pack_command(CLI::App& app, int& exit_code) {
                   "frugal may move placed pods to make room for a pod no node takes: at most "
                   "this many migrations per 100 arrivals, cumulative (0 = never)")
       ->check(CLI::Range(0.0, 100.0))
+      ->capture_default_str();
+  cmd->add_option("--bound", o->bound,
+                  "The limit reported beside the runs: lp (the LP relaxation, src/pack/bound.h), "
+                  "ilp (also the integer model's dual bound from Cbc at every binding level, "
+                  "never looser, slower), none")
+      ->check(CLI::IsMember({"lp", "ilp", "none"}))
+      ->capture_default_str();
+  cmd->add_option("--ilp-seconds", o->ilp_seconds, "Cbc's time limit per solve with --bound ilp")
+      ->check(CLI::Range(0.01, 600.0))
       ->capture_default_str();
   cmd->add_option("--format", o->format, "table or json")->capture_default_str();
   cmd->add_option("--out", o->out, "Write to this file instead of stdout");

@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "pack/discretise.h"
+#include "pack/ilp_dual_bound.h"
 
 namespace frugal::pack {
 namespace {
@@ -163,6 +164,19 @@ Result<int64_t> AllocBound::max_alloc_milli(const std::vector<int64_t>& count) {
   return std::min(all, up);
 }
 
+Result<int64_t> AllocBound::max_alloc_milli_ilp(const std::vector<int64_t>& count, double seconds) {
+  auto lp = max_alloc_milli(count);
+  if (!lp.ok() || impl_->count_rows == 0) return lp;
+  int64_t all = 0;
+  for (size_t c = 0; c < count.size(); ++c) all += count[c] * impl_->pods[c].total_milli();
+  if (lp.value() >= all) return lp;  // everything fits: nothing to tighten
+  auto b = cbc_dual_bound(impl_->lp, seconds);
+  if (!b.ok()) return lp;
+  const double v = b.value();
+  const auto up = static_cast<int64_t>(std::floor(v + 1e-6 * std::max(1.0, std::abs(v))));
+  return std::min(lp.value(), up);
+}
+
 namespace {
 
 // The pods of a prefix of the sequence as counts per class of `lp`.
@@ -191,7 +205,8 @@ class PrefixCounts {
 }  // namespace
 
 Result<std::vector<int64_t>> bound_per_event(const std::vector<NodeSpec>& nodes,
-                                             const std::vector<Pod>& sequence) {
+                                             const std::vector<Pod>& sequence,
+                                             const BoundOptions& options) {
   AllocBound lp(nodes, sequence);
   int64_t total_gpus = 0;
   for (const NodeSpec& n : nodes) total_gpus += n.num_gpu;
@@ -214,12 +229,18 @@ Result<std::vector<int64_t>> bound_per_event(const std::vector<NodeSpec>& nodes,
       continue;
     }
     // Binding: the level's events get the bound at the end of their chunk of the level.
+    int64_t cap = b.value();
+    if (options.ilp) {
+      auto q = lp.max_alloc_milli_ilp(counts.upto(j), options.ilp_seconds);
+      if (!q.ok()) return q.error();
+      cap = q.value();
+    }
     const size_t chunk = (j - i + kBoundChunks - 1) / kBoundChunks;
     for (size_t a = i; a < j; a += chunk) {
       const size_t e = std::min(j, a + chunk);
       auto c = lp.max_alloc_milli(counts.upto(e));
       if (!c.ok()) return c.error();
-      for (size_t k = a; k < e; ++k) out[k] = std::min(arrived[k], c.value());
+      for (size_t k = a; k < e; ++k) out[k] = std::min({arrived[k], c.value(), cap});
     }
     i = j;
   }

@@ -26,8 +26,9 @@
 // objective, and the LP optimum (rounded down: placements allocate whole milli) is an upper
 // bound.
 //
-// Solved with COIN-OR Clp; successive solves change only the count row bounds and restart
-// from the previous basis (dual simplex), so a curve of bounds costs little more than one.
+// Solved with COIN-OR Clp (or, opt-in, its integer version with Cbc); successive solves change only
+// the count row bounds and restart from the previous basis (dual simplex), so a curve of bounds
+// costs little more than one.
 
 #include <cstdint>
 #include <memory>
@@ -55,6 +56,12 @@ class AllocBound {
   // An error when the LP solver fails.
   Result<int64_t> max_alloc_milli(const std::vector<int64_t>& count);
 
+  // The same model with integer x_ct, bounded by Cbc's best dual bound within `seconds`
+  // (ilp_dual_bound.h): ≤ max_alloc_milli(count), and still an upper bound on every real
+  // placement (a real placement gives an integer x). Falls back to the LP value when Cbc proves
+  // nothing in time.
+  Result<int64_t> max_alloc_milli_ilp(const std::vector<int64_t>& count, double seconds);
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
@@ -67,8 +74,17 @@ class AllocBound {
 // exactly what arrived), and are cut into kBoundChunks equal chunks otherwise. Since the LP
 // bound only grows with the pod multiset, bound[i] bounds what any placement of pods 0..i
 // allocates.
+//
+// With options.ilp, every binding level's end also gets the integer bound
+// (max_alloc_milli_ilp, options.ilp_seconds per solve), and every event of the level is capped
+// by it too (the level's end holds every pod of the level, so its bound bounds each prefix).
 inline constexpr size_t kBoundChunks = 8;
+struct BoundOptions {
+  bool ilp = false;
+  double ilp_seconds = 2.0;
+};
 Result<std::vector<int64_t>> bound_per_event(const std::vector<NodeSpec>& nodes,
-                                             const std::vector<Pod>& sequence);
+                                             const std::vector<Pod>& sequence,
+                                             const BoundOptions& options = {});
 
 }  // namespace frugal::pack

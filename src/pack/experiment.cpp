@@ -15,8 +15,8 @@ namespace {
 
 // The bound's curve for one run's arrivals, discretised like an allocation (experiment.h).
 void add_bound(const std::vector<NodeSpec>& nodes, const std::vector<Pod>& seq,
-               ExperimentResult& out) {
-  auto b = bound_per_event(nodes, seq);
+               const BoundOptions& options, ExperimentResult& out) {
+  auto b = bound_per_event(nodes, seq, options);
   if (!b.ok()) {
     out.bound_error = b.error().message;
     return;
@@ -78,7 +78,7 @@ ExperimentResult run_experiment(const std::vector<NodeSpec>& nodes, const std::v
     }
     if (config.bound && out.bound_error.empty()) {
       const auto b0 = std::chrono::steady_clock::now();
-      add_bound(nodes, seq, out);
+      add_bound(nodes, seq, config.bound_options, out);
       bound_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - b0).count();
     }
   }

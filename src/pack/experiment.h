@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "pack/bound.h"
 #include "pack/discretise.h"
 #include "pack/pack_model.h"
 #include "pack/policy.h"
@@ -44,6 +45,7 @@ struct ExperimentConfig {
   const Replay* replay = nullptr;
   bool go_rand = true;
   bool bound = true;
+  BoundOptions bound_options;  // opt-in integer (Cbc) bound, see bound.h
   double migrations_per_100 = 0;
 };
 

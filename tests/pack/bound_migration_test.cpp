@@ -137,6 +137,70 @@ TEST(PackBound, NeverBelowTheBruteForceOptimum) {
   EXPECT_GT(tight, 1500);  // and usually exact on such small cases
 }
 
+// The integer bound (Cbc's dual bound, bound.h): never below the exhaustive optimum, never
+// above the LP, and on cases where the LP is fractional, tighter.
+TEST(PackBound, IntegerBoundBetweenTheOptimumAndTheLp) {
+  std::mt19937_64 rng(11);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const int32_t sizes[] = {100, 190, 250, 300, 470, 500, 600, 810, 1000};
+  int tighter = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    std::vector<NodeSpec> nodes;
+    const int cards[] = {0, 1, 2, 4};
+    for (int n = pick(1, 3); n > 0; --n)
+      nodes.push_back(node(1000 * pick(2, 8), 1000 * pick(2, 8), cards[pick(0, 3)], pick(0, 1)));
+    std::vector<Pod> pods;
+    for (int k = pick(1, 6); k > 0; --k) {
+      const int want = pick(0, 5) == 0 ? 0 : (pick(0, 4) == 0 ? 2 : 1);
+      const int32_t m = want == 2 ? 1000 : sizes[pick(0, 8)];
+      pods.push_back(pod(1000 * pick(0, 4), 1000 * pick(0, 3), want, m,
+                         pick(0, 3) == 0 ? uint64_t{1} << pick(0, 1) : 0));
+    }
+    const int64_t exact = Brute{nodes, pods, {}, 0}.solve();
+    AllocBound b(nodes, pods);
+    std::vector<int64_t> count(b.classes(), 0);
+    for (const Pod& p : pods)
+      if (b.class_of(p) >= 0) count[static_cast<size_t>(b.class_of(p))] += 1;
+    auto lp = b.max_alloc_milli(count);
+    auto ilp = b.max_alloc_milli_ilp(count, 5.0);
+    ASSERT_TRUE(lp.ok() && ilp.ok()) << "trial " << trial;
+    ASSERT_GE(ilp.value(), exact) << "trial " << trial;
+    ASSERT_LE(ilp.value(), lp.value()) << "trial " << trial;
+    tighter += ilp.value() < lp.value();
+  }
+  // CPU split across two 3000-CPU pods on a 4000-CPU node: the LP takes 4/3 of a pod.
+  AllocBound b({node(4000, 8000, 2, 0)}, {pod(3000, 1, 1, 1000)});
+  auto lp = b.max_alloc_milli({2});
+  auto ilp = b.max_alloc_milli_ilp({2}, 5.0);
+  ASSERT_TRUE(lp.ok() && ilp.ok());
+  EXPECT_EQ(ilp.value(), 1000);
+  EXPECT_GE(lp.value(), ilp.value());
+  RecordProperty("ilp_tighter_than_lp", tighter);
+}
+
+// bound_per_event with the integer bound: per event between the exhaustive optimum of the
+// prefix and the LP curve.
+TEST(PackBound, IntegerCurveBetweenTheOptimumAndTheLpCurve) {
+  std::mt19937_64 rng(5);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const int32_t sizes[] = {190, 300, 470, 600, 810, 1000};
+  for (int trial = 0; trial < 40; ++trial) {
+    const std::vector<NodeSpec> nodes{node(8000, 8000, 2, 0), node(3000, 8000, 1, 1)};
+    std::vector<Pod> seq;
+    for (int k = pick(3, 7); k > 0; --k)
+      seq.push_back(pod(1000 * pick(0, 3), 1000, 1, sizes[pick(0, 5)]));
+    auto lp = bound_per_event(nodes, seq);
+    auto ilp = bound_per_event(nodes, seq, BoundOptions{true, 5.0});
+    ASSERT_TRUE(lp.ok() && ilp.ok());
+    for (size_t i = 0; i < seq.size(); ++i) {
+      const std::vector<Pod> prefix(seq.begin(), seq.begin() + static_cast<long>(i) + 1);
+      ASSERT_LE(ilp.value()[i], lp.value()[i]) << "trial " << trial << " event " << i;
+      const int64_t exact = Brute{nodes, prefix, {}, 0}.solve();
+      ASSERT_GE(ilp.value()[i], exact) << "trial " << trial << " event " << i;
+    }
+  }
+}
+
 struct Openb {
   std::vector<NodeSpec> nodes;
   std::vector<Pod> pods;
