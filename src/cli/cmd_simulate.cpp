@@ -8,10 +8,12 @@
 #include "cli/commands.h"
 #include "cli/html_output.h"
 #include "cli/inputs.h"
+#include "io/lifecycle_yaml.h"
 #include "io/report.h"
 #include "policy/frugal_profile.h"
 #include "sim/simulator.h"
 #include "sim/summary.h"
+#include "storage/plan/checkpoint_storage.h"
 
 namespace frugal {
 namespace {
@@ -36,6 +38,7 @@ struct RunOptions {
   bool predict_runtimes = false;
   double predict_quantile = 0.5;
   bool offline_bound = false;
+  std::string storage_lifecycle;  // lifecycle policies file (io/lifecycle_yaml.h)
   ReportOutputs report;  // --html, --report-json, --jobs-csv, --report-jobs; compare --baseline
 };
 
@@ -82,6 +85,9 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_flag("--offline-bound", o.offline_bound,
                "Also solve the offline time-shifting bound for deferrable jobs (LP, Clp; "
                "src/cost/offline_bound.h)");
+  cmd.add_option("--storage-lifecycle", o.storage_lifecycle,
+                 "Price jobs' checkpoint series per tier under these lifecycle policies "
+                 "(YAML: lifecycle:, team_policies:, lifecycle_interval_s:)");
   o.report.add_to(cmd);
 }
 
@@ -112,6 +118,13 @@ Result<std::vector<Summary>> run_all(const RunOptions& o,
   so.predictor.quantile = o.predict_quantile;
   so.offline_bound = o.offline_bound;
   so.timeline = o.report.timeline();
+  if (!o.storage_lifecycle.empty()) {
+    auto lc = load_lifecycle_file(o.storage_lifecycle);
+    if (!lc.ok()) return Error{"--storage-lifecycle: " + lc.error().message};
+    if (auto tiers = storage::tier_prices(inputs.cluster.storage_tiers); !tiers.ok())
+      return Error{"--storage-lifecycle: " + tiers.error().message};
+    so.storage_lifecycle = lc.value();
+  }
   const bool keep = o.report.wanted();
   std::vector<Summary> out(policies.size());
   std::vector<SimResult> kept(keep ? policies.size() : 0);

@@ -21,5 +21,6 @@ void add_whatif_command(CLI::App& app, int& exit_code);     // history under pol
 void add_import_command(CLI::App& app, int& exit_code);     // import slurm (accounting → trace)
 void add_policy_commands(CLI::App& app, int& exit_code);    // policy, shadow (live service)
 void add_report_command(CLI::App& app, int& exit_code);     // HTML report of --report-json files
+void add_storage_cost_command(CLI::App& app, int& exit_code);  // checkpoint lifecycle cost
 
 }  // namespace frugal

@@ -250,16 +250,18 @@ void Ledger::job_ended(JobIdx j, const JobSpec& job, double first_start, double 
   specs_[j] = &job;
   if (!ja.placed || first_start < 0) return;
   const double u = utilization >= 0 ? utilization : job.utilization;
-  charge_storage(j, ja, job, finish, run_time);
+  charge_storage(j, ja, job, first_start, finish, run_time);
   charge_peak_premium(ja, job, u, first_start, run_time);
   charge_oversized(ja, job);
 }
 
 // Storage, kept from submission to the end; data on the priciest tier while the job only
 // waited could sit one tier lower.
-void Ledger::charge_storage(JobIdx j, JobAccount& ja, const JobSpec& job, double finish,
-                            double run_time) {
-  const double size = job.dataset_gb + job.checkpoint_gb;
+void Ledger::charge_storage(JobIdx j, JobAccount& ja, const JobSpec& job, double first_start,
+                            double finish, double run_time) {
+  const double checkpoints_usd = lifecycle_checkpoint_usd(job, first_start, finish, run_time);
+  if (checkpoints_usd > 0) ja.account.storage_usd += checkpoints_usd;
+  const double size = job.dataset_gb + (checkpoints_usd >= 0 ? 0.0 : job.checkpoint_gb);
   const double price = tier_price(job.storage_tier);
   if (!(size > 0 && price > 0 && finish > job.submit)) return;
   const double life = finish - job.submit;
@@ -276,6 +278,36 @@ void Ledger::charge_storage(JobIdx j, JobAccount& ja, const JobSpec& job, double
     ja.account.waste.storage_tier_usd += size * (price - cheaper) * queued / kMonthS;
   if (!job.dataset.empty() && job.dataset_gb > 0)
     datasets_[job.dataset].push_back({job.submit, finish, job.dataset_gb * price / kMonthS, j});
+}
+
+bool Ledger::set_checkpoint_lifecycle(const storage::LifecyclePolicies& policies) {
+  auto prices = storage::tier_prices(spec_.storage_tiers);
+  if (!prices.ok()) return false;
+  lifecycle_prices_ = prices.value();
+  lifecycle_ = policies;
+  return true;
+}
+
+double Ledger::lifecycle_checkpoint_usd(const JobSpec& job, double first_start, double finish,
+                                        double run_time) const {
+  if (!lifecycle_ || !(job.checkpoint_gb > 0 && job.checkpoint_interval > 0)) return -1;
+  if (!(first_start >= 0 && finish > first_start)) return -1;
+  storage::CheckpointSeries s;
+  s.job = job.id;
+  s.team = job.team;
+  s.start = first_start;
+  s.run_s = std::min(run_time, finish - first_start);
+  s.interval_s = job.checkpoint_interval;
+  s.gb = job.checkpoint_gb;
+  storage::StorageSimOptions o;
+  o.until = finish;
+  o.sweep_s = lifecycle_->sweep_s;
+  const storage::LifecyclePolicies& p = *lifecycle_;
+  auto policy_for = [&](const std::string& team) -> const storage::LifecyclePolicy& {
+    return p.for_team(team);
+  };
+  auto r = storage::simulate_checkpoint_storage({s}, policy_for, lifecycle_prices_, o);
+  return r.ok() ? r.value().total_usd() : -1;
 }
 
 // Peak premium: the same contiguous run at the cheapest start the deadline allowed.

@@ -31,6 +31,7 @@
 // no clock, no I/O.
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,8 @@
 #include "cluster/placement.h"
 #include "cost/pricing.h"
 #include "model/job.h"
+#include "storage/plan/checkpoint_storage.h"
+#include "storage/plan/lifecycle_policies.h"
 
 namespace frugal {
 
@@ -143,6 +146,15 @@ class Ledger {
   void job_ended(JobIdx j, const JobSpec& job, double first_start, double finish, double run_time,
                  double utilization = -1);
 
+  // Opt-in checkpoint lifecycle (storage/plan/checkpoint_storage.h): from now on, a job with
+  // checkpoint_gb > 0 and checkpoint_interval > 0 that ran is charged, instead of one copy of
+  // checkpoint_gb on its declared tier from submission to its end, its checkpoint series —
+  // one checkpoint_gb every checkpoint_interval of its run time, taken as one contiguous run
+  // from its first start — carried through `policies` up to its end, priced per tier. Its
+  // dataset stays on the declared tier. False, and nothing changes, when the cluster's tiers
+  // lack hot, warm or cold.
+  bool set_checkpoint_lifecycle(const storage::LifecyclePolicies& policies);
+
   // Per-job totals (USD), by job index; 0 for jobs not seen.
   double job_total_usd(JobIdx j) const;
   // Per-job waste (USD, all categories charged to the job so far); 0 for jobs not seen.
@@ -168,7 +180,12 @@ class Ledger {
   };
   JobAccount& job_account(JobIdx j);
   // job_ended's parts.
-  void charge_storage(JobIdx j, JobAccount& ja, const JobSpec& job, double finish, double run_time);
+  void charge_storage(JobIdx j, JobAccount& ja, const JobSpec& job, double first_start,
+                      double finish, double run_time);
+  // The job's checkpoint series under the lifecycle (USD); < 0 when the lifecycle is off or
+  // does not apply to the job.
+  double lifecycle_checkpoint_usd(const JobSpec& job, double first_start, double finish,
+                                  double run_time) const;
   void charge_peak_premium(JobAccount& ja, const JobSpec& job, double u, double first_start,
                            double run_time) const;
   void charge_oversized(JobAccount& ja, const JobSpec& job) const;
@@ -211,6 +228,8 @@ class Ledger {
   std::vector<PoolCapacity> capacity_by_pool_;  // per pool index
   double capacity_end_ = 0;
   std::vector<StorageTier> default_tiers_ = default_storage_tiers();
+  std::optional<storage::LifecyclePolicies> lifecycle_;  // set_checkpoint_lifecycle
+  storage::TierPrices lifecycle_prices_;
   double first_t_ = 0, last_t_ = 0;
   bool any_time_ = false;
 };

@@ -62,6 +62,10 @@ class RunAccounting {
   // When job j's open segment began, or -1.
   double open_since(JobIdx j) const;
 
+  // Opt-in checkpoint lifecycle pricing (Ledger::set_checkpoint_lifecycle).
+  bool set_checkpoint_lifecycle(const storage::LifecyclePolicies& policies) {
+    return ledger_.set_checkpoint_lifecycle(policies);
+  }
   // The ledger reads `state` from now on (Ledger::rebind).
   void rebind(const ClusterState& state) { ledger_.rebind(state); }
   const Ledger& ledger() const { return ledger_; }

@@ -773,6 +773,7 @@ const std::vector<Decision>& Engine::schedule(Seconds now) {
   for (const auto& plugin : profile_.plugins) plugin->relay(*this);
   for (const auto& plugin : profile_.plugins) plugin->compact(*this);
   for (const auto& plugin : profile_.plugins) plugin->lend(*this);
+  for (const auto& plugin : profile_.plugins) plugin->prefetch(*this);
   autoscale(now);
   in_cycle_ = false;
   churn_.record(now, out_, ChurnGuard::bound_for(jobs_.size()),

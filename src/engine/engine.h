@@ -132,6 +132,20 @@ class Engine final : private CycleOps {
   const NodeReading* node_reading(NodeId n) const override;
   const MeasuredUse* job_use(JobIdx j) const override;
 
+  // Datasets (framework/dataset_residency.h), reported by a live driver's storage manager;
+  // effective from the next cycle, no decision follows. Node n holds dataset `name` (GB; <=
+  // 0: size unknown) on its hot tier from now on:
+  void dataset_resident(NodeId n, const std::string& name, double gb);
+  // ... no longer holds it (evicted, or its staging failed). Returns whether it did.
+  bool dataset_evicted(NodeId n, const std::string& name);
+  // The size (GB) of registered dataset `name`, on any node or none.
+  void dataset_size(const std::string& name, double gb);
+  // Node n stages data onto its hot tier at `gb_per_s` GB/s (<= 0: back to the plugins'
+  // default, policy/dataset_locality.h).
+  void staging_bandwidth(NodeId n, double gb_per_s);
+  // What plugins see: the reports above plus the engine's own kPrefetch decisions.
+  const DatasetResidency* datasets() const override { return &datasets_; }
+
   // One scheduling cycle at `now`. The returned reference is valid until the next call.
   const std::vector<Decision>& schedule(Seconds now);
   // Earliest time the engine needs a cycle without outside events (kNever if none).
@@ -240,6 +254,8 @@ class Engine final : private CycleOps {
   const OnDemandShape& on_demand_shape() const override { return on_demand_; }
   const EngineOptions& options() const override { return options_; }
   const CycleState& cycle() const override { return cycle_; }
+  const std::set<std::pair<Seconds, JobIdx>>& deferred() const override { return deferred_; }
+  Status prefetch(JobIdx j, const Placement& p, Seconds by, std::string reason) override;
   // The model's relative speed, times (n/gpus)^alpha for an elastic job on n GPUs.
   double speed_on(const JobRuntime& r, const Placement& p) const override;
   std::optional<Placement> place_sized(const JobRuntime& r, int n,
@@ -349,6 +365,7 @@ class Engine final : private CycleOps {
   std::set<std::string> conditions_;
   std::map<JobIdx, std::string> held_;
   std::map<JobIdx, JobIdx> guests_;  // running guests → their hosts
+  DatasetResidency datasets_;        // engine_datasets.cpp
   bool in_cycle_ = false;            // inside schedule()
   OnDemandShape on_demand_;
   CycleState cycle_;

@@ -37,6 +37,8 @@ class CycleOps : public CycleView {
   virtual const OnDemandShape& on_demand_shape() const = 0;
   virtual const EngineOptions& options() const = 0;
   virtual const CycleState& cycle() const = 0;
+  // Jobs Admit deferred (waiting out of the queue until a time), by (until, job).
+  virtual const std::set<std::pair<Seconds, JobIdx>>& deferred() const = 0;
   // The speed job r would run at on p (the model's relative speed; for an elastic job on n
   // whole GPUs, times (n/gpus)^elastic_alpha).
   virtual double speed_on(const JobRuntime& r, const Placement& p) const = 0;
@@ -65,6 +67,11 @@ class CycleOps : public CycleView {
   virtual Status start_guest(JobIdx j, JobIdx host, Slot slot, std::string reason) = 0;
   // Stops guest j now (kPreempt, `reason`) and requeues it; false when j is not a guest.
   virtual bool recall_guest(JobIdx j, std::string reason) = 0;
+  // Asks the driver to stage deferred job j's datasets onto the nodes of `p` by `by` (a
+  // kPrefetch decision with `reason`); nothing is allocated. The engine counts the job's
+  // datasets of known size as on those nodes from now on. Error (nothing decided) when j is
+  // not deferred or p has no slot.
+  virtual Status prefetch(JobIdx j, const Placement& p, Seconds by, std::string reason) = 0;
   // An internal failure about job j (a plan the cluster state refused): reported as a kDefer
   // decision with the next cycle's decisions, `message` as its reason.
   virtual void report_internal(JobIdx j, std::string message) = 0;

@@ -9,6 +9,7 @@
 //   Relay                         move running jobs between regions (kMigrate)
 //   Compact                       empty nodes by migration (kMigrate)
 //   Lend                          guests on measured idle: recall, then place (kStart)
+//   Prefetch                      stage deferred jobs' datasets ahead of their start
 //   Autoscale ── Demand           what queued jobs count for; what to subtract; what to add
 //                                 with nothing queued; the order nodes are provisioned in
 //   Release                       whether idle on-demand nodes go back at once
@@ -57,6 +58,9 @@ class CyclePlugin {
   // Lend (after Compact): recall guests whose host needs its GPU back and start queued
   // opportunistic jobs as guests (CycleOps::guests/start_guest/recall_guest).
   virtual void lend(CycleOps& ops) { (void)ops; }
+  // Prefetch (after Lend): ask for deferred jobs' datasets to be staged where they will run
+  // (CycleOps::deferred, CycleOps::prefetch; policy/dataset_prefetch.h).
+  virtual void prefetch(CycleOps& ops) { (void)ops; }
 
   // Demand (the autoscale step). queued_gpus, adjust_demand and idle_demand run only on an
   // autoscaled cluster; queue_empty at every cycle that ends with nothing queued.

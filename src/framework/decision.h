@@ -26,12 +26,19 @@ struct Decision {
     kResize,     // elastic `job` runs on on `placement` from now (a different GPU count):
                  // handled like kMigrate (segment ends, restart of `until` seconds), then
                  // it progresses at the new size's speed
+    kPrefetch,   // a hint: stage `job`'s datasets (JobSpec::datasets and ::dataset) onto the
+                 // hot tier of `placement`'s nodes so that they are there by `until`, the
+                 // job's planned start (a deferral's end). Nothing is allocated or held; the
+                 // job may still start elsewhere. The engine counts the datasets as on those
+                 // nodes from now on (Engine::datasets). A driver without a storage tier
+                 // ignores it.
   };
   Kind kind = Kind::kStart;
   JobIdx job = 0;
   NodeId node = 0;  // kProvision / kRelease
   Placement placement;
-  Seconds until = kNever;  // kDefer: when the wait ends; kMigrate/kResize: the restart cost (s)
+  Seconds until = kNever;  // kDefer: when the wait ends; kMigrate/kResize: the restart cost (s);
+                           // kPrefetch: the planned start staging must finish by
   std::string reason;
   // kPreempt after kSignal: the job's progress up to the signal was checkpointed, so only
   // the grace time (checkpoint writing) is spent, nothing is redone. Otherwise the job
@@ -64,6 +71,8 @@ inline const char* to_string(Decision::Kind k) {
       return "migrate";
     case Decision::Kind::kResize:
       return "resize";
+    case Decision::Kind::kPrefetch:
+      return "prefetch";
   }
   return "?";
 }

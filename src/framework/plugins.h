@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cluster/cluster_state.h"
+#include "framework/dataset_residency.h"
 #include "framework/job_runtime.h"
 #include "framework/placer.h"
 #include "framework/plugin_state.h"
@@ -80,6 +81,9 @@ class CycleView {
   // use; nullptr when there is none (simulation, or nothing reported).
   virtual const NodeReading* node_reading(NodeId /*n*/) const { return nullptr; }
   virtual const MeasuredUse* job_use(JobIdx /*j*/) const { return nullptr; }
+  // Where datasets are (framework/dataset_residency.h): what the driver reported and the
+  // engine's own prefetches; nullptr for views without it.
+  virtual const DatasetResidency* datasets() const { return nullptr; }
   // The conditions a live driver reports in force (Engine::set_conditions: the service's
   // active alert rules, "rule@team" for an alert about one team); empty in simulation.
   virtual const std::set<std::string>& conditions() const {

@@ -57,6 +57,10 @@ struct JobSpec {
   double dataset_gb = 0;
   double checkpoint_gb = 0;
   std::string storage_tier = "hot";  // tier its data lives on (cluster's storage_tiers)
+  // Registered datasets (name@version, storage/) the live service stages onto the hot tier of
+  // the job's nodes before it starts; placement prefers nodes that hold them already. A
+  // trace's `dataset` above counts as one more for locality.
+  std::vector<std::string> datasets;
   // Follow-the-sun (profile +sun, src/policy/follow_sun.h): a movable job may be placed in
   // any region by expected cost and relayed between regions at checkpoints. Its data lives
   // in `data_region` (a region name; empty = wherever it first runs) and follows it: each

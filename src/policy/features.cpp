@@ -1,5 +1,7 @@
 #include "policy/features.h"
 
+#include "policy/dataset_locality.h"
+#include "policy/dataset_prefetch.h"
 #include "policy/elastic_sizing.h"
 #include "policy/pack_down.h"
 #include "policy/prompt_release.h"
@@ -13,6 +15,10 @@ void add_features(Profile& p, const FeatureSet& f) {
   if (f.spot) p.plugins.push_back(make_spot_placement());
   if (f.elastic)
     p.plugins.push_back(make_elastic_sizing({.tou = f.tou, .autoscale_first = f.autoscale_first}));
+  if (f.datasets) {
+    p.plugins.push_back(make_dataset_locality());
+    p.plugins.push_back(make_dataset_prefetch());
+  }
   if (p.relay) p.plugins.push_back(make_relay_step(*p.relay));
   if (f.pack_down) p.plugins.push_back(make_pack_down());
   if (f.soon_free) p.plugins.push_back(make_soon_free());

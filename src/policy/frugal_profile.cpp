@@ -73,7 +73,8 @@ FeatureSet frugal_features(const FrugalOptions& o) {
           .pack_down = o.pack_down,
           .soon_free = o.soon_free,
           .prompt_release = o.prompt_release,
-          .spot = true};
+          .spot = true,
+          .datasets = true};
 }
 
 Profile make_frugal_profile(const FrugalOptions& o) {

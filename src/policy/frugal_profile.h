@@ -15,7 +15,9 @@
 //               `prompt_release`; on clusters with spot pools, spot placement
 //               (policy/spot_placement.h: which jobs go on spot, spot-or-on-demand
 //               provisioning; not named in the description, which is the same on every
-//               cluster).
+//               cluster); dataset locality and prefetch (policy/dataset_locality.h,
+//               policy/dataset_prefetch.h; not named either: no-ops for jobs without
+//               datasets).
 //
 // Why each default is what it is — the measurements behind them — is in docs/EXPERIMENTS.md
 // ("Why frugal's defaults"). Options follow the name: "frugal:max_delay_s=43200:tou=0".

@@ -170,6 +170,10 @@ std::vector<PolicyEntry> suffixes() {
   add("consolidate",
       "migrate small jobs to free whole GPUs for a queued gang blocked by fragmentation",
       [](Profile& p, FeatureSet&) { p.consolidate = make_consolidate(); });
+  add("datasets",
+      "place jobs that declare datasets near them and stage a deferred job's datasets before "
+      "its planned start (on in frugal; adds no word to the description)",
+      [](Profile&, FeatureSet& f) { f.datasets = true; });
   add("elastic",
       "resize elastic jobs (max_gpus > gpus) while they run: grow into idle GPUs, shrink for "
       "queued work",

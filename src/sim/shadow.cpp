@@ -255,6 +255,7 @@ void ShadowRun::apply(const Decision& d, Seconds t) {
       return;
     case Decision::Kind::kDefer:
     case Decision::Kind::kRelease:
+    case Decision::Kind::kPrefetch:
       return;
   }
 }

@@ -111,6 +111,8 @@ class Simulation {
     if (opt.predict_runtimes) predicted_.resize(jobs.size());
     if (opt.ledger)
       accounting_.emplace(cluster, catalog, engine_.cluster(), opt.reference_model, jobs.size());
+    if (accounting_ && opt.storage_lifecycle)
+      accounting_->set_checkpoint_lifecycle(*opt.storage_lifecycle);
     result_.policy = engine_.profile().name;
     result_.profile = engine_.profile().describe();
     result_.jobs.resize(jobs.size());
@@ -596,6 +598,7 @@ class Simulation {
         --left_;
         return;
       case Decision::Kind::kDefer:
+      case Decision::Kind::kPrefetch:  // a staging hint; the simulator models no hot tier
         return;
       case Decision::Kind::kProvision:
         ++result_.nodes_provisioned;

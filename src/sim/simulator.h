@@ -25,6 +25,7 @@
 // give the same result.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,7 @@
 #include "policy/profile.h"
 #include "policy/runtime_predictor.h"
 #include "sim/timeline.h"
+#include "storage/plan/lifecycle_policies.h"
 
 namespace frugal {
 
@@ -87,6 +89,9 @@ struct SimOptions {
   // bench/evaluate): seconds after the first arrival; 0 = none. SimResult then also holds the
   // allocated GPU-seconds up to it (the work completed by it is in the jobs' finishes).
   Seconds work_horizon_s = 0;
+  // Checkpoint lifecycle (opt-in; Ledger::set_checkpoint_lifecycle): jobs' checkpoint series
+  // priced per tier under these policies. Unset: checkpoint_gb on the declared tier.
+  std::optional<storage::LifecyclePolicies> storage_lifecycle;
 };
 
 struct JobOutcome {

@@ -380,7 +380,7 @@ TEST_F(Cli, PoliciesListsEveryRegistryEntry) {
   ASSERT_EQ(doc["profiles"].size(), 12U);
   EXPECT_EQ(doc["profiles"][11]["name"], "recorded");
   EXPECT_EQ(doc["placers"].size(), 4U);
-  EXPECT_EQ(doc["suffixes"].size(), 7U);
+  EXPECT_EQ(doc["suffixes"].size(), 8U);  // ... +datasets (dataset locality and prefetch)
   const auto& product = doc["profiles"][10];
   EXPECT_EQ(product["name"], "frugal");
   bool tou = false;

@@ -75,8 +75,8 @@ TEST(Registry, ErrorsNameThePart) {
             "unknown placement 'worstfit' in policy 'bestfit/worstfit'; known: firstfit, "
             "bestfit, hetero, hetero-fast");
   EXPECT_EQ(make_profile("bestfit+fast").error().message,
-            "unknown option '+fast' in policy 'bestfit+fast'; known: +consolidate, +elastic, "
-            "+packdown, +release, +soonfree, +sun, +tou");
+            "unknown option '+fast' in policy 'bestfit+fast'; known: +consolidate, +datasets, "
+            "+elastic, +packdown, +release, +soonfree, +sun, +tou");
 }
 
 TEST(Registry, NamesAreUniquePerKindAndEveryEntryHasHelp) {
