@@ -22,5 +22,6 @@ void add_import_command(CLI::App& app, int& exit_code);     // import slurm (acc
 void add_policy_commands(CLI::App& app, int& exit_code);    // policy, shadow (live service)
 void add_report_command(CLI::App& app, int& exit_code);     // HTML report of --report-json files
 void add_storage_cost_command(CLI::App& app, int& exit_code);  // checkpoint lifecycle cost
+void add_storage_command(CLI::App& app, int& exit_code);       // storage ls|du|policy|gc|dataset
 
 }  // namespace frugal

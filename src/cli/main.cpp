@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   frugal::add_policy_commands(app, exit_code);
   frugal::add_report_command(app, exit_code);
   frugal::add_storage_cost_command(app, exit_code);
+  frugal::add_storage_command(app, exit_code);
   CLI11_PARSE(app, argc, argv);
   return exit_code;
 }
