@@ -12,6 +12,7 @@
 #include "io/hourly_csv.h"
 #include "io/policy_yaml.h"
 #include "io/yaml_util.h"
+#include "storage/storage_yaml.h"
 
 namespace frugal {
 namespace {
@@ -89,7 +90,8 @@ constexpr const char* kKeys[] = {"listen",
                                  "usage_retention_s",
                                  "sharing",
                                  "price_fallback",
-                                 "slurm"};
+                                 "slurm",
+                                 "storage"};
 constexpr const char* kPriceFallbackKeys[] = {"usd_per_mwh", "file", "command", "refresh_s",
                                               "timeout_s"};
 constexpr const char* kSlurmKeys[] = {
@@ -492,6 +494,27 @@ Status read_slurm(const YAML::Node& root, Reader& r, ServiceConfig& c) {
   return read_slurm_state(sl, r, c);
 }
 
+// storage: the storage manager's section (storage/storage_yaml.h), its tier folders
+// relative to the config file's directory, checked on the file system (storage::validate):
+// a tier folder that is missing or not writable stops the service at start.
+Status read_storage(const YAML::Node& root, Reader& r, ServiceConfig& c) {
+  const YAML::Node n = root["storage"];
+  if (!n || n.IsNull()) return Status::Ok();
+  r.key = "storage";
+  Result<storage::StorageConfig> parsed = storage::parse_storage_yaml(n, r.path);
+  if (!parsed.ok()) return parsed.error();
+  c.storage = std::move(parsed).value();
+  if (!c.storage.enabled) return Status::Ok();  // `enabled: false`: storage off
+  for (storage::TierConfig& t : c.storage.tiers) {
+    if (!t.path.empty()) t.path = r.beside(t.path);
+    if (!t.standby_path.empty()) t.standby_path = r.beside(t.standby_path);
+  }
+  for (std::string& folder : c.storage.dataset_roots) folder = r.beside(folder);
+  if (Status st = storage::validate(c.storage); !st.ok())
+    return Error{fmt::format("{}: {}", r.path, st.error().message)};
+  return Status::Ok();
+}
+
 // The bounds on settings of several sections, checked once all are read.
 Status check_bounds(const ServiceConfig& c, const std::string& path) {
   if (c.backend != "local" && c.backend != "dry-run" && c.backend != "slurm")
@@ -524,6 +547,11 @@ Status check_bounds(const ServiceConfig& c, const std::string& path) {
         "{}: sharing: the slurm backend cannot start a guest on a GPU Slurm has allocated to "
         "another job (Slurm's own sharing is slurm.shards_per_gpu); sharing runs on the local "
         "and dry-run backends",
+        path)};
+  if (c.storage.enabled && c.backend == "slurm")
+    return Error{fmt::format(
+        "{}: storage: the slurm backend cannot stage datasets on its nodes' hot tiers yet (that "
+        "is the node agent's part); storage runs on the local and dry-run backends",
         path)};
   if (!c.alerts.webhook.empty() && c.alerts.webhook.rfind("http://", 0) != 0)
     return Error{fmt::format("{}: alerts.webhook: only http:// URLs are supported", path)};
@@ -566,6 +594,9 @@ Status check_reactions(const ServiceConfig& c, const std::string& path) {
       return Error{
           fmt::format("{}: alerts.budget_burn.teams.{}: no such team (teams:)", path, team)};
   for (const std::string& rule : c.pause_general.on) {
+    if (rule == "storage_tier_unavailable" && !c.storage.enabled)
+      return Error{fmt::format(
+          "{}: pause_general.on: 'storage_tier_unavailable' needs a `storage:` section", path)};
     if (std::find(std::begin(kPauseRules), std::end(kPauseRules), rule) == std::end(kPauseRules))
       return Error{fmt::format("{}: pause_general.on: unknown alert rule '{}' (one of {})", path,
                                rule, fmt::join(kPauseRules, ", "))};
@@ -587,9 +618,9 @@ Result<ServiceConfig> load_service_config(const std::string& path) {
     const YAML::Node root = YAML::Load(text.value());
     if (!root.IsMap()) return Error{fmt::format("{}: expected a map of settings", path)};
     static constexpr Section kSections[] = {
-        read_top_level, read_node,         read_cluster,      read_price_fallback, read_teams,
-        read_admin,     read_alerts,       read_agents,       read_telemetry,      read_sharing,
-        read_slurm,     read_policy_guard, read_pause_general};
+        read_top_level, read_node,         read_cluster,       read_price_fallback, read_teams,
+        read_admin,     read_alerts,       read_agents,        read_telemetry,      read_sharing,
+        read_slurm,     read_policy_guard, read_pause_general, read_storage};
     for (const Section section : kSections)
       if (Status st = section(root, r, c); !st.ok()) return st.error();
   } catch (const YAML::Exception& e) {

@@ -10,6 +10,7 @@
 #include "drivers/slurm_config.h"
 #include "model/result.h"
 #include "service/capacity_pools.h"
+#include "storage/storage_config.h"
 
 namespace frugal {
 
@@ -56,7 +57,7 @@ struct PauseGeneralConfig {
 inline constexpr const char* kPauseRules[] = {
     "budget_burn",       "node_hot",           "gpu_memory_high", "low_utilization",
     "node_silent",       "deadline_risk",      "job_idle",        "backend_unreachable",
-    "node_power_failed", "price_series_stale", "disk_low"};
+    "node_power_failed", "price_series_stale", "disk_low",        "storage_tier_unavailable"};
 
 // The team under which the service accounts for jobs it observes but did not start (jobs
 // submitted to Slurm directly). Reserved: no configured team may have this name.
@@ -197,6 +198,10 @@ struct ServiceConfig {
   AlertRules alerts;
   PauseGeneralConfig pause_general;
   SharingConfig sharing;
+  // The storage manager (`storage:`; storage/storage_config.h, docs/API.md "Storage"): tiers
+  // as real folders (relative paths: beside the config file), datasets, the checkpoint
+  // lifecycle. Absent: storage.enabled is false and jobs may not declare datasets.
+  storage::StorageConfig storage;
 };
 
 // Reads and validates `path`. Errors name the file and the key at fault.

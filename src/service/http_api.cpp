@@ -187,6 +187,34 @@ class Endpoints {
     return wait(scheduler_.set_policy(*who, body["policy"].get<std::string>(), reason));
   }
 
+  // POST /v1/datasets {"name": "x@v1", "path": "/abs/dir"}: registers the dataset for the
+  // caller's team (the admin may name one with "team"); hashing runs on the storage worker
+  // and this handler waits for it (Scheduler::add_dataset).
+  ApiReply add_dataset(const HttpRequest& req, const std::string&) const {
+    const auto who = principal(req);
+    if (!who) return refused(req);
+    auto parsed = body_json(req);
+    if (auto* refused = std::get_if<ApiReply>(&parsed)) return *refused;
+    const auto& body = std::get<nlohmann::json>(parsed);
+    if (!body.is_object()) return error_reply(400, "expected {\"name\", \"path\"}", "body");
+    for (const auto& [key, value] : body.items())
+      if (key != "name" && key != "path" && key != "team")
+        return error_reply(400, "unknown field", key);
+    for (const char* f : {"name", "path"})
+      if (!body.contains(f) || !body[f].is_string() || body[f].get<std::string>().empty() ||
+          body[f].get<std::string>().size() > 4096)
+        return error_reply(400, "required: a string", f);
+    std::string team = who->admin ? std::string("admin") : who->team;
+    if (body.contains("team")) {
+      if (!who->admin) return error_reply(400, "only the admin may name a team", "team");
+      if (!body["team"].is_string() || body["team"].get<std::string>().empty())
+        return error_reply(400, "expected a team name", "team");
+      team = body["team"].get<std::string>();
+    }
+    return scheduler_.add_dataset(*who, body["name"].get<std::string>(),
+                                  body["path"].get<std::string>(), team);
+  }
+
   // A job's output, bounded (service/log_tail.h); the team's own jobs only (get_job decides).
   ApiReply logs(const HttpRequest& req, const std::string& id_text) const {
     const auto who = principal(req);
@@ -375,6 +403,9 @@ std::vector<Route> make_routes(const Endpoints& e) {
       {"GET", "/v1/policy", ask(&Scheduler::get_policy)},
       {"POST", "/v1/policy", to(&Endpoints::set_policy)},
       {"POST", "/v1/telemetry", to(&Endpoints::telemetry)},
+      {"POST", "/v1/datasets", to(&Endpoints::add_dataset)},
+      {"GET", "/v1/datasets", ask(&Scheduler::datasets)},
+      {"GET", "/v1/storage", ask(&Scheduler::storage_view)},
   };
 }
 

@@ -40,6 +40,7 @@ std::unique_ptr<JobSpec> make_spec(const JobRecord& r, const GpuCatalog& catalog
   s->deferrable = q.deferrable;
   s->lend_idle = q.lend_idle;
   s->opportunistic = q.opportunistic;
+  s->datasets = q.datasets;  // locality: where they are staged already
   s->checkpoint_interval = 0;
   s->checkpoint_grace = q.grace_s;      // < 0: the config's checkpoint_grace_s
   s->pinned = r.team == kExternalTeam;  // observed, not controlled: the engine never stops it

@@ -73,6 +73,7 @@ bool env_name_ok(const std::string& n) {
 }
 
 bool known_field(const std::string& k) {
+  if (k == kDatasetsField) return true;
   const auto& f = job_request_fields();
   return std::any_of(f.begin(), f.end(), [&k](const RequestField& x) { return k == x.name; });
 }
@@ -85,7 +86,38 @@ void check_keys(const json& body, const RequestLimits& limits) {
       bad(k, fmt::format("simulation only: the {} backend cannot honour it live yet "
                          "(follow-the-sun runs in `frugal simulate` with +sun)",
                          limits.backend));
+    const auto& storage = simulation_storage_fields();
+    if (std::find(storage.begin(), storage.end(), k) != storage.end())
+      bad(k,
+          "simulation only: a live job declares registered datasets as `datasets: "
+          "[\"name@version\", ...]` (docs/API.md, \"Storage\")");
     if (!known_field(k)) bad(k, "unknown field");
+  }
+}
+
+// Whether `s` is NAME@VERSION: both parts non-empty, printable, no '/' or whitespace.
+bool dataset_ref_ok(const std::string& s) {
+  const size_t at = s.find('@');
+  if (at == 0 || at == std::string::npos || at + 1 == s.size() || s.size() > 256) return false;
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return c > 0x20 && c < 0x7f && c != '/' && c != '\\'; });
+}
+
+// datasets: a list of distinct NAME@VERSION strings (whether each is registered is the
+// storage manager's to say).
+void parse_datasets(const json& body, JobRequest& r) {
+  const auto it = body.find(kDatasetsField);
+  if (it == body.end() || it->is_null()) return;
+  if (!it->is_array()) bad(kDatasetsField, "must be a list of \"name@version\" strings");
+  if (it->size() > kMaxJobDatasets)
+    bad(kDatasetsField, fmt::format("more than {} datasets", kMaxJobDatasets));
+  for (const json& d : *it) {
+    if (!d.is_string()) bad(kDatasetsField, "must be a list of \"name@version\" strings");
+    const std::string s = d.get<std::string>();
+    if (!dataset_ref_ok(s)) bad(kDatasetsField, fmt::format("'{}' is not name@version", s));
+    if (std::find(r.datasets.begin(), r.datasets.end(), s) != r.datasets.end())
+      bad(kDatasetsField, fmt::format("'{}' is listed twice", s));
+    r.datasets.push_back(s);
   }
 }
 
@@ -217,6 +249,7 @@ JobRequest parse(const json& body, const GpuCatalog& catalog, const RequestLimit
   parse_checkpoint_signal(body, r);
   r.grace_s = get_number(body, "grace_s", 0, limits.max_grace_s, -1);
   r.estimate_s = get_number(body, "estimate_s", 1, 365.0 * 86400, 0);  // 0: predicted
+  parse_datasets(body, r);
   return r;
 }
 
@@ -255,6 +288,11 @@ const std::vector<RequestField>& job_request_fields() {
 
 const std::vector<std::string>& simulation_only_fields() {
   static const std::vector<std::string> f = {"movable", "data_region"};
+  return f;
+}
+
+const std::vector<std::string>& simulation_storage_fields() {
+  static const std::vector<std::string> f = {"dataset", "storage_tier"};
   return f;
 }
 
@@ -306,6 +344,7 @@ nlohmann::json to_json(const JobRequest& r) {
             {"estimate_s", r.estimate_s},
             {"lend_idle", r.lend_idle},
             {"opportunistic", r.opportunistic}};
+  if (!r.datasets.empty()) j[kDatasetsField] = r.datasets;  // outside the field table
   return j;
 }
 
@@ -331,6 +370,8 @@ Result<JobRequest> job_request_from_stored(const nlohmann::json& j) {
     r.estimate_s = j.value("estimate_s", 3600.0);  // records from before prediction: 1 h
     r.lend_idle = j.value("lend_idle", false);
     r.opportunistic = j.value("opportunistic", false);
+    if (const auto it = j.find(kDatasetsField); it != j.end() && it->is_array())
+      r.datasets = it->get<std::vector<std::string>>();
     return r;
   } catch (const nlohmann::json::exception& e) {
     return Error{fmt::format("stored job request: {}", e.what())};

@@ -39,6 +39,10 @@ struct JobRequest {
   // returns.
   bool lend_idle = false;
   bool opportunistic = false;
+  // Registered datasets ("name@version", docs/API.md "Storage") staged onto the hot tier of
+  // the job's node before each run (FRUGAL_DATASET_DIR); needs the service's `storage:`.
+  // Unique, in the order given.
+  std::vector<std::string> datasets;
 };
 
 // Every field of POST /v1/jobs, in one table: the parser's known fields, to_json's keys and
@@ -60,6 +64,15 @@ const std::vector<RequestField>& job_request_fields();
 // POST /v1/jobs refuses them with a 400 naming the backend.
 const std::vector<std::string>& simulation_only_fields();
 
+// The simulator's storage fields (`dataset`, `storage_tier`): POST /v1/jobs refuses them with
+// a 400 pointing to `datasets`, the live form.
+const std::vector<std::string>& simulation_storage_fields();
+
+// `datasets`: a field of POST /v1/jobs outside job_request_fields() (no `frugal submit` flag;
+// it is a list). A list of at most kMaxJobDatasets distinct "name@version" strings.
+inline constexpr const char* kDatasetsField = "datasets";
+inline constexpr size_t kMaxJobDatasets = 64;
+
 // Limits the service imposes (from its config).
 struct RequestLimits {
   int max_gpus = 64;        // per job (serve: 64 × the cluster's nodes)
@@ -80,7 +93,8 @@ std::variant<JobRequest, FieldError> parse_job_request(const nlohmann::json& bod
                                                        const GpuCatalog& catalog,
                                                        const RequestLimits& limits);
 
-// The request as stored and returned by the API (all fields, canonical).
+// The request as stored and returned by the API (all fields of the table, canonical; `datasets`
+// when not empty).
 nlohmann::json to_json(const JobRequest& r);
 // Inverse of to_json for stored requests (trusted input: unknown fields are ignored).
 Result<JobRequest> job_request_from_stored(const nlohmann::json& j);

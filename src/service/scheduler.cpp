@@ -93,6 +93,7 @@ Scheduler::Scheduler(Parts parts, Profile profile)
       calendar_(std::make_unique<LiveCalendar>(cluster_.regions, config_.price_fallback, log_)),
       usage_(config_.usage_interval_s, config_.usage_retention_s) {
   initial_power_ = std::move(parts.initial_power);
+  storage_ = std::move(parts.storage);
   for (NodeId n = 0; n < cluster_.nodes.size(); ++n)
     node_by_name_.emplace(cluster_.nodes[n].name, n);
   std::map<std::string, int> node_gpus;
@@ -360,6 +361,7 @@ void Scheduler::turn(std::deque<Command>& batch) {
   for (const DriverEvent& e : driver_->poll()) handle_event(e, now, starts);
   if (now - last_telemetry_ >= config_.telemetry_period_s) sample_telemetry(now);
   update_calendar(now);
+  if (storage_) storage_turn(now);
   const Seconds t = engine_time(now);
   // Jobs wait and a running job reached its estimated end without ending: a cycle now may
   // preempt it (its end is unknown from here on; policy/tiers.cpp).
@@ -447,7 +449,7 @@ void Scheduler::launch_started(std::vector<int64_t>& starts, double now) {
     // Its previous run (stopped by a preemption) has not exited: one copy at a time.
     if (!l.rec.stopping_handle.empty() || gpus_in_transit(l.placement))
       blocked_launches_.push_back(id);
-    else
+    else if (storage_ready(l, now))
       launch(l, now);
   }
 }
@@ -489,6 +491,7 @@ void Scheduler::close_segment(Live& l, double now) {
     l.work_ref_s += (t1 - t0) * reference_speed(p->model, l.spec->job_class);
   }
   l.guest_of = 0;  // a guest's run ends with its segment
+  if (storage_) storage_run_ended(l, now);
 }
 
 StopPlan Scheduler::stop_plan(const Live& l, bool checkpoint_first) const {
@@ -546,6 +549,7 @@ LaunchSpec Scheduler::launch_spec(const Live& l) const {
   s.tier = std::string(to_string(l.spec->tier));
   s.checkpoint_dir = fmt::format("{}/{}", config_.checkpoint_dir, l.rec.id);
   s.log_dir = config_.log_dir;
+  if (storage_) storage_env(l, s);
   return s;
 }
 
@@ -564,14 +568,19 @@ void Scheduler::launch(Live& l, double now) {
     log_(fmt::format("job {} started ({}) on {}", l.rec.id, l.rec.handle,
                      s.slots.empty() ? "?" : s.slots[0].node));
   } else {
-    log_(fmt::format("job {} failed to start: {}", l.rec.id, h.error().message));
-    close_segment(l, now);
-    engine_->finish(l.idx, engine_time(now));
-    engine_dirty_ = true;
-    l.rec.finished_at = now;
-    l.rec.placement.clear();
-    transition(l, JobEvent::kExitFail, "failed to start: " + h.error().message, now);
+    fail_launch(l, now, h.error().message);
   }
+  mark(l);
+}
+
+void Scheduler::fail_launch(Live& l, double now, const std::string& why) {
+  log_(fmt::format("job {} failed to start: {}", l.rec.id, why));
+  close_segment(l, now);
+  engine_->finish(l.idx, engine_time(now));
+  engine_dirty_ = true;
+  l.rec.finished_at = now;
+  l.rec.placement.clear();
+  transition(l, JobEvent::kExitFail, "failed to start: " + why, now);
   mark(l);
 }
 
@@ -658,6 +667,9 @@ void Scheduler::apply(const Decision& d, double now, std::vector<int64_t>& start
     case Decision::Kind::kResize:
       move(l, d);
       break;
+    case Decision::Kind::kPrefetch:
+      if (storage_) storage_prefetch(l, d, now);
+      return;  // a hint: the job's record does not change
     case Decision::Kind::kProvision:
     case Decision::Kind::kRelease:
       break;  // handled above

@@ -44,6 +44,7 @@
 #include "service/job_lifecycle.h"
 #include "service/job_record.h"
 #include "service/live_calendar.h"
+#include "service/live_storage.h"
 #include "service/metrics.h"
 #include "service/policy_guard.h"
 #include "service/shadows.h"
@@ -126,6 +127,9 @@ class Scheduler {
     FaultHook fault;
     // Each node's power as the backend's inventory saw it (live capacity; empty: all on).
     std::map<std::string, PowerState> initial_power;
+    // The storage manager (config `storage:`; null: storage off). Jobs' checkpoint folders
+    // are then config.checkpoint_dir, which the caller sets to storage->checkpoint_root().
+    std::unique_ptr<LiveStorage> storage;
   };
   // Builds the engine for `parts.config.policy` ("" = default_profile_name(), the `frugal`
   // profile). The tier preemption of `tiers` and `frugal` uses config.checkpoint_grace_s.
@@ -199,6 +203,15 @@ class Scheduler {
   // kept for the loop's next telemetry sample (service/telemetry_book.h). Off the loop;
   // 202 {"accepted", "stale"}, or the refusal with its status and field.
   ApiReply ingest_telemetry(const Principal& who, TelemetryBatch batch);
+  // Storage (config `storage:`; docs/API.md "Storage"; 404 when it is off). GET /v1/datasets
+  // and GET /v1/storage answer on the loop from the storage reader (quick SQLite reads);
+  // add_dataset (POST /v1/datasets) hashes and registers `path` as `spec` for `team` on the
+  // storage worker, blocking the calling (HTTP) thread, not the loop: 201 with the dataset,
+  // 400 naming `name` or `path`.
+  std::future<ApiReply> datasets(const Principal& who);
+  std::future<ApiReply> storage_view(const Principal& who);
+  ApiReply add_dataset(const Principal& who, const std::string& spec, const std::string& path,
+                       const std::string& team);
 
  private:
   struct Live {
@@ -235,6 +248,10 @@ class Scheduler {
     // run segments did so far, in reference-model seconds (what a shadow run lasts).
     bool in_shadow = false;
     double work_ref_s = 0;
+    // Storage (scheduler_storage.cpp): the last run's staging of its datasets and of its
+    // checkpoint back to the hot tier, seconds (< 0: none); in the job's JSON.
+    double stage_s = -1;
+    double restore_s = -1;
   };
   struct Command {
     std::function<ApiReply()> fn;
@@ -356,6 +373,30 @@ class Scheduler {
   void stop_found_run(Live& live, const Placement& placement);
   LaunchSpec launch_spec(const Live& l) const;  // what the driver runs (no slots if waiting)
   void launch(Live& l, double now);
+  // A decided start that cannot be launched: the job fails with `why` (its GPUs are freed).
+  void fail_launch(Live& l, double now, const std::string& why);
+  // Storage (scheduler_storage.cpp). A submission's datasets: the 400 refusing them (storage
+  // off, or one not registered), else nullopt.
+  std::optional<ApiReply> check_datasets(const JobRequest& r) const;
+  // Whether job l's decided run may launch now: true when it needs nothing from storage or its
+  // preparation (datasets staged, checkpoint restored) is done; else the preparation is posted
+  // or under way (storage_turn() hands it back to launch_started), or it failed (the job is
+  // failed here).
+  bool storage_ready(Live& l, double now);
+  // Each turn: finished preparations back to the launch queue, the lifecycle every
+  // storage.lifecycle_interval_s, tier alerts (storage_tier_unavailable).
+  void storage_turn(double now);
+  void storage_alerts(double now);
+  // A run segment closed: its datasets released, its checkpoint folder scanned (worker).
+  void storage_run_ended(const Live& l, double now);
+  // The prepared run's environment: FRUGAL_DATASET_DIR(S), FRUGAL_SHARD_INDEX/COUNT.
+  void storage_env(const Live& l, LaunchSpec& s) const;
+  // The engine's dataset residency (Engine::dataset_resident): what a preparation staged or
+  // evicted; every dataset's nodes at start and after a policy switch (a new engine).
+  void storage_residency(const StoragePrep& p);
+  void seed_residency();
+  // kPrefetch: the job's datasets staged on the decision's node ahead of its planned start.
+  void storage_prefetch(const Live& l, const Decision& d, double now);
   // The turn's decided starts (`starts`, then those that waited for GPUs in transit) still
   // to launch: launched, or kept waiting (blocked_launches_) while their GPUs are in transit.
   void launch_started(std::vector<int64_t>& starts, double now);
@@ -569,6 +610,15 @@ class Scheduler {
   std::map<std::string, PowerState> initial_power_;  // Parts::initial_power
   std::set<NodeId> reclaiming_;                      // spot nodes under a reclaim notice
   std::map<std::string, double> node_seen_;          // node → last telemetry/heartbeat (Unix s)
+  // Storage (null: off): runs whose preparation is under way (job → its segment) and those
+  // prepared (kept until the run segment closes); when the lifecycle and the tier check ran.
+  std::unique_ptr<LiveStorage> storage_;
+  std::map<int64_t, int> preparing_;
+  std::map<int64_t, StoragePrep> prepared_;
+  double lifecycle_at_ = 0;
+  double tiers_checked_at_ = -1e18;
+  std::set<std::string> tiers_alerted_;
+  const Engine* seeded_engine_ = nullptr;  // the engine seed_residency() last told
   // Metrics.
   LatencyHistogram decision_latency_;  // one engine cycle (schedule + applying it)
   LatencyHistogram submit_to_start_;   // acceptance → start decision

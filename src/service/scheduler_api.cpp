@@ -85,6 +85,7 @@ std::future<ApiReply> Scheduler::submit(const Principal& who, JobRequest request
     // range check only bounds the number).
     if (request.deadline > 0 && request.deadline <= now)
       return error_reply(400, fmt::format("already past (it is {:.0f} now)", now), "deadline");
+    if (auto refused = check_datasets(request)) return *refused;
     Live l;
     l.rec.id = next_id_++;
     l.rec.team = team;

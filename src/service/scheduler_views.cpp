@@ -30,6 +30,11 @@ nlohmann::json Scheduler::job_json(const Live& l, double now) const {
   j["exit_code"] = r.exit_code ? nlohmann::json(*r.exit_code) : nlohmann::json();
   j["reason"] = r.reason;
   j["utilization"] = r.utilization >= 0 ? nlohmann::json(r.utilization) : nlohmann::json();
+  j[kDatasetsField] = r.request.datasets;
+  // Storage: the last run's staging of its datasets and of its checkpoint back to the hot
+  // tier (the restart's cost), seconds; null when none.
+  j["stage_s"] = l.stage_s >= 0 ? nlohmann::json(l.stage_s) : nlohmann::json();
+  j["restore_s"] = l.restore_s >= 0 ? nlohmann::json(l.restore_s) : nlohmann::json();
   if (r.state == JobStatus::kDeferred) j["deferred_until"] = r.deferred_until;
   // Why a queued job waits, from the plugins that said no (Engine::explain).
   if (state == "queued" && l.idx != Live::kNone) {

@@ -112,6 +112,8 @@ Result<ServiceConfig> effective_config(const ServeOptions& o) {
   if (!o.backend.empty()) config.backend = o.backend;
   if (config.backend != "local" && config.backend != "dry-run" && config.backend != "slurm")
     return Error{fmt::format("--backend: '{}' is not local, dry-run or slurm", config.backend)};
+  if (config.storage.enabled && config.backend == "slurm")
+    return Error{"--backend slurm: the config's `storage:` runs on the local and dry-run backends"};
   return config;
 }
 
@@ -385,12 +387,28 @@ int run_serve(const ServeOptions& o) {
   }
   log(fmt::format("database {} (schema version {})", config.db, store.value()->schema_version()));
 
+  // Storage (config `storage:`): opened after the store (same database file, its own
+  // connections); jobs' checkpoint folders move to the hot tier.
+  std::unique_ptr<LiveStorage> storage;
+  if (config.storage.enabled) {
+    Result<std::unique_ptr<LiveStorage>> s = LiveStorage::open(config.storage, config.db, log);
+    if (!s.ok()) {
+      log(s.error().message);
+      return 1;
+    }
+    storage = std::move(s).value();
+    config.checkpoint_dir = storage->checkpoint_root();
+    log(fmt::format("storage: {} tier(s); checkpoints under {}", config.storage.tiers.size(),
+                    config.checkpoint_dir));
+  }
+
   const Authenticator auth = make_authenticator(config);
   Scheduler::Parts parts{
       config, catalog.value(), cluster, std::move(driver), std::move(store).value(), log, {}};
   parts.gpu_memory_mib = gpu_memory(inv.value());
   for (const NodeInventory& n : inv.value().nodes) parts.initial_power[n.name] = n.power;
   parts.fault = fault;
+  parts.storage = std::move(storage);
   Result<std::unique_ptr<Scheduler>> sched = Scheduler::create(std::move(parts));
   if (!sched.ok()) {
     log(sched.error().message);
