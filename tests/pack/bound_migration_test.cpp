@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <random>
+#include <utility>
 
 #include "io/catalog_yaml.h"
 #include "pack/bound.h"
@@ -49,6 +50,25 @@ int64_t bound_of(const std::vector<NodeSpec>& nodes, const std::vector<Pod>& pod
   auto v = b.max_alloc_milli(count);
   EXPECT_TRUE(v.ok()) << (v.ok() ? "" : v.error().message);
   return v.ok() ? v.value() : -1;
+}
+
+// A small random instance (1-3 nodes of 0-4 cards, 1-6 pods of every kind) for the checks
+// against the exhaustive optimum.
+std::pair<std::vector<NodeSpec>, std::vector<Pod>> random_instance(std::mt19937_64& rng) {
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const int32_t sizes[] = {100, 190, 250, 300, 470, 500, 600, 810, 1000};
+  std::vector<NodeSpec> nodes;
+  const int cards[] = {0, 1, 2, 4};
+  for (int n = pick(1, 3); n > 0; --n)
+    nodes.push_back(node(1000 * pick(2, 8), 1000 * pick(2, 8), cards[pick(0, 3)], pick(0, 1)));
+  std::vector<Pod> pods;
+  for (int k = pick(1, 6); k > 0; --k) {
+    const int want = pick(0, 5) == 0 ? 0 : (pick(0, 4) == 0 ? 2 : 1);
+    const int32_t m = want == 2 ? 1000 : sizes[pick(0, 8)];
+    pods.push_back(pod(1000 * pick(0, 4), 1000 * pick(0, 3), want, m,
+                       pick(0, 3) == 0 ? uint64_t{1} << pick(0, 1) : 0));
+  }
+  return {std::move(nodes), std::move(pods)};
 }
 
 // The most GPU milli any placement of any subset of `pods` allocates (exhaustive search).
@@ -114,21 +134,9 @@ TEST(PackBound, CardWeightsMakeItExactOnSmallCases) {
 
 TEST(PackBound, NeverBelowTheBruteForceOptimum) {
   std::mt19937_64 rng(7);
-  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  const int32_t sizes[] = {100, 190, 250, 300, 470, 500, 600, 810, 1000};
   int tight = 0;
   for (int trial = 0; trial < 2000; ++trial) {
-    std::vector<NodeSpec> nodes;
-    const int cards[] = {0, 1, 2, 4};
-    for (int n = pick(1, 3); n > 0; --n)
-      nodes.push_back(node(1000 * pick(2, 8), 1000 * pick(2, 8), cards[pick(0, 3)], pick(0, 1)));
-    std::vector<Pod> pods;
-    for (int k = pick(1, 6); k > 0; --k) {
-      const int want = pick(0, 5) == 0 ? 0 : (pick(0, 4) == 0 ? 2 : 1);
-      const int32_t m = want == 2 ? 1000 : sizes[pick(0, 8)];
-      pods.push_back(pod(1000 * pick(0, 4), 1000 * pick(0, 3), want, m,
-                         pick(0, 3) == 0 ? uint64_t{1} << pick(0, 1) : 0));
-    }
+    const auto [nodes, pods] = random_instance(rng);
     const int64_t exact = Brute{nodes, pods, {}, 0}.solve();
     const int64_t b = bound_of(nodes, pods);
     ASSERT_GE(b, exact) << "trial " << trial;
@@ -141,21 +149,9 @@ TEST(PackBound, NeverBelowTheBruteForceOptimum) {
 // above the LP, and on cases where the LP is fractional, tighter.
 TEST(PackBound, IntegerBoundBetweenTheOptimumAndTheLp) {
   std::mt19937_64 rng(11);
-  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  const int32_t sizes[] = {100, 190, 250, 300, 470, 500, 600, 810, 1000};
   int tighter = 0;
   for (int trial = 0; trial < 300; ++trial) {
-    std::vector<NodeSpec> nodes;
-    const int cards[] = {0, 1, 2, 4};
-    for (int n = pick(1, 3); n > 0; --n)
-      nodes.push_back(node(1000 * pick(2, 8), 1000 * pick(2, 8), cards[pick(0, 3)], pick(0, 1)));
-    std::vector<Pod> pods;
-    for (int k = pick(1, 6); k > 0; --k) {
-      const int want = pick(0, 5) == 0 ? 0 : (pick(0, 4) == 0 ? 2 : 1);
-      const int32_t m = want == 2 ? 1000 : sizes[pick(0, 8)];
-      pods.push_back(pod(1000 * pick(0, 4), 1000 * pick(0, 3), want, m,
-                         pick(0, 3) == 0 ? uint64_t{1} << pick(0, 1) : 0));
-    }
+    const auto [nodes, pods] = random_instance(rng);
     const int64_t exact = Brute{nodes, pods, {}, 0}.solve();
     AllocBound b(nodes, pods);
     std::vector<int64_t> count(b.classes(), 0);
