@@ -31,7 +31,17 @@ Bounds (no policy can beat them; computed from the trace and the cluster alone):
 
 Policies: the baselines as in the autoscaled setting and `frugal` with --predict-runtimes
 (it sees no true durations; backfill and sjf keep their oracle estimates, which favours
-them). Python 3 stdlib only; run by bench/evaluate (full runs, or --owned alone).
+them). Python 3 stdlib only; run by bench/evaluate (full runs, or --setting owned alone).
+
+Consolidation ablation (issue 26, item 2): every (trace, size) also runs `frugal` without its
+consolidation plugin (NO_CONSOLIDATE, policy `frugal:consolidate=0`, the same flags), kept
+under "consolidation" in the JSON — never among the results the targets compare. The page
+sets its migrations and rework (the simulator summary's `migrations`, `rework_gpu_hours`
+and the ledger's `waste.rework_usd`) beside the gain (mean JCT, gang wait, allocated share,
+work per dollar, the ledger's stranded waste) with and without it. On a static cluster
+nothing else migrates (pack-down only empties on-demand nodes; follow-the-sun relays only
+jobs marked movable, none here), so the migrations are consolidation's; rework also holds
+preemptions' lost work, so its difference is consolidation's net effect.
 """
 import concurrent.futures as cf
 import csv
@@ -52,6 +62,9 @@ RESERVED_USD_H = {"H100": 7.374, "A100-80GB": 3.072, "L4": 0.48, "T4": 0.316}
 PER_NODE = {"H100": 8, "A100-80GB": 8, "L4": 8, "T4": 4}
 OVERHEAD_W = {"H100": 2200, "A100-80GB": 1800, "L4": 900, "T4": 500}
 HORIZON_SLACK_H = 24
+# The consolidation ablation: its name in the JSON and on the page, and its policy string.
+NO_CONSOLIDATE = "frugal-noconsolidate"
+POLICY_OF = {NO_CONSOLIDATE: "frugal:consolidate=0"}
 
 
 def trace_stats(path):
@@ -120,12 +133,16 @@ def owned_record(ev, trace, policy, factor, setting, r, wall):
                 "allocated_share": hz.get("allocated_share", 0.0),
                 "jct_floor_s": work.get("jct_floor_s", 0.0),
                 "energy_kwh": r.get("cost", {}).get("energy_kwh", 0.0),
+                "wait_multi_gpu_s": r.get("wait_multi_gpu_s", {}),
+                "rework_usd": r.get("waste", {}).get("rework_usd", 0.0),
+                "stranded_usd": r.get("waste", {}).get("stranded_usd", 0.0),
                 "work_per_usd": hz.get("ref_gpu_hours", 0.0) / setting["rental_usd"]})
     return rec
 
 
 def run_owned(ev, args, binary, baselines):
-    """The owned-cluster runs: {"settings": {trace: {size: setting}}, "results": [...]}."""
+    """The owned-cluster runs: {"settings": {trace: {size: setting}}, "results": [...],
+    "consolidation": [frugal without consolidation, per (trace, size)], ...}."""
     started = time.monotonic()
     tasks, settings = [], {}
     sizes = QUICK_SIZES if args.quick else SIZES
@@ -151,7 +168,7 @@ def run_owned(ev, args, binary, baselines):
                 yaml = os.path.join(tmp, f"{trace}-owned-{factor}.yaml")
                 with open(yaml, "w") as f:
                     f.write(owned_cluster(ev, nodes))
-                for policy in baselines + [ev.FRUGAL]:
+                for policy in baselines + [ev.FRUGAL, NO_CONSOLIDATE]:
                     tasks.append((trace, path, yaml, policy, factor, setting, horizon_s))
         done = {}
         with cf.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
@@ -159,11 +176,11 @@ def run_owned(ev, args, binary, baselines):
             for i, (trace, path, yaml, policy, factor, setting, horizon_s) in enumerate(tasks):
                 rule = ev.job_rule(args.rule_seed) + [
                     "--horizon-hours", f"{horizon_s / 3600:.6f}"]
-                if policy == ev.FRUGAL or args.predict_runtimes:
+                if policy in (ev.FRUGAL, NO_CONSOLIDATE) or args.predict_runtimes:
                     rule.append("--predict-runtimes")
                 out = os.path.join(tmp, f"o{i}.json")
-                futs[ex.submit(ev.run_one, binary, trace, path, yaml, policy, True, False, out,
-                               rule)] = i
+                futs[ex.submit(ev.run_one, binary, trace, path, yaml,
+                               POLICY_OF.get(policy, policy), True, False, out, rule)] = i
             for fut in cf.as_completed(futs):
                 i = futs[fut]
                 trace, _, _, policy, factor, setting, _ = tasks[i]
@@ -171,9 +188,10 @@ def run_owned(ev, args, binary, baselines):
                 done[i] = owned_record(ev, trace, policy, factor, setting, r, wall)
                 print(f"{trace:22} owned {factor:<4} {policy:10} {wall:6.1f}s", file=sys.stderr,
                       flush=True)
-    results = [done[i] for i in sorted(done)]
-    return {"settings": settings, "results": results, "sizes": sizes, "mix": MIX,
-            "elapsed_s": time.monotonic() - started}
+    results = [done[i] for i in sorted(done) if tasks[i][3] != NO_CONSOLIDATE]
+    ablation = [done[i] for i in sorted(done) if tasks[i][3] == NO_CONSOLIDATE]
+    return {"settings": settings, "results": results, "consolidation": ablation,
+            "sizes": sizes, "mix": MIX, "elapsed_s": time.monotonic() - started}
 
 
 # ---- the RESULTS page's section (bench/evaluate_report.py calls owned_section) ----------
@@ -228,6 +246,84 @@ def _pct(g):
     return "–" if g is None else f"{100 * g:.0f} %"
 
 
+def consolidation_rows(owned, runs):
+    """(trace, size, frugal's record, its record without consolidation) per (trace, size)
+    that has both, in trace then size order. `runs`: (trace, size) -> policy -> record."""
+    off = {(r["trace"], str(r["size"])): r for r in owned.get("consolidation", [])}
+    out = []
+    for t in sorted(owned["settings"]):
+        for size in owned["sizes"]:
+            on = runs.get((t, str(size)), {}).get("frugal")
+            if on is not None and (t, str(size)) in off:
+                out.append((t, size, on, off[(t, str(size))]))
+    return out
+
+
+def _gang_wait(r):
+    return r.get("wait_multi_gpu_s", {}).get("mean", 0.0)
+
+
+def _usd(x):
+    return f"{x:,.0f}"
+
+
+# The ablation table's columns after trace and size: (heading, value of a record, format).
+CONSOLIDATION_COLUMNS = [
+    ("migrations", lambda r: r["migrations"], str),
+    ("rework GPU-h", lambda r: r["rework_gpu_hours"], lambda x: f"{x:.1f}"),
+    ("rework $", lambda r: r["rework_usd"], _usd),
+    ("mean JCT h", lambda r: r["jct_s"]["mean"], _h),
+    ("gang wait h", _gang_wait, _h),
+    ("allocated", lambda r: r["allocated_share"], lambda x: f"{x:.3f}"),
+    ("work per $", lambda r: r["work_per_usd"], lambda x: f"{x:.4f}"),
+    ("stranded $", lambda r: r["stranded_usd"], _usd),
+]
+
+
+def consolidation_section(owned, runs):
+    """The ablation's table: migrations and rework beside the gain, frugal with / without
+    consolidation (nothing when the document has no ablation runs)."""
+    rows = consolidation_rows(owned, runs)
+    if not rows:
+        return []
+    out = ["### Consolidation: `frugal` with / without it (`frugal:consolidate=0`)", "",
+           "The same runs of `frugal` with its consolidation plugin (migrating smaller jobs off "
+           "a node so that a queued gang that fits on one node starts there; "
+           "`src/policy/consolidate.h`) / without it. Migrations and rework are the simulator "
+           "summary's `migrations` and `rework_gpu_hours` and the ledger's `waste.rework_usd`; "
+           "on this static cluster only consolidation migrates, and rework also holds "
+           "preemptions' lost work, so its difference is consolidation's net effect. "
+           "Stranded $: the ledger's `waste.stranded_usd` (free GPUs on nodes with fewer free "
+           "than a queued job blocked by fragmentation). Gang wait: mean wait of the completed "
+           "jobs asking for 2 or more GPUs. Reading: docs/EXPERIMENTS.md, \"Consolidation in the "
+           "owned setting\".", "",
+           "| trace | size | " + " | ".join(c[0] for c in CONSOLIDATION_COLUMNS) + " |",
+           "|---|---|" + "---|" * len(CONSOLIDATION_COLUMNS)]
+    for t, size, on, off in rows:
+        out.append(f"| {t} | {size}× | " + " | ".join(
+            f"{fmt(get(on))} / {fmt(get(off))}" for _, get, fmt in CONSOLIDATION_COLUMNS) + " |")
+    moved = [(on, off) for _, _, on, off in rows if on["migrations"] > 0]
+    still = [(on, off) for _, _, on, off in rows if on["migrations"] == 0]
+
+    def count(get, sign):
+        return sum(1 for on, off in moved if sign * (get(on) - get(off)) > 0)
+
+    same = sum(1 for on, off in still
+               if all(get(on) == get(off) for _, get, _ in CONSOLIDATION_COLUMNS))
+    col = {c[0]: c[1] for c in CONSOLIDATION_COLUMNS}
+    line = (f"Consolidation migrated in {len(moved)} of {len(rows)} runs "
+            f"({sum(on['migrations'] for on, _ in moved)} migrations in all).")
+    if moved:
+        line += (f" Where it did, with it: mean JCT lower in {count(col['mean JCT h'], -1)}, "
+                 f"gang wait lower in {count(col['gang wait h'], -1)}, work per $ higher in "
+                 f"{count(col['work per $'], 1)}, rework higher in "
+                 f"{count(col['rework GPU-h'], 1)}, stranded $ lower in "
+                 f"{count(col['stranded $'], -1)} (of {len(moved)}).")
+    if still:
+        line += f" Where it did not, the runs are identical in {same} of {len(still)}."
+    return out + ["", line, ""]
+
+
 def owned_section(owned):
     """Markdown lines for docs/RESULTS.md: the setting, targets at 1.0x, every run."""
     res, settings = owned["results"], owned["settings"]
@@ -267,6 +363,7 @@ def owned_section(owned):
     names = ["mean JCT ≤ 0.70", "core p99 wait ≤ 0.50", "misses ≤ fewest", "work per $ gap ≥ 50 %"]
     out += ["", "Met on: " + "; ".join(f"{n} {sum(met.get(i, []))}/{len(met.get(i, []))}"
                                       for i, n in enumerate(names)), ""]
+    out += consolidation_section(owned, runs)
     head = ("| size | policy | mean JCT h | p99 JCT h | " + " | ".join(
         f"{t} wait mean / p99 h" for t in TIERS)
         + " | misses | allocated | done in H | work per $ (bound) | MWh | t CO2 |")

@@ -46,6 +46,9 @@ std::vector<OptionSpec> frugal_option_specs() {
                        "a queued job the autoscaler can add a node for waits for it rather "
                        "than shrinking elastic jobs"));
   specs.push_back(flag("tou", d.tou_elastic, "time-of-use sizing of elastic jobs (as +tou)"));
+  specs.push_back(flag("consolidate", d.consolidate,
+                       "migrate small jobs to free whole GPUs for a gang blocked by "
+                       "fragmentation (as +consolidate)"));
   return specs;
 }
 
@@ -57,6 +60,7 @@ FrugalOptions frugal_options(const OptionValues& v) {
   o.prompt_release = v.flag("release");
   o.autoscale_first = v.flag("autoscale_first");
   o.tou_elastic = v.flag("tou");
+  o.consolidate = v.flag("consolidate");
   return o;
 }
 

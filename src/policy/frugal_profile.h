@@ -39,7 +39,7 @@ struct FrugalOptions {
   // waiting priced at $1.
   TimeShiftOptions time_shift = {
       .max_delay_s = 12 * 3600.0, .min_saving = 2, .overflow = true, .wait_usd_gpu_h = 1.0};
-  bool consolidate = true;
+  bool consolidate = true;  // option "consolidate"
   bool elastic = true;
   bool pack_down = true;
   bool soon_free = true;
@@ -50,7 +50,7 @@ struct FrugalOptions {
 };
 
 // frugal's options, typed (framework/options.h): the time-shift keys with frugal's defaults,
-// starvation_s, and the flags sun, release, autoscale_first and tou.
+// starvation_s, and the flags sun, release, autoscale_first, tou and consolidate.
 std::vector<OptionSpec> frugal_option_specs();
 // The options from values parsed against frugal_option_specs().
 FrugalOptions frugal_options(const OptionValues& v);

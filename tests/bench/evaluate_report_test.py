@@ -132,6 +132,38 @@ class ReportTest(unittest.TestCase):
                       "0/1; work per $ gap ≥ 50 % 0/1", page)
         self.assertIn("`fifo` gap -50 % **no** |", page)
 
+    def test_owned_consolidation_ablation_beside_frugal(self):
+        import evaluate_owned  # noqa: E402
+        doc = self.owned_doc((10800.0, 1800.0, 1, 0.45))
+        # No ablation runs in the document: no section.
+        self.assertNotIn("### Consolidation", "\n".join(evaluate_owned.owned_section(doc)))
+        fr = doc["results"][-1]
+        fr.update(migrations=3, rework_gpu_hours=12.25, rework_usd=40.0, stranded_usd=1500.0,
+                  wait_multi_gpu_s={"mean": 7200.0})
+        # Without consolidation: no migration, less rework, slower (4 h), less work per $.
+        off = dict(fr, policy="frugal-noconsolidate", migrations=0, rework_gpu_hours=10.0,
+                   rework_usd=31.0, stranded_usd=2500.0, wait_multi_gpu_s={"mean": 10800.0},
+                   jct_s=dict(fr["jct_s"], mean=14400.0), work_per_usd=0.44,
+                   allocated_share=0.85)
+        doc["consolidation"] = [off]
+        page = "\n".join(evaluate_owned.owned_section(doc))
+        self.assertIn("### Consolidation: `frugal` with / without it", page)
+        self.assertIn("| itp-cluster01 | 1.0× | 3 / 0 | 12.2 / 10.0 | 40 / 31 | 3.00 / 4.00 "
+                      "| 2.00 / 3.00 | 0.900 / 0.850 | 0.4500 / 0.4400 | 1,500 / 2,500 |", page)
+        self.assertIn("Consolidation migrated in 1 of 1 runs (3 migrations in all). Where it "
+                      "did, with it: mean JCT lower in 1, gang wait lower in 1, work per $ "
+                      "higher in 1, rework higher in 1, stranded $ lower in 1 (of 1).", page)
+        # The ablation is not a baseline: the targets still compare frugal with sjf and fifo.
+        self.assertIn("`sjf` gap 50 % yes", page)
+        # A run without a migration: identical to its ablation, or not.
+        fr["migrations"] = 0
+        doc["consolidation"] = [dict(fr, policy="frugal-noconsolidate")]
+        page = "\n".join(evaluate_owned.owned_section(doc))
+        self.assertIn("Consolidation migrated in 0 of 1 runs (0 migrations in all). Where it "
+                      "did not, the runs are identical in 1 of 1.", page)
+        doc["consolidation"] = [dict(fr, policy="frugal-noconsolidate", work_per_usd=0.1)]
+        self.assertIn("identical in 0 of 1.", "\n".join(evaluate_owned.owned_section(doc)))
+
     def test_owned_cluster_sizing_holds_the_largest_job(self):
         import evaluate_owned  # noqa: E402
         # A mean load of 10 A100s at 1.0x: 4.5 A100-eq of H100 (1.8 GPUs: 1 node), 4 A100s

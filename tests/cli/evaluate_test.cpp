@@ -109,11 +109,21 @@ TEST(CliEvaluate, QuickRunsEveryPolicyOnBothTraces) {
   for (const auto& [k, ps] : owned_runs)
     EXPECT_EQ(ps, (std::set<std::string>{"fifo", "backfill", "sjf", "las", "gavel", "frugal"}))
         << k;
+  // The consolidation ablation (frugal:consolidate=0) beside them, not among the results.
+  std::set<std::string> ablated;
+  for (const auto& r : owned.at("consolidation")) {
+    EXPECT_EQ(r.at("policy"), "frugal-noconsolidate");
+    EXPECT_EQ(r.at("profile").get<std::string>().find("consolidate"), std::string::npos);
+    ablated.insert(r.at("trace").get<std::string>() + "@" +
+                   std::to_string(r.at("size").get<double>()));
+  }
+  EXPECT_EQ(ablated.size(), owned_runs.size());
   const std::string page = slurp(md);
-  for (const char* s : {"## Targets", "## itp-cluster01", "## itp-cluster03", "fifo-static",
-                        "## Time-shifting alone", "### The issue's energy line, per shifter",
-                        "Ablations (frugal's components alone; not baselines)",
-                        "## Owned-cluster setting", "### Targets at 1.0×"})
+  for (const char* s :
+       {"## Targets", "## itp-cluster01", "## itp-cluster03", "fifo-static",
+        "## Time-shifting alone", "### The issue's energy line, per shifter",
+        "Ablations (frugal's components alone; not baselines)", "## Owned-cluster setting",
+        "### Targets at 1.0×", "### Consolidation: `frugal` with / without it"})
     EXPECT_NE(page.find(s), std::string::npos) << s;
   fs::remove_all(dir);
 }

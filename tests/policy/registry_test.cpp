@@ -53,6 +53,14 @@ TEST(Registry, PipelinesAreThoseOfTheOldParser) {
        "sort=tier-shortest admit=time-shift filter=hetero-fast place=ordered(bestfit) "
        "postfilter=easy-backfill preempt=tier-preempt consolidate=consolidate elastic packdown "
        "soonfree autoscale-first"},
+      {"frugal:consolidate=0",
+       "sort=tier-shortest admit=time-shift filter=sun(hetero-fast) place=sun(ordered(bestfit)) "
+       "postfilter=easy-backfill preempt=tier-preempt relay=sun elastic packdown soonfree "
+       "release tou"},
+      {"frugal:consolidate=0+consolidate",
+       "sort=tier-shortest admit=time-shift filter=sun(hetero-fast) place=sun(ordered(bestfit)) "
+       "postfilter=easy-backfill preempt=tier-preempt consolidate=consolidate relay=sun elastic "
+       "packdown soonfree release tou"},
       {"frugal:tou=0+tou",
        "sort=tier-shortest admit=time-shift filter=sun(hetero-fast) place=sun(ordered(bestfit)) "
        "postfilter=easy-backfill preempt=tier-preempt consolidate=consolidate relay=sun elastic "

@@ -72,6 +72,8 @@ TEST(FrugalProfile, Options) {
   EXPECT_EQ(parse_frugal_options("release=x").error().message,
             "frugal option 'release=x': must be 0 or 1");
   EXPECT_TRUE(parse_frugal_options("sun=1").value().sun);
+  EXPECT_TRUE(d.value().consolidate);
+  EXPECT_FALSE(parse_frugal_options("consolidate=0").value().consolidate);
   EXPECT_DOUBLE_EQ(parse_frugal_options("wait_usd_gpu_h=0").value().time_shift.wait_usd_gpu_h, 0);
   EXPECT_FALSE(parse_frugal_options("overflow=0").value().time_shift.overflow);
   EXPECT_TRUE(make_profile("frugal:max_delay_s=3600").ok());
@@ -81,7 +83,7 @@ TEST(FrugalProfile, Options) {
   EXPECT_EQ(parse_frugal_options("nope=x").error().message,
             "frugal option 'nope': known keys max_delay_s, min_saving, margin_s, margin_frac, "
             "overflow, wait_usd_gpu_h, valley, energy_only, overflow_model, starvation_s, sun, "
-            "release, autoscale_first, tou");
+            "release, autoscale_first, tou, consolidate");
   EXPECT_EQ(parse_frugal_options("wait_usd_gpu_h=-1").error().message,
             "frugal option 'wait_usd_gpu_h=-1': not a non-negative number");
   EXPECT_EQ(parse_frugal_options("overflow=5").error().message,
