@@ -52,6 +52,8 @@ const char* kind_name(RequestField::Kind k) {
       return "duration";
     case RequestField::Kind::kTime:
       return "time";
+    case RequestField::Kind::kList:
+      return "list";
   }
   return "?";
 }
@@ -114,6 +116,7 @@ Result<nlohmann::json> flag_value(RequestField::Kind kind, const std::string& s,
     }
     case K::kBool:
     case K::kEnv:
+    case K::kList:
       break;
   }
   return Error{"not a valued flag"};
@@ -159,7 +162,7 @@ struct Submit {
   ClientOptions o;
   std::vector<std::string> words;
   std::map<std::string, std::string> text;                // field → the flag's text
-  std::map<std::string, std::vector<std::string>> lists;  // kEnv fields
+  std::map<std::string, std::vector<std::string>> lists;  // kEnv and kList fields
   std::map<std::string, bool> flags;                      // kBool fields
   bool fields = false;
 };
@@ -187,6 +190,22 @@ bool add_env(const RequestField& f, const std::vector<std::string>& texts, nlohm
   return true;
 }
 
+// A kList field's texts (one per use of its flag) into the array j[f.name]; false after
+// printing the first that is not a valid item, naming the flag.
+bool add_list(const RequestField& f, const std::vector<std::string>& texts, nlohmann::json& j) {
+  if (texts.empty()) return true;
+  std::vector<std::string> items;
+  for (const std::string& t : texts) {
+    if (const std::string why = list_item_error(f.name, t, items); !why.empty()) {
+      fmt::print(stderr, "error: --{} {}: {}\n", f.flag, t, why);
+      return false;
+    }
+    items.push_back(t);
+  }
+  j[f.name] = items;
+  return true;
+}
+
 // The value of field `f`'s flag (when given) into j[f.name]; false after printing why its
 // text is not valid.
 bool add_field(const RequestField& f, Submit& sub, nlohmann::json& j) {
@@ -196,6 +215,7 @@ bool add_field(const RequestField& f, Submit& sub, nlohmann::json& j) {
     return true;
   }
   if (f.kind == K::kEnv) return add_env(f, sub.lists[f.name], j);
+  if (f.kind == K::kList) return add_list(f, sub.lists[f.name], j);
   const auto it = sub.text.find(f.name);
   if (it == sub.text.end() || it->second.empty()) return true;
   auto v = flag_value(f.kind, it->second, unix_now());
@@ -232,7 +252,7 @@ void add_submit_command(CLI::App& app, int& exit_code) {
     const std::string flag = std::string("--") + f.flag;
     if (f.kind == K::kBool) {
       cmd->add_flag(flag, sub->flags[f.name], f.help);
-    } else if (f.kind == K::kEnv) {
+    } else if (f.kind == K::kEnv || f.kind == K::kList) {
       cmd->add_option(flag, sub->lists[f.name], f.help);
     } else {
       cmd->add_option(flag, sub->text[f.name], f.help);

@@ -1,5 +1,5 @@
 // `frugal storage`: the storage manager of a serve config, from the command line (safe while
-// the service runs: SQLite WAL and a busy timeout). ls, du, policy, gc, dataset add|ls.
+// the service runs: SQLite WAL and a busy timeout). ls, du, policy, gc, bill, dataset add|ls.
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
@@ -25,6 +25,7 @@ struct StorageOptions {
   bool dry_run = false;
   std::string job;
   std::string spec, path, team = "default";
+  double at = -1;  // bill: the time to bill up to (< 0: now)
 };
 
 double now_s() {
@@ -122,6 +123,36 @@ int cmd_du(StorageManager& m, const StorageOptions& o) {
   fmt::print("dedup: {} logical stored as {} ({:.2f}x)\n", human(v.dataset_logical_bytes),
              human(v.dataset_stored_bytes), v.dedup_ratio);
   for (const std::string& a : v.alerts) fmt::print("ALERT: {}\n", a);
+  return 0;
+}
+
+// The storage bill (storage_bill.h) up to --at (default now): per team and tier GB-hours and USD,
+// transfers, waste, dedup; a reader.
+int cmd_bill(StorageManager& m, const StorageOptions& o) {
+  auto b = m.bill(o.at >= 0 ? o.at : now_s());
+  if (!b.ok()) {
+    fmt::print(stderr, "error: {}\n", b.error().message);
+    return 1;
+  }
+  if (o.json) {
+    fmt::print("{}\n", storage::bill_json(b.value()));
+    return 0;
+  }
+  fmt::print("{:<16} {:<5} {:>14} {:>12}\n", "team", "tier", "GB-hours", "USD");
+  auto rows = [](const std::string& who, const storage::TeamBill& t) {
+    for (const auto& [tier, tb] : t.tiers)
+      fmt::print("{:<16} {:<5} {:>14.6f} {:>12.6f}\n", who, tier, tb.gb_hours, tb.usd);
+    fmt::print("{:<16} {:<5} {:>11.6f} GB {:>12.6f}\n", who, "xfer", t.transfer_gb, t.transfer_usd);
+    std::string waste;
+    for (const auto& [c, usd] : t.waste_usd) waste += fmt::format(" {} ${:.6f}", c, usd);
+    fmt::print(
+        "{:<16} total ${:.6f}; waste:{}; dedup {} logical, {:.0f} B stored, avoids "
+        "${:.6f}/month\n",
+        who, t.total_usd, waste.empty() ? " none" : waste, human(t.dataset_logical_bytes),
+        t.dataset_stored_bytes, t.cas_avoided_usd_per_month);
+  };
+  for (const auto& [team, t] : b.value().teams) rows(team.empty() ? "(no team)" : team, t);
+  rows("TOTAL", b.value().total);
   return 0;
 }
 
@@ -273,6 +304,12 @@ void add_storage_command(CLI::App& app, int& exit_code) {
   gc->callback([o, &exit_code] {
     exit_code = with_manager(*o, o->dry_run ? storage::Access::reader : storage::Access::writer,
                              [&o](StorageManager& m) { return cmd_gc(m, *o); });
+  });
+  auto* bill = cmd->add_subcommand("bill", "What the stored bytes cost: per team and tier");
+  bill->add_option("--at", o->at, "Bill up to this UNIX time (default: now)");
+  bill->callback([o, &exit_code] {
+    exit_code = with_manager(*o, storage::Access::reader,
+                             [&o](StorageManager& m) { return cmd_bill(m, *o); });
   });
   add_dataset_commands(cmd, o, exit_code);
   // --json, --config and --db may also follow the subcommand.

@@ -11,10 +11,12 @@
 #include "io/catalog_yaml.h"
 #include "io/cluster_yaml.h"
 #include "io/cluster_yaml_writer.h"
+#include "io/lifecycle_yaml.h"
 #include "io/whatif_report.h"
 #include "service/cluster_record.h"
 #include "service/history.h"
 #include "sim/whatif.h"
+#include "storage/plan/checkpoint_storage.h"
 
 namespace frugal {
 namespace {
@@ -28,7 +30,8 @@ struct WhatifOptions {
   std::string out;
   int threads = 1;
   bool static_capacity = false;
-  ReportOutputs report;  // --html, --report-json, --jobs-csv, --report-jobs, --baseline
+  std::string storage_lifecycle;  // lifecycle policies file (io/lifecycle_yaml.h), as simulate's
+  ReportOutputs report;           // --html, --report-json, --jobs-csv, --report-jobs, --baseline
 };
 
 // The cluster spec recorded in --db for a history whose first job was submitted at
@@ -119,6 +122,13 @@ Status run(const WhatifOptions& o) {
   so.static_capacity = o.static_capacity;
   so.check_invariants = false;
   so.timeline = o.report.timeline();
+  if (!o.storage_lifecycle.empty()) {  // the same pricing as simulate --storage-lifecycle
+    auto lc = load_lifecycle_file(o.storage_lifecycle);
+    if (!lc.ok()) return Error{"--storage-lifecycle: " + lc.error().message};
+    if (auto tiers = storage::tier_prices(inputs.cluster.storage_tiers); !tiers.ok())
+      return Error{"--storage-lifecycle: " + tiers.error().message};
+    so.storage_lifecycle = std::move(lc).value();
+  }
   std::vector<SimResult> kept;
   auto report = run_whatif(inputs.trace.jobs, inputs.cluster, inputs.catalog, policies, so,
                            o.threads, o.report.wanted() ? &kept : nullptr);
@@ -179,6 +189,9 @@ void add_whatif_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_flag("--static-capacity", o->static_capacity,
                 "Keep on-demand pools provisioned all the time (no autoscaling)");
+  cmd->add_option("--storage-lifecycle", o->storage_lifecycle,
+                  "Price jobs' checkpoint series per tier under these lifecycle policies, in "
+                  "every run (YAML: lifecycle:, team_policies:, lifecycle_interval_s:)");
   cmd->callback([o, &exit_code] {
     if (Status st = run(*o); !st.ok()) {
       fmt::print(stderr, "frugal whatif: {}\n", st.error().message);

@@ -61,6 +61,15 @@ struct JobRecord {
   std::string stopping_placement;
   bool cancel_requested = false;  // a cancel is under way (survives a restart)
   bool output_truncated = false;  // its output passed max_job_output_mb and was cut there
+  // Storage (config `storage:`; service/scheduler_storage.cpp). The last run's staging of its
+  // datasets and of its newest checkpoint back to the hot tier, seconds (< 0: none). Over all
+  // its runs: staging_s, those seconds summed (datasets + restores), and staging_usd, what its
+  // GPUs cost while they were held for that staging (Ledger::quote over each run's first
+  // staging_s seconds) — a part of its compute cost, not a cost beside it.
+  double stage_s = -1;
+  double restore_s = -1;
+  double staging_s = 0;
+  double staging_usd = 0;
 };
 
 // The engine's job for record `r` (times relative to `epoch`, Unix s). Its duration is the

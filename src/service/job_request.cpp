@@ -73,7 +73,6 @@ bool env_name_ok(const std::string& n) {
 }
 
 bool known_field(const std::string& k) {
-  if (k == kDatasetsField) return true;
   const auto& f = job_request_fields();
   return std::any_of(f.begin(), f.end(), [&k](const RequestField& x) { return k == x.name; });
 }
@@ -114,9 +113,8 @@ void parse_datasets(const json& body, JobRequest& r) {
   for (const json& d : *it) {
     if (!d.is_string()) bad(kDatasetsField, "must be a list of \"name@version\" strings");
     const std::string s = d.get<std::string>();
-    if (!dataset_ref_ok(s)) bad(kDatasetsField, fmt::format("'{}' is not name@version", s));
-    if (std::find(r.datasets.begin(), r.datasets.end(), s) != r.datasets.end())
-      bad(kDatasetsField, fmt::format("'{}' is listed twice", s));
+    if (std::string why = list_item_error(kDatasetsField, s, r.datasets); !why.empty())
+      bad(kDatasetsField, why);
     r.datasets.push_back(s);
   }
 }
@@ -282,6 +280,9 @@ const std::vector<RequestField>& job_request_fields() {
        "Lets a guest use this job's measured idle GPU time (with the service's sharing: config)"},
       {"opportunistic", "opportunistic", K::kBool,
        "May run as a guest on another job's idle card, stopped first when it needs it back"},
+      {kDatasetsField, "dataset", K::kList,
+       "Registered dataset NAME@VERSION staged on the hot tier before each run (repeatable; "
+       "needs the service's storage:)"},
   };
   return f;
 }
@@ -294,6 +295,15 @@ const std::vector<std::string>& simulation_only_fields() {
 const std::vector<std::string>& simulation_storage_fields() {
   static const std::vector<std::string> f = {"dataset", "storage_tier"};
   return f;
+}
+
+std::string list_item_error(const std::string& field, const std::string& item,
+                            const std::vector<std::string>& before) {
+  if (field != kDatasetsField) return {};
+  if (!dataset_ref_ok(item)) return fmt::format("'{}' is not name@version", item);
+  if (std::find(before.begin(), before.end(), item) != before.end())
+    return fmt::format("'{}' is listed twice", item);
+  return {};
 }
 
 int parse_signal(const std::string& s) {
@@ -343,8 +353,8 @@ nlohmann::json to_json(const JobRequest& r) {
             {"grace_s", r.grace_s},
             {"estimate_s", r.estimate_s},
             {"lend_idle", r.lend_idle},
-            {"opportunistic", r.opportunistic}};
-  if (!r.datasets.empty()) j[kDatasetsField] = r.datasets;  // outside the field table
+            {"opportunistic", r.opportunistic},
+            {kDatasetsField, r.datasets}};
   return j;
 }
 

@@ -51,8 +51,10 @@ struct JobRequest {
 struct RequestField {
   // How `frugal submit` reads the flag's text: kDuration "90", "90s", "15m", "2h", "1d" →
   // seconds; kTime Unix seconds or "+DURATION" from now; kSignal a name or a number; kEnv
-  // NAME=VALUE, repeatable; kBool a flag without a value.
-  enum class Kind { kString, kInt, kBool, kEnv, kSignal, kDuration, kTime };
+  // NAME=VALUE, repeatable; kBool a flag without a value; kList one item per use of the
+  // flag (repeatable), the items a JSON array of strings in the order given, each checked
+  // with list_item_error().
+  enum class Kind { kString, kInt, kBool, kEnv, kSignal, kDuration, kTime, kList };
   const char* name;  // the JSON key
   const char* flag;  // frugal submit's long flag, without "--" ("" for command)
   Kind kind;
@@ -68,10 +70,16 @@ const std::vector<std::string>& simulation_only_fields();
 // a 400 pointing to `datasets`, the live form.
 const std::vector<std::string>& simulation_storage_fields();
 
-// `datasets`: a field of POST /v1/jobs outside job_request_fields() (no `frugal submit` flag;
-// it is a list). A list of at most kMaxJobDatasets distinct "name@version" strings.
+// `datasets` (in job_request_fields(), kind kList; `frugal submit --dataset`, repeatable): a
+// list of at most kMaxJobDatasets distinct "name@version" strings.
 inline constexpr const char* kDatasetsField = "datasets";
 inline constexpr size_t kMaxJobDatasets = 64;
+
+// Why `item` cannot be the next item of list field `field` (kList) after `before`, the items
+// given so far, in the words the parser's 400 uses; "" when it can (the service still checks
+// what only it knows, e.g. whether a dataset is registered). Thread-safe.
+std::string list_item_error(const std::string& field, const std::string& item,
+                            const std::vector<std::string>& before);
 
 // Limits the service imposes (from its config).
 struct RequestLimits {

@@ -18,14 +18,14 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 void restore_checkpoint(StorageManager& m, const PrepRequest& r, StoragePrep& out,
                         const LiveStorage::Log& log) {
   const std::string job = std::to_string(r.job);
-  if (auto scanned = m.scan_checkpoints(job, r.team, r.checkpoint_dir); !scanned.ok())
+  if (auto scanned = m.scan_checkpoints(job, r.team, r.checkpoint_dir, r.now); !scanned.ok())
     log(fmt::format("storage: job {}: scanning {}: {}", r.job, r.checkpoint_dir,
                     scanned.error().message));
   if (!r.restore) return;
   bool complete = false;
   for (const storage::CheckpointRecord& c : m.checkpoints(job)) complete |= c.completed_at >= 0;
   if (!complete) return;
-  auto restored = m.restore_newest(job);
+  auto restored = m.restore_newest(job, r.now);
   if (!restored.ok()) {
     // Not fatal: the run starts with what its folder holds (its code decides).
     log(fmt::format("storage: job {}: restoring its newest checkpoint: {}", r.job,
@@ -178,7 +178,7 @@ void LiveStorage::run_ended(int64_t job, const std::string& team, const std::str
     if (Status st = m.release(id, now); !st.ok())
       log_(fmt::format("storage: job {}: release: {}", job, st.error().message));
     if (!std::filesystem::exists(checkpoint_dir)) return;
-    if (auto s = m.scan_checkpoints(id, team, checkpoint_dir); !s.ok())
+    if (auto s = m.scan_checkpoints(id, team, checkpoint_dir, now); !s.ok())
       log_(fmt::format("storage: job {}: scanning {}: {}", job, checkpoint_dir, s.error().message));
   });
 }
@@ -190,7 +190,7 @@ bool LiveStorage::lifecycle(std::vector<JobCheckpoints> running, std::set<std::s
                  now](StorageManager& m) {
     for (const JobCheckpoints& j : running)
       if (std::filesystem::exists(j.dir))
-        (void)m.scan_checkpoints(std::to_string(j.job), j.team, j.dir);
+        (void)m.scan_checkpoints(std::to_string(j.job), j.team, j.dir, now);
     auto report = m.run_lifecycle(
         now, [&can_restart](const std::string& job) { return can_restart.count(job) > 0; });
     if (!report.ok()) {
@@ -202,6 +202,7 @@ bool LiveStorage::lifecycle(std::vector<JobCheckpoints> running, std::set<std::s
                          storage::tier_name(a.from), storage::tier_name(a.to), a.reason));
       for (const std::string& e : report.value().errors) log_("storage: lifecycle: " + e);
     }
+    if (Status st = m.bill_tick(now); !st.ok()) log_("storage: bill: " + st.error().message);
     lifecycle_running_ = false;
   });
   return true;

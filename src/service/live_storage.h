@@ -90,6 +90,8 @@ class LiveStorage {
   std::vector<std::tuple<std::string, uint64_t, std::vector<std::string>>> residency() const;
   // One line per tier unavailable (StorageManager::tier_alerts), keyed by tier name.
   std::vector<std::pair<std::string, std::string>> tier_alerts() const;
+  // The storage bill up to `now` (storage::bill_json's shape, every team); null on error.
+  nlohmann::json bill_json(double now) const;
 
   // ---- changes (worker) ----
   void prepare(PrepRequest r);
@@ -98,7 +100,8 @@ class LiveStorage {
   void run_ended(int64_t job, const std::string& team, const std::string& checkpoint_dir,
                  double now);
   // Rescans `running`'s folders, then runs the lifecycle (jobs in `can_restart` keep their
-  // newest complete checkpoint). Skipped (false) while the previous one has not finished.
+  // newest complete checkpoint), then integrates the bill's waste (bill_tick). Skipped
+  // (false) while the previous one has not finished.
   bool lifecycle(std::vector<JobCheckpoints> running, std::set<std::string> can_restart,
                  double now);
   // POST /v1/datasets: hashes and registers (StorageManager::add_dataset) on the worker.
@@ -117,6 +120,19 @@ class LiveStorage {
   // Last: destroyed first, so no task runs once the rest is gone.
   std::unique_ptr<StorageWorker> worker_;
 };
+
+// GET /v1/ledger's `storage` block (scheduler_storage_bill.cpp): the real-bytes bill of the
+// storage manager (storage/storage_bill.h) added to the admin ledger `body` as body["storage"]
+// (every team, the total, per job); nothing when `storage` is null (storage off).
+void add_storage_bill(nlohmann::json& body, const LiveStorage* storage, double now);
+// The part of an admin ledger body's `storage` block `team` may see: its own team, its total
+// and its jobs; null when the body has none.
+nlohmann::json team_storage_bill(const nlohmann::json& admin_body, const std::string& team);
+
+// /metrics: frugal_storage_usd{team,tier} (storage dollars so far) and
+// frugal_storage_transfer_usd{team} from an admin ledger body's `storage` block; nothing
+// without one.
+void render_storage_bill_metrics(const nlohmann::json& ledger, std::string& out);
 
 // StorageManager::tier_alerts's lines by tier: the tier a line names ("storage tier NAME …").
 std::vector<std::pair<std::string, std::string>> alerts_by_tier(

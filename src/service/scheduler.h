@@ -86,6 +86,8 @@ struct LedgerJobRow {
   std::string team, name, state;
   double run_s = 0, compute_usd = 0, total_usd = 0;
   double utilization = -1;  // measured, < 0 none
+  // Storage: seconds its runs' GPUs were held for staging, and their cost (part of compute_usd).
+  double staging_s = 0, staging_usd = 0;
 };
 
 struct ReadSnapshot {
@@ -248,10 +250,7 @@ class Scheduler {
     // run segments did so far, in reference-model seconds (what a shadow run lasts).
     bool in_shadow = false;
     double work_ref_s = 0;
-    // Storage (scheduler_storage.cpp): the last run's staging of its datasets and of its
-    // checkpoint back to the hot tier, seconds (< 0: none); in the job's JSON.
-    double stage_s = -1;
-    double restore_s = -1;
+    // Storage: its staging figures are in `rec` (stored; JobRecord::stage_s, staging_usd).
   };
   struct Command {
     std::function<ApiReply()> fn;
@@ -387,6 +386,13 @@ class Scheduler {
   // storage.lifecycle_interval_s, tier alerts (storage_tier_unavailable).
   void storage_turn(double now);
   void storage_alerts(double now);
+  // A finished preparation of job l's current run segment: the last run's stage_s/restore_s
+  // and, added to staging_s and staging_usd, its seconds and what the held GPUs cost over
+  // them (Ledger::quote from the segment's start, at the utilisation its segments are priced).
+  void charge_staging(Live& l, const StoragePrep& p);
+  // Per team, staging_usd over its jobs (those in memory and those retention took out): a
+  // part of the team's compute (rental + energy), never added beside it.
+  std::map<std::string, double> staging_by_team() const;
   // A run segment closed: its datasets released, its checkpoint folder scanned (worker).
   void storage_run_ended(const Live& l, double now);
   // The prepared run's environment: FRUGAL_DATASET_DIR(S), FRUGAL_SHARD_INDEX/COUNT.
@@ -618,6 +624,8 @@ class Scheduler {
   double lifecycle_at_ = 0;
   double tiers_checked_at_ = -1e18;
   std::set<std::string> tiers_alerted_;
+  // staging_usd of the jobs retention took out of memory, by team (staging_by_team()).
+  std::map<std::string, double> retired_staging_usd_;
   const Engine* seeded_engine_ = nullptr;  // the engine seed_residency() last told
   // Metrics.
   LatencyHistogram decision_latency_;  // one engine cycle (schedule + applying it)

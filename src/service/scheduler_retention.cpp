@@ -27,6 +27,7 @@ void Scheduler::retention(double now) {
       if (is_final(r.state) && r.finished_at >= 0 && r.finished_at < before) {
         // The engine and the ledger keep a pointer to the spec under the job's index.
         retired_specs_.push_back(std::move(it->second.spec));
+        if (r.staging_usd > 0) retired_staging_usd_[r.team] += r.staging_usd;  // staging_by_team
         it = jobs_.erase(it);
         ++evicted_;
       } else {

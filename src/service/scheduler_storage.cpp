@@ -109,8 +109,7 @@ void Scheduler::storage_turn(double now) {
     const auto it = jobs_.find(p.job);
     if (it == jobs_.end()) continue;
     Live& l = it->second;
-    l.stage_s = l.rec.request.datasets.empty() ? -1 : p.stage_s;
-    l.restore_s = p.restore_s;
+    charge_staging(l, p);
     const bool still_waiting = l.rec.state == JobStatus::kRunning && l.rec.handle.empty() &&
                                l.rec.restart_count == p.segment;
     if (still_waiting) {
@@ -131,6 +130,33 @@ void Scheduler::storage_turn(double now) {
       running.push_back({id, l.rec.team, fmt::format("{}/{}", config_.checkpoint_dir, id)});
   }
   if (storage_->lifecycle(std::move(running), std::move(can_restart), now)) lifecycle_at_ = now;
+}
+
+void Scheduler::charge_staging(Live& l, const StoragePrep& p) {
+  l.rec.stage_s = l.rec.request.datasets.empty() ? -1 : p.stage_s;
+  l.rec.restore_s = p.restore_s;
+  mark(l);
+  const double seconds = std::max(0.0, l.rec.stage_s) + std::max(0.0, l.rec.restore_s);
+  // Charged while the run it prepared holds its GPUs (its segment open, not launched yet): a
+  // run stopped during its staging is charged nothing here (its segment's cost holds it all).
+  if (!(seconds > 0) || l.rec.state != JobStatus::kRunning || l.rec.restart_count != p.segment ||
+      l.rec.segment_start < 0)
+    return;
+  l.rec.staging_s += seconds;
+  if (!accounting_ || l.placement.slots.empty()) return;
+  // The stretch the segment is priced over first (it starts at the decision): the same price,
+  // so staging_usd is the part of the job's compute the staging held its GPUs for.
+  const Seconds t0 = engine_time(l.rec.segment_start);
+  l.rec.staging_usd += accounting_->ledger()
+                           .quote(*l.spec, l.placement, t0, t0 + seconds, measured_utilization(l))
+                           .total_usd();
+}
+
+std::map<std::string, double> Scheduler::staging_by_team() const {
+  std::map<std::string, double> out = retired_staging_usd_;
+  for (const auto& [id, l] : jobs_)
+    if (l.rec.staging_usd > 0) out[l.rec.team] += l.rec.staging_usd;
+  return out;
 }
 
 void Scheduler::storage_alerts(double now) {

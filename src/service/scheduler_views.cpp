@@ -32,9 +32,12 @@ nlohmann::json Scheduler::job_json(const Live& l, double now) const {
   j["utilization"] = r.utilization >= 0 ? nlohmann::json(r.utilization) : nlohmann::json();
   j[kDatasetsField] = r.request.datasets;
   // Storage: the last run's staging of its datasets and of its checkpoint back to the hot
-  // tier (the restart's cost), seconds; null when none.
-  j["stage_s"] = l.stage_s >= 0 ? nlohmann::json(l.stage_s) : nlohmann::json();
-  j["restore_s"] = l.restore_s >= 0 ? nlohmann::json(l.restore_s) : nlohmann::json();
+  // tier (the restart's cost), seconds; null when none. Over all its runs: the staging's
+  // seconds and what its held GPUs cost meanwhile (a part of its compute cost).
+  j["stage_s"] = r.stage_s >= 0 ? nlohmann::json(r.stage_s) : nlohmann::json();
+  j["restore_s"] = r.restore_s >= 0 ? nlohmann::json(r.restore_s) : nlohmann::json();
+  j["staging_s"] = r.staging_s;
+  j["staging_usd"] = r.staging_usd;
   if (r.state == JobStatus::kDeferred) j["deferred_until"] = r.deferred_until;
   // Why a queued job waits, from the plugins that said no (Engine::explain).
   if (state == "queued" && l.idx != Live::kNone) {
@@ -162,12 +165,25 @@ nlohmann::json Scheduler::ledger_json(double now, std::vector<LedgerJobRow>& job
   for (const auto& [id, l] : jobs_) {
     if (l.rec.started_at < 0) continue;
     const JobIdx j = ledger_index(id);
-    jobs.push_back(LedgerJobRow{id, l.rec.team, l.rec.request.name,
-                                std::string(to_string(l.rec.state)), at_now.run_time(j),
-                                at_now.ledger().job_compute(j).total_usd(),
-                                at_now.ledger().job_total_usd(j), l.rec.utilization});
+    jobs.push_back(LedgerJobRow{
+        id, l.rec.team, l.rec.request.name, std::string(to_string(l.rec.state)), at_now.run_time(j),
+        at_now.ledger().job_compute(j).total_usd(), at_now.ledger().job_total_usd(j),
+        l.rec.utilization, l.rec.staging_s, l.rec.staging_usd});
   }
   nlohmann::json body = to_json(rep);  // the shape `frugal simulate` reports (docs/REPORT.md)
+  // Staging (with storage on): a part of each team's compute (rental + energy), not added
+  // beside it. Without storage the body is exactly the simulator's (ledger_identity_test).
+  if (storage_) {
+    const std::map<std::string, double> staging = staging_by_team();
+    double staging_usd = 0;
+    for (auto& [team, account] : body["by_team"].items()) {
+      const auto it = staging.find(team);
+      account["staging_usd"] = it != staging.end() ? it->second : 0.0;
+      staging_usd += account["staging_usd"].get<double>();
+    }
+    body["cost"]["staging_usd"] = staging_usd;
+  }
+  add_storage_bill(body, storage_.get(), now);  // the real-bytes bill (storage_bill.h)
   body["as_of"] = now;
   return body;
 }
@@ -182,6 +198,8 @@ nlohmann::json ledger_job_json(const LedgerJobRow& r) {
           {"run_s", r.run_s},
           {"compute_usd", r.compute_usd},
           {"utilization", r.utilization >= 0 ? nlohmann::json(r.utilization) : nlohmann::json()},
+          {"staging_s", r.staging_s},
+          {"staging_usd", r.staging_usd},
           {"total_usd", r.total_usd}};
 }
 
@@ -201,6 +219,7 @@ ApiReply ledger_view(const ReadSnapshot& snap, const Principal& who,
       r.body["waste"] = (*it)["waste"];
     }
     r.body["by_team"] = teams;
+    if (admin.contains("storage")) r.body["storage"] = team_storage_bill(admin, who.team);
     r.body["as_of"] = admin["as_of"];
   }
   // The rows the principal may see and asked for, rendered for those alone.
@@ -328,6 +347,7 @@ std::string Scheduler::metrics_text(double now, const nlohmann::json& ledger) {
   if (!ledger.is_null()) cost = ledger["cost"]["total_usd"].get<double>();
   render_metric("frugal_cost_usd", "gauge",
                 "Cost so far (USD): jobs' GPU time and the capacity nobody held", cost, out);
+  render_storage_bill_metrics(ledger, out);  // with storage: (scheduler_storage_bill.cpp)
   render_metric("frugal_alerts_active", "gauge", "Alerts firing",
                 static_cast<double>(alerts_.active_count()), out);
   render_pool_metrics(out);

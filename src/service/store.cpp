@@ -85,6 +85,12 @@ constexpr const char* kMigrations[] = {
     "  provisioned_gpus REAL NOT NULL, allocated_gpus REAL NOT NULL, busy_gpus REAL,"
     "  queued_jobs REAL NOT NULL, burn_usd_h REAL NOT NULL, idle_usd_h REAL NOT NULL,"
     "  teams TEXT NOT NULL);",
+    // 11 → 12: storage: the last run's staging (datasets, checkpoint restore; -1 none) and the
+    // staging over all its runs, seconds and the held GPUs' cost (job_record.h).
+    "ALTER TABLE jobs ADD COLUMN stage_s REAL NOT NULL DEFAULT -1;"
+    "ALTER TABLE jobs ADD COLUMN restore_s REAL NOT NULL DEFAULT -1;"
+    "ALTER TABLE jobs ADD COLUMN staging_s REAL NOT NULL DEFAULT 0;"
+    "ALTER TABLE jobs ADD COLUMN staging_usd REAL NOT NULL DEFAULT 0;",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -175,8 +181,8 @@ Status Store::prepare() {
       "INSERT OR REPLACE INTO jobs (id, team, request, state, held, submitted_at, started_at,"
       " segment_start, finished_at, deferred_until, restart_count, exit_code, reason, handle,"
       " placement, utilization, utilization_samples, stopping_handle, stopping_placement,"
-      " cancel_requested, output_truncated)"
-      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?);";
+      " cancel_requested, output_truncated, stage_s, restore_s, staging_s, staging_usd)"
+      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?);";
   const char* seg =
       "INSERT OR REPLACE INTO segments (job_id, t0, t1, kept_s, placement) VALUES (?,?,?,?,?);";
   const char* tr =
@@ -232,6 +238,10 @@ Status Store::put_job(const JobRecord& j) {
                     static_cast<int>(j.stopping_placement.size()), SQLITE_TRANSIENT);
   sqlite3_bind_int(s, 20, j.cancel_requested ? 1 : 0);
   sqlite3_bind_int(s, 21, j.output_truncated ? 1 : 0);
+  sqlite3_bind_double(s, 22, j.stage_s);
+  sqlite3_bind_double(s, 23, j.restore_s);
+  sqlite3_bind_double(s, 24, j.staging_s);
+  sqlite3_bind_double(s, 25, j.staging_usd);
   if (sqlite3_step(s) != SQLITE_DONE) return Error{sqlite3_errmsg(db_)};
   return Status::Ok();
 }
@@ -286,7 +296,7 @@ constexpr const char* kJobColumns =
     "id, team, request, state, held, submitted_at, started_at, segment_start,"
     " finished_at, deferred_until, restart_count, exit_code, reason, handle, placement,"
     " utilization, utilization_samples, stopping_handle, stopping_placement, cancel_requested,"
-    " output_truncated";
+    " output_truncated, stage_s, restore_s, staging_s, staging_usd";
 
 // The job of the current row of a statement selecting kJobColumns.
 Result<JobRecord> job_row(sqlite3_stmt* s) {
@@ -319,6 +329,10 @@ Result<JobRecord> job_row(sqlite3_stmt* s) {
   j.stopping_placement = column_text(s, 18);
   j.cancel_requested = sqlite3_column_int(s, 19) != 0;
   j.output_truncated = sqlite3_column_int(s, 20) != 0;
+  j.stage_s = sqlite3_column_double(s, 21);
+  j.restore_s = sqlite3_column_double(s, 22);
+  j.staging_s = sqlite3_column_double(s, 23);
+  j.staging_usd = sqlite3_column_double(s, 24);
   return j;
 }
 

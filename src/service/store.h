@@ -22,7 +22,7 @@ struct sqlite3_stmt;
 
 namespace frugal {
 
-inline constexpr int kSchemaVersion = 11;
+inline constexpr int kSchemaVersion = 12;
 
 // One ended run segment: job held `placement` (JSON) over [t0, t1) and kept_s seconds of
 // its work survived (the rest is rework).

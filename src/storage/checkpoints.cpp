@@ -53,7 +53,8 @@ bool newer(const CheckpointRecord& a, const CheckpointRecord& b) {
 
 Result<std::vector<CheckpointRecord>> StorageManager::scan_checkpoints(const std::string& job,
                                                                        const std::string& team,
-                                                                       const std::string& dir) {
+                                                                       const std::string& dir,
+                                                                       double now) {
   if (Status s = writable("scan_checkpoints"); !s.ok()) return s.error();
 
   if (Status s = db_->put_job(job, team, dir); !s.ok()) return s.error();
@@ -74,9 +75,11 @@ Result<std::vector<CheckpointRecord>> StorageManager::scan_checkpoints(const std
     f.name = p.filename().string();
     f.step = step_of(f.name);
     f.completed_at = completed_at(path, config_.marker);
+    if (f.bytes != sig.value().bytes) f.checksum.clear();  // rewritten: hashed again when needed
     f.bytes = sig.value().bytes;
     if (f.id == 0) {
       f.tier = "hot";
+      f.tier_since = now;
       if (auto id = db_->insert_fileset(f); !id.ok()) return id.error();
     } else if (Status s = db_->update_fileset(f); !s.ok()) {
       return s.error();
@@ -98,7 +101,6 @@ std::vector<CheckpointRecord> StorageManager::checkpoints(const std::string& job
 
 Status StorageManager::execute(const CheckpointRecord& c, const LifecycleAction& a, double now,
                                LifecycleReport& report) {
-  (void)now;
   const std::string label = fmt::format("checkpoint {}/{}", c.job, c.name);
   // Right before acting: the folder must be there and still complete.
   if (completed_at(c.path, config_.marker) < 0) {
@@ -108,11 +110,9 @@ Status StorageManager::execute(const CheckpointRecord& c, const LifecycleAction&
   }
   ExecutedAction done{a.kind, c.job, c.name, c.tier, a.to, c.path, c.bytes, a.reason};
   if (a.kind == ActionKind::remove) {
-    if (Status s = db_->delete_fileset(c.id); !s.ok()) return s;
-    if (Status s = remove_tree(c.path); !s.ok()) return s;
-    (void)fsync_parent(c.path);
+    if (Status s = delete_checkpoint(c.id, c.path, now); !s.ok()) return s;
   } else {
-    if (Status s = move_checkpoint(c.id, a.to); !s.ok()) return s;
+    if (Status s = move_checkpoint(c.id, a.to, now); !s.ok()) return s;
     if (auto f = db_->fileset(c.id)) done.path = f->path;
   }
   report.done.push_back(std::move(done));
@@ -142,7 +142,43 @@ Result<LifecycleReport> StorageManager::run_lifecycle(
   return report;
 }
 
-Result<RestoreResult> StorageManager::restore_newest(const std::string& job) {
+Status StorageManager::delete_checkpoint(int64_t id, const std::string& path, double now) {
+  // Folder out of the way first (a crash here: recover_deletions renames it back), then the
+  // record (a crash after it: the temporary is swept at open), then the bytes.
+  const std::string doomed = path + kTmpInfix + "delete";
+  (void)remove_tree(doomed);
+  if (Status s = rename_path(path, doomed); !s.ok()) return s;
+  (void)fsync_parent(path);
+  if (Status s = db_->delete_fileset(id, now); !s.ok()) {
+    (void)rename_path(doomed, path);
+    return s;
+  }
+  if (Status s = remove_tree(doomed); !s.ok()) return s;
+  (void)fsync_parent(doomed);
+  return {};
+}
+
+void StorageManager::recover_deletions(std::vector<std::string>& done) {
+  for (const FileSet& f : db_->filesets("checkpoint")) {
+    const std::string doomed = f.path + kTmpInfix + "delete";
+    if (path_exists(f.path) || !path_exists(doomed)) continue;
+    if (rename_path(doomed, f.path).ok())
+      done.push_back(fmt::format("rolled back deletion of {}", f.path));
+  }
+  // The rest (a deletion whose record went, an interrupted restore's copy) are temporaries:
+  // the tier sweep does not reach jobs' checkpoint dirs, so they are swept here.
+  for (const std::string& dir : db_->checkpoint_dirs()) {
+    std::error_code ec;
+    std::vector<fs::path> found;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+      if (it->path().filename().string().find(kTmpInfix) != std::string::npos)
+        found.push_back(it->path());
+    for (const fs::path& p : found)
+      if (remove_tree(p.string()).ok()) done.push_back("removed orphan " + p.string());
+  }
+}
+
+Result<RestoreResult> StorageManager::restore_newest(const std::string& job, double now) {
   if (Status s = writable("restore_newest"); !s.ok()) return s.error();
 
   std::vector<CheckpointRecord> recs = checkpoints(job);
@@ -154,20 +190,20 @@ Result<RestoreResult> StorageManager::restore_newest(const std::string& job) {
   RestoreResult r{best->path, best->name, best->tier, best->bytes, 0};
   if (best->tier == Tier::hot) return r;
   const auto t0 = std::chrono::steady_clock::now();
-  if (Status s = move_checkpoint(best->id, Tier::hot); !s.ok())
+  if (Status s = move_checkpoint(best->id, Tier::hot, now); !s.ok())
     return Error{fmt::format("restore of {}/{}: {}", job, best->name, s.error().message)};
   r.staging_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (auto f = db_->fileset(best->id)) r.path = f->path;
   return r;
 }
 
-Result<int> StorageManager::forget_missing_checkpoints(const std::string& job) {
+Result<int> StorageManager::forget_missing_checkpoints(const std::string& job, double now) {
   if (Status s = writable("forget_missing_checkpoints"); !s.ok()) return s.error();
 
   int n = 0;
   for (const FileSet& f : db_->filesets("checkpoint", job)) {
     if (path_exists(f.path)) continue;
-    if (Status s = db_->delete_fileset(f.id); !s.ok()) return s.error();
+    if (Status s = db_->delete_fileset(f.id, now); !s.ok()) return s.error();
     ++n;
   }
   return n;

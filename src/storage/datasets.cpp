@@ -73,9 +73,23 @@ bool same_manifest(const std::vector<ManifestEntry>& a, const std::vector<Manife
                     });
 }
 
+// Closes the open intervals of the objects `manifest` shares at `now`: their split among teams
+// is about to change (a dataset declared or dropped), so the bill stays exact per team.
+Status close_shared(StorageDb& db, const std::vector<ManifestEntry>& manifest, double now) {
+  for (const ManifestEntry& e : manifest) {
+    std::optional<FileSet> obj = db.object(e.hash);
+    if (!obj || obj->tier_since >= now) continue;
+    if (Status s = db.add_usage(*obj, now); !s.ok()) return s;
+    obj->tier_since = now;
+    if (Status s = db.update_fileset(*obj); !s.ok()) return s;
+  }
+  return {};
+}
+
 Status record_dataset(StorageDb& db, const DatasetRow& row, const std::string& team,
                       const std::vector<ManifestEntry>& manifest,
                       const std::map<std::string, std::string>& object_paths, double now) {
+  if (Status s = close_shared(db, manifest, now); !s.ok()) return s;
   if (Status s = db.insert_dataset(row); !s.ok()) return s;
   if (Status s = db.add_team(row.spec, team); !s.ok()) return s;
   for (const ManifestEntry& e : manifest) {
@@ -96,6 +110,7 @@ Status record_dataset(StorageDb& db, const DatasetRow& row, const std::string& t
     f.checksum = e.hash;
     f.refcount = 1;
     f.last_use = now;
+    f.tier_since = now;
     f.name = e.hash;
     if (auto id = db.insert_fileset(f); !id.ok()) return id.error();
   }
@@ -116,7 +131,14 @@ Result<DatasetInfo> StorageManager::add_dataset(const std::string& spec, const s
     if (!same_manifest(have.value().manifest, manifest.value()))
       return Error{fmt::format(
           "dataset {} is already registered with different content; register a new version", spec)};
-    if (Status s = db_->add_team(spec, team); !s.ok()) return s.error();
+    if (Status s = db_->begin(); !s.ok()) return s.error();
+    Status s = close_shared(*db_, have.value().manifest, now);
+    if (s.ok()) s = db_->add_team(spec, team);
+    if (s.ok()) s = db_->commit();
+    if (!s.ok()) {
+      db_->rollback();
+      return s.error();
+    }
     return find_dataset(spec);
   }
   auto warm = tier_root(Tier::warm);
@@ -165,7 +187,7 @@ std::vector<DatasetInfo> StorageManager::list_datasets() const {
   return out;
 }
 
-Status StorageManager::remove_dataset(const std::string& spec) {
+Status StorageManager::remove_dataset(const std::string& spec, double now) {
   if (Status s = writable("remove_dataset"); !s.ok()) return s;
 
   auto info = find_dataset(spec);
@@ -179,9 +201,9 @@ Status StorageManager::remove_dataset(const std::string& spec) {
     staged.push_back(f);
   }
   if (Status s = db_->begin(); !s.ok()) return s;
-  Status s;
+  Status s = close_shared(*db_, info.value().manifest, now);
   for (const FileSet& f : staged)
-    if (s.ok()) s = db_->delete_fileset(f.id);
+    if (s.ok()) s = db_->delete_fileset(f.id, now);
   for (const ManifestEntry& e : info.value().manifest) {
     std::optional<FileSet> obj = db_->object(e.hash);
     if (!obj || !s.ok()) continue;

@@ -35,7 +35,7 @@ Status Mover::abort_move(const MoveEntry& m, const std::string& why) {
   return Error{why};
 }
 
-Status Mover::copy_and_verify(const FileSet& f, const MoveEntry& m) {
+Status Mover::copy_and_verify(const FileSet& f, const MoveEntry& m, double now) {
   auto sig0 = tree_signature(f.path);
   if (!sig0.ok()) return abort_move(m, "move: source " + sig0.error().message);
   auto sum0 = tree_checksum(f.path);
@@ -67,8 +67,12 @@ Status Mover::copy_and_verify(const FileSet& f, const MoveEntry& m) {
   step(MoveStep::record);
   moved.path = m.dst;
   moved.tier = m.to_tier;
+  moved.tier_since = now;
   if (Status s = db_.begin(); !s.ok()) return abort_move(renamed, s.error().message);
-  Status s = db_.update_fileset(moved);
+  // The bill in the same transaction: the source tier's interval closed, the transfer logged.
+  Status s = db_.add_usage(f, now);
+  if (s.ok()) s = db_.add_transfer(TransferRow{f.team, f.job, f.tier, m.to_tier, f.bytes, now});
+  if (s.ok()) s = db_.update_fileset(moved);
   if (s.ok()) s = db_.set_move_state(m.id, "recorded");
   if (s.ok()) s = db_.commit();
   if (!s.ok()) {
@@ -78,8 +82,12 @@ Status Mover::copy_and_verify(const FileSet& f, const MoveEntry& m) {
   step(MoveStep::delete_source);
   auto sig2 = tree_signature(f.path);
   if (!sig2.ok() || !(sig2.value() == sig0.value())) {
-    // Modified after the copy: undo the record, keep the source, drop the copy.
-    if (Status r = db_.update_fileset(f); !r.ok()) return r;
+    // Modified after the copy: undo the record, keep the source, drop the copy. Its interval
+    // on the old tier restarts at `now` (the one closed at the record step stays billed); the
+    // transfer stays logged (its bytes were read).
+    FileSet back = f;
+    back.tier_since = now;
+    if (Status r = db_.update_fileset(back); !r.ok()) return r;
     return abort_move(renamed, fmt::format("move of {} aborted: the source was modified while "
                                            "moving (kept where it was; the copy was removed)",
                                            f.path));
@@ -90,7 +98,7 @@ Status Mover::copy_and_verify(const FileSet& f, const MoveEntry& m) {
   return db_.delete_move(m.id);
 }
 
-Status Mover::move(int64_t id, const std::string& dst, const std::string& to_tier) {
+Status Mover::move(int64_t id, const std::string& dst, const std::string& to_tier, double now) {
   const std::optional<FileSet> f = db_.fileset(id);
   if (!f) return Error{fmt::format("move: no file set {}", id)};
   if (!path_exists(f->path)) return Error{fmt::format("move: {} does not exist", f->path)};
@@ -101,7 +109,7 @@ Status Mover::move(int64_t id, const std::string& dst, const std::string& to_tie
   auto mid = db_.insert_move(m);
   if (!mid.ok()) return mid.error();
   m.id = mid.value();
-  return copy_and_verify(*f, m);
+  return copy_and_verify(*f, m, now);
 }
 
 Result<std::vector<std::string>> Mover::recover() {

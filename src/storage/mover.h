@@ -27,8 +27,10 @@ class Mover {
 
   // Moves file set `id` to `dst` (must not exist; its parent is created) on tier `to_tier`.
   // On success the record holds dst and the new tier. An empty record checksum is computed
-  // from the source first.
-  Status move(int64_t id, const std::string& dst, const std::string& to_tier);
+  // from the source first. The record step also closes the file set's interval on its old tier
+  // into storage_usage, restarts it at `now` and logs the transfer (storage_transfers), in the
+  // same transaction: a crash can neither lose nor double-count a byte-second.
+  Status move(int64_t id, const std::string& dst, const std::string& to_tier, double now);
 
   // Completes or rolls back unfinished journal entries; one line per entry handled.
   Result<std::vector<std::string>> recover();
@@ -37,7 +39,7 @@ class Mover {
   void step(MoveStep s) const {
     if (hook_) hook_(s);
   }
-  Status copy_and_verify(const FileSet& f, const MoveEntry& m);
+  Status copy_and_verify(const FileSet& f, const MoveEntry& m, double now);
   Status abort_move(const MoveEntry& m, const std::string& why);
 
   StorageDb& db_;

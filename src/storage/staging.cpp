@@ -32,7 +32,7 @@ Status StorageManager::materialise(const std::vector<ManifestEntry>& files,
 }
 
 Status StorageManager::make_room(const std::string& node, uint64_t bytes,
-                                 std::vector<std::string>& evicted) {
+                                 std::vector<std::string>& evicted, double now) {
   const TierConfig* hot = find_tier(config_, "hot");
   if (!hot || hot->capacity_bytes == 0) return {};
   uint64_t used = 0, freeable = 0;
@@ -56,7 +56,7 @@ Status StorageManager::make_room(const std::string& node, uint64_t bytes,
   });
   for (const FileSet& f : unused) {
     if (used + bytes <= hot->capacity_bytes) break;
-    if (Status s = db_->delete_fileset(f.id); !s.ok()) return s;
+    if (Status s = db_->delete_fileset(f.id, now); !s.ok()) return s;
     (void)remove_tree(f.path);
     used -= f.bytes;
     evicted.push_back(f.path);
@@ -96,9 +96,9 @@ Result<StagedDataset> StorageManager::stage(const std::string& spec, const std::
       out.reused = true;
       return out;
     }
-    if (Status s = db_->delete_fileset(have->id); !s.ok()) return s.error();
+    if (Status s = db_->delete_fileset(have->id, now); !s.ok()) return s.error();
   }
-  if (Status s = make_room(node, out.bytes, out.evicted); !s.ok()) return s.error();
+  if (Status s = make_room(node, out.bytes, out.evicted, now); !s.ok()) return s.error();
   const std::string tmp = out.dir + kTmpInfix + "stage";
   (void)remove_tree(tmp);
   (void)remove_tree(out.dir);  // unrecorded leftover of an interrupted stage
@@ -107,10 +107,14 @@ Result<StagedDataset> StorageManager::stage(const std::string& spec, const std::
     return s.error();
   }
   if (Status s = rename_path(tmp, out.dir); !s.ok()) return s.error();
+  // Billed to the job that staged it and that job's team (storage_jobs), else the dataset's
+  // first declaring team.
   FileSet f;
   f.kind = "staged";
   f.job = job;
   f.team = ds.value().teams.empty() ? "" : ds.value().teams.front();
+  if (const auto known = db_->job(job); known && !known->first.empty()) f.team = known->first;
+  f.tier_since = now;
   f.tier = "hot";
   f.path = out.dir;
   f.bytes = out.bytes;
@@ -119,9 +123,17 @@ Result<StagedDataset> StorageManager::stage(const std::string& spec, const std::
   f.node = node;
   f.shard_index = shard_index;
   f.shard_count = shard_count;
+  // The record, its user and the transfer (warm objects -> hot, by logical bytes whether hard
+  // linked or copied) in one transaction.
+  if (Status s = db_->begin(); !s.ok()) return s.error();
   auto id = db_->insert_fileset(f);
-  if (!id.ok()) return id.error();
-  if (Status s = db_->add_user(id.value(), job); !s.ok()) return s.error();
+  Status st = id.ok() ? db_->add_user(id.value(), job) : Status(id.error());
+  if (st.ok()) st = db_->add_transfer(TransferRow{f.team, job, "warm", "hot", out.bytes, now});
+  if (st.ok()) st = db_->commit();
+  if (!st.ok()) {
+    db_->rollback();
+    return st.error();
+  }
   return out;
 }
 

@@ -45,6 +45,8 @@ Status check_tier(const TierConfig& t) {
     if (const std::string why = check_folder(t.standby_path); !why.empty())
       return Error{fmt::format("{}.standby_path: {}", where, why)};
   if (t.usd_per_gb_month < 0) return Error{fmt::format("{}.usd_per_gb_month: must be >= 0", where)};
+  if (t.transfer_usd_per_gb < 0)
+    return Error{fmt::format("{}.transfer_usd_per_gb: must be >= 0", where)};
   if (t.read_mb_s < 0 || t.write_mb_s < 0)
     return Error{fmt::format("{}: read_mb_s and write_mb_s must be >= 0", where)};
   if (!t.mover_command.empty() && t.name != "cold")
@@ -78,6 +80,7 @@ Status validate(const StorageConfig& config) {
   if (config.marker.empty() || config.marker.find('/') != std::string::npos)
     return Error{"storage.checkpoint_marker: must be a plain file name"};
   if (config.lifecycle_interval_s <= 0) return Error{"storage.lifecycle_interval_s: must be > 0"};
+  if (config.hot_unused_after_s < 0) return Error{"storage.hot_unused_after_s: must be >= 0"};
   if (Status s = check_policy(config.default_policy, "storage.lifecycle"); !s.ok()) return s;
   for (const auto& [team, p] : config.team_policies)
     if (Status s = check_policy(p, "storage.team_policies." + team); !s.ok()) return s;

@@ -26,6 +26,9 @@ struct TierConfig {
   // object store after it landed in `path` (e.g. "aws s3 sync {src} s3://bucket/{rel}"),
   // run with {src} and {rel} substituted. Empty: the cold tier is the folder `path` only.
   std::string mover_command;
+  // USD per GB (1e9 bytes) read out of this tier into another (a cold archive's retrieval
+  // fee, an object store's egress); 0: free. Priced by bytes moved logically (storage_bill.h).
+  double transfer_usd_per_gb = 0;
 };
 
 struct StorageConfig {
@@ -39,6 +42,9 @@ struct StorageConfig {
   // the real path, symbolic links resolved, must lie inside one). Empty: only the admin may
   // register. The admin and `frugal storage dataset add` may name any path.
   std::vector<std::string> dataset_roots;
+  // A file set on the hot tier not used for this long (checkpoints: since completion or last
+  // use) is waste category hot_unused in the bill (storage_bill.h).
+  double hot_unused_after_s = 7 * 86400.0;
 };
 
 // The tier of that name, or nullptr.

@@ -2,12 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <utility>
 
 namespace frugal::storage {
 namespace {
 
-constexpr int kSchemaVersion = 1;
+// 1: the first tables. 2: storage_filesets.tier_since, storage_usage, storage_transfers,
+// storage_waste (the bill, storage_bill.h).
+constexpr int kSchemaVersion = 2;
 
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS storage_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -18,7 +21,8 @@ CREATE TABLE IF NOT EXISTS storage_filesets (
   refcount INTEGER NOT NULL DEFAULT 0, last_use REAL NOT NULL DEFAULT 0,
   name TEXT NOT NULL DEFAULT '', step INTEGER NOT NULL DEFAULT 0,
   completed_at REAL NOT NULL DEFAULT -1, node TEXT NOT NULL DEFAULT '',
-  shard_index INTEGER NOT NULL DEFAULT 0, shard_count INTEGER NOT NULL DEFAULT 1);
+  shard_index INTEGER NOT NULL DEFAULT 0, shard_count INTEGER NOT NULL DEFAULT 1,
+  tier_since REAL NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS storage_filesets_kind ON storage_filesets(kind, job);
 CREATE INDEX IF NOT EXISTS storage_filesets_sum ON storage_filesets(kind, checksum);
 CREATE TABLE IF NOT EXISTS storage_datasets (
@@ -35,11 +39,21 @@ CREATE TABLE IF NOT EXISTS storage_jobs (
 CREATE TABLE IF NOT EXISTS storage_moves (
   id INTEGER PRIMARY KEY AUTOINCREMENT, fileset_id INTEGER NOT NULL, src TEXT NOT NULL,
   dst TEXT NOT NULL, tmp TEXT NOT NULL, to_tier TEXT NOT NULL, state TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS storage_manifest_hash ON storage_manifest(hash);
+CREATE TABLE IF NOT EXISTS storage_usage (
+  team TEXT NOT NULL, job TEXT NOT NULL, kind TEXT NOT NULL, tier TEXT NOT NULL,
+  byte_seconds REAL NOT NULL DEFAULT 0, PRIMARY KEY (team, job, kind, tier));
+CREATE TABLE IF NOT EXISTS storage_transfers (
+  id INTEGER PRIMARY KEY AUTOINCREMENT, team TEXT NOT NULL, job TEXT NOT NULL,
+  from_tier TEXT NOT NULL, to_tier TEXT NOT NULL, bytes INTEGER NOT NULL, at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS storage_waste (
+  team TEXT NOT NULL, category TEXT NOT NULL, tier TEXT NOT NULL,
+  byte_seconds REAL NOT NULL DEFAULT 0, PRIMARY KEY (team, category, tier));
 )sql";
 
 constexpr const char* kFileSetCols =
     "id, kind, job, team, tier, path, bytes, checksum, refcount, last_use, name, step, "
-    "completed_at, node, shard_index, shard_count";
+    "completed_at, node, shard_index, shard_count, tier_since";
 
 // A prepared statement with positional binding; finalised on destruction.
 class Stmt {
@@ -102,6 +116,7 @@ FileSet read_fileset(const Stmt& s) {
   f.node = s.text(13);
   f.shard_index = static_cast<int>(s.i64(14));
   f.shard_count = static_cast<int>(s.i64(15));
+  f.tier_since = s.real(16);
   return f;
 }
 
@@ -120,7 +135,8 @@ void bind_fileset(Stmt& s, const FileSet& f) {
       .bind(f.completed_at)
       .bind(f.node)
       .bind(static_cast<int64_t>(f.shard_index))
-      .bind(static_cast<int64_t>(f.shard_count));
+      .bind(static_cast<int64_t>(f.shard_count))
+      .bind(f.tier_since);
 }
 
 std::vector<FileSet> query_filesets(sqlite3* db, const std::string& where,
@@ -176,7 +192,9 @@ Status StorageDb::migrate() {
     if (have > kSchemaVersion)
       s = Error{fmt::format("storage schema version {} is newer than this frugal's {}", have,
                             kSchemaVersion)};
-    else
+    else if (have == 1)
+      s = migrate_v1_to_v2();
+    if (s.ok() && have <= kSchemaVersion)
       s = exec(fmt::format(
           "INSERT OR REPLACE INTO storage_meta(key, value) VALUES('schema_version', '{}');",
           kSchemaVersion));
@@ -201,8 +219,8 @@ void StorageDb::rollback() {
 Result<int64_t> StorageDb::insert_fileset(const FileSet& f) {
   Stmt s(db_,
          "INSERT INTO storage_filesets(kind, job, team, tier, path, bytes, checksum, refcount, "
-         "last_use, name, step, completed_at, node, shard_index, shard_count) "
-         "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+         "last_use, name, step, completed_at, node, shard_index, shard_count, tier_since) "
+         "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   bind_fileset(s, f);
   if (Status st = s.run(); !st.ok()) return st.error();
   return static_cast<int64_t>(sqlite3_last_insert_rowid(db_));
@@ -212,17 +230,173 @@ Status StorageDb::update_fileset(const FileSet& f) {
   Stmt s(db_,
          "UPDATE storage_filesets SET kind=?, job=?, team=?, tier=?, path=?, bytes=?, "
          "checksum=?, refcount=?, last_use=?, name=?, step=?, completed_at=?, node=?, "
-         "shard_index=?, shard_count=? WHERE id=?");
+         "shard_index=?, shard_count=?, tier_since=? WHERE id=?");
   bind_fileset(s, f);
   s.bind(f.id);
   return s.run();
 }
 
-Status StorageDb::delete_fileset(int64_t id) {
-  Stmt u(db_, "DELETE FROM storage_users WHERE fileset_id=?");
-  if (Status st = u.bind(id).run(); !st.ok()) return st;
-  Stmt s(db_, "DELETE FROM storage_filesets WHERE id=?");
-  return s.bind(id).run();
+Status StorageDb::delete_fileset(int64_t id, double now) {
+  // One savepoint (nested in the caller's transaction, if any): the closed interval and the
+  // deletion land together or not at all.
+  if (Status st = exec("SAVEPOINT delete_fileset;"); !st.ok()) return st;
+  Status st;
+  if (const std::optional<FileSet> f = fileset(id)) st = add_usage(*f, now);
+  if (st.ok()) {
+    Stmt u(db_, "DELETE FROM storage_users WHERE fileset_id=?");
+    st = u.bind(id).run();
+  }
+  if (st.ok()) {
+    Stmt s(db_, "DELETE FROM storage_filesets WHERE id=?");
+    st = s.bind(id).run();
+  }
+  if (!st.ok()) {
+    (void)exec("ROLLBACK TO delete_fileset; RELEASE delete_fileset;");
+    return st;
+  }
+  return exec("RELEASE delete_fileset;");
+}
+
+std::vector<std::string> StorageDb::object_teams(const std::string& hash) const {
+  Stmt s(db_,
+         "SELECT DISTINCT t.team FROM storage_manifest m JOIN storage_dataset_teams t "
+         "ON m.spec = t.spec WHERE m.hash=? ORDER BY t.team");
+  s.bind(hash);
+  std::vector<std::string> out;
+  while (s.row()) out.push_back(s.text(0));
+  return out;
+}
+
+std::map<std::string, std::vector<std::string>> StorageDb::all_object_teams() const {
+  Stmt s(db_,
+         "SELECT DISTINCT m.hash, t.team FROM storage_manifest m JOIN storage_dataset_teams t "
+         "ON m.spec = t.spec ORDER BY m.hash, t.team");
+  std::map<std::string, std::vector<std::string>> out;
+  while (s.row()) out[s.text(0)].push_back(s.text(1));
+  return out;
+}
+
+std::vector<UsageRow> StorageDb::open_usage(const FileSet& f, double now) const {
+  std::map<std::string, std::vector<std::string>> teams;
+  if (f.kind == "dataset-object") teams[f.checksum] = object_teams(f.checksum);
+  return open_usage(f, now, teams);
+}
+
+std::vector<UsageRow> StorageDb::open_usage(
+    const FileSet& f, double now,
+    const std::map<std::string, std::vector<std::string>>& object_teams) const {
+  const double secs = now > f.tier_since ? now - f.tier_since : 0;
+  const double byte_seconds = static_cast<double>(f.bytes) * secs;
+  std::vector<UsageRow> out;
+  if (f.kind == "dataset-object") {
+    const auto found = object_teams.find(f.checksum);
+    std::vector<std::string> teams =
+        found == object_teams.end() ? std::vector<std::string>{} : found->second;
+    if (teams.empty()) teams.push_back(f.team);
+    for (const std::string& t : teams)
+      out.push_back(
+          UsageRow{t, "", f.kind, f.tier, byte_seconds / static_cast<double>(teams.size())});
+    return out;
+  }
+  out.push_back(UsageRow{f.team, f.job, f.kind, f.tier, byte_seconds});
+  return out;
+}
+
+Status StorageDb::add_usage(const FileSet& f, double now) {
+  for (const UsageRow& u : open_usage(f, now)) {
+    if (u.byte_seconds <= 0) continue;
+    Stmt s(db_,
+           "INSERT INTO storage_usage(team, job, kind, tier, byte_seconds) VALUES(?,?,?,?,?) "
+           "ON CONFLICT(team, job, kind, tier) DO UPDATE SET "
+           "byte_seconds = byte_seconds + excluded.byte_seconds");
+    if (Status st = s.bind(u.team).bind(u.job).bind(u.kind).bind(u.tier).bind(u.byte_seconds).run();
+        !st.ok())
+      return st;
+  }
+  return {};
+}
+
+std::vector<UsageRow> StorageDb::usage() const {
+  Stmt s(db_,
+         "SELECT team, job, kind, tier, byte_seconds FROM storage_usage "
+         "ORDER BY team, job, kind, tier");
+  std::vector<UsageRow> out;
+  while (s.row()) out.push_back(UsageRow{s.text(0), s.text(1), s.text(2), s.text(3), s.real(4)});
+  return out;
+}
+
+Status StorageDb::add_transfer(const TransferRow& t) {
+  Stmt s(db_,
+         "INSERT INTO storage_transfers(team, job, from_tier, to_tier, bytes, at) "
+         "VALUES(?,?,?,?,?,?)");
+  return s.bind(t.team)
+      .bind(t.job)
+      .bind(t.from_tier)
+      .bind(t.to_tier)
+      .bind(static_cast<int64_t>(t.bytes))
+      .bind(t.at)
+      .run();
+}
+
+std::vector<TransferRow> StorageDb::transfers() const {
+  // Summed per (team, job, from, to): the log grows with every move, the bill needs totals.
+  Stmt s(db_,
+         "SELECT team, job, from_tier, to_tier, SUM(bytes), MAX(at) FROM storage_transfers "
+         "GROUP BY team, job, from_tier, to_tier ORDER BY team, job, from_tier, to_tier");
+  std::vector<TransferRow> out;
+  while (s.row())
+    out.push_back(TransferRow{s.text(0), s.text(1), s.text(2), s.text(3),
+                              static_cast<uint64_t>(s.i64(4)), s.real(5)});
+  return out;
+}
+
+Status StorageDb::add_waste(const std::string& team, const std::string& category,
+                            const std::string& tier, double byte_seconds) {
+  Stmt s(db_,
+         "INSERT INTO storage_waste(team, category, tier, byte_seconds) VALUES(?,?,?,?) "
+         "ON CONFLICT(team, category, tier) DO UPDATE SET "
+         "byte_seconds = byte_seconds + excluded.byte_seconds");
+  return s.bind(team).bind(category).bind(tier).bind(byte_seconds).run();
+}
+
+std::vector<WasteRow> StorageDb::waste() const {
+  Stmt s(db_,
+         "SELECT team, category, tier, byte_seconds FROM storage_waste "
+         "ORDER BY team, category, tier");
+  std::vector<WasteRow> out;
+  while (s.row()) out.push_back(WasteRow{s.text(0), s.text(1), s.text(2), s.real(3)});
+  return out;
+}
+
+std::optional<std::string> StorageDb::meta(const std::string& key) const {
+  Stmt s(db_, "SELECT value FROM storage_meta WHERE key=?");
+  s.bind(key);
+  if (!s.row()) return std::nullopt;
+  return s.text(0);
+}
+
+Status StorageDb::set_meta(const std::string& key, const std::string& value) {
+  Stmt s(db_, "INSERT OR REPLACE INTO storage_meta(key, value) VALUES(?,?)");
+  return s.bind(key).bind(value).run();
+}
+
+Status StorageDb::migrate_v1_to_v2() {
+  // storage_filesets gains tier_since. Existing rows get the migration's wall-clock time: the
+  // time before it is not billed (the records did not keep when a file set entered its tier).
+  bool has = false;
+  {
+    Stmt c(db_, "PRAGMA table_info(storage_filesets)");
+    while (c.row()) has |= c.text(1) == "tier_since";
+  }
+  if (!has)
+    if (Status s = exec("ALTER TABLE storage_filesets ADD COLUMN tier_since REAL NOT NULL "
+                        "DEFAULT 0;");
+        !s.ok())
+      return s;
+  const double now =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  Stmt u(db_, "UPDATE storage_filesets SET tier_since=? WHERE tier_since <= 0");
+  return u.bind(now).run();
 }
 
 std::optional<FileSet> StorageDb::fileset(int64_t id) const {
@@ -333,6 +507,13 @@ std::optional<std::pair<std::string, std::string>> StorageDb::job(const std::str
   s.bind(job);
   if (!s.row()) return std::nullopt;
   return std::make_pair(s.text(0), s.text(1));
+}
+
+std::vector<std::string> StorageDb::checkpoint_dirs() const {
+  Stmt s(db_, "SELECT DISTINCT checkpoint_dir FROM storage_jobs ORDER BY checkpoint_dir");
+  std::vector<std::string> out;
+  while (s.row()) out.push_back(s.text(0));
+  return out;
 }
 
 Result<int64_t> StorageDb::insert_move(const MoveEntry& m) {

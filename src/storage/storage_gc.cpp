@@ -35,7 +35,8 @@ Result<std::vector<GcItem>> StorageManager::gc(
     if (Status s = writable("gc"); !s.ok()) return s.error();
   }
   std::vector<GcItem> items;
-  std::vector<int64_t> ids;  // records to drop, parallel to items (0: none)
+  std::vector<int64_t> ids;     // records to drop, parallel to items (0: none)
+  size_t checkpoint_items = 0;  // the first ones
   std::vector<CheckpointRecord> recs = checkpoints();
   std::vector<CheckpointInfo> infos;
   for (const CheckpointRecord& c : recs)
@@ -48,6 +49,7 @@ Result<std::vector<GcItem>> StorageManager::gc(
     const CheckpointRecord& c = recs.at(a.index);
     items.push_back(GcItem{"checkpoint", c.path, c.bytes, a.reason});
     ids.push_back(c.id);
+    ++checkpoint_items;
   }
   for (const FileSet& f : db_->filesets("dataset-object")) {
     if (f.refcount > 0) continue;
@@ -61,8 +63,12 @@ Result<std::vector<GcItem>> StorageManager::gc(
   }
   if (dry_run) return items;
   for (size_t i = 0; i < items.size(); ++i) {
+    if (i < checkpoint_items) {
+      if (Status s = delete_checkpoint(ids[i], items[i].path, now); !s.ok()) return s.error();
+      continue;
+    }
     if (ids[i] != 0)
-      if (Status s = db_->delete_fileset(ids[i]); !s.ok()) return s.error();
+      if (Status s = db_->delete_fileset(ids[i], now); !s.ok()) return s.error();
     if (Status s = remove_tree(items[i].path); !s.ok()) return s.error();
   }
   return items;

@@ -104,6 +104,7 @@ Result<std::vector<std::string>> StorageManager::recover() {
   if (Status s = writable("recover"); !s.ok()) return s.error();
   auto done = mover_->recover();
   if (!done.ok()) return done.error();
+  recover_deletions(done.value());
   for (const TierConfig& t : config_.tiers) {
     sweep_temporaries(t.path, done.value());
     sweep_temporaries(t.standby_path, done.value());
@@ -136,7 +137,7 @@ std::vector<std::string> StorageManager::tier_alerts() const {
   return out;
 }
 
-Status StorageManager::move_checkpoint(int64_t id, Tier to) {
+Status StorageManager::move_checkpoint(int64_t id, Tier to, double now) {
   if (Status s = writable("move_checkpoint"); !s.ok()) return s;
   const std::optional<FileSet> f = db_->fileset(id);
   if (!f || f->kind != "checkpoint") return Error{fmt::format("no checkpoint with id {}", id)};
@@ -149,7 +150,7 @@ Status StorageManager::move_checkpoint(int64_t id, Tier to) {
     if (!root.ok()) return root.error();
     dst = fmt::format("{}/checkpoints/{}/{}", root.value(), f->job, f->name);
   }
-  if (Status s = mover_->move(id, dst, tier_name(to)); !s.ok()) return s;
+  if (Status s = mover_->move(id, dst, tier_name(to), now); !s.ok()) return s;
   const TierConfig* cold = find_tier(config_, "cold");
   if (to == Tier::cold && cold && !cold->mover_command.empty()) {
     std::string cmd = cold->mover_command;

@@ -31,7 +31,12 @@
 //     that change anything (datasets, staging, checkpoints, lifecycle, gc, moves) return an
 //     error saying it is read-only.
 //   - Times (`now`) are seconds since the Unix epoch, given by the caller (no clock inside),
-//     except the measured staging time of restore_newest().
+//     except the measured staging time of restore_newest() and the one-off migration of a
+//     schema-1 database (storage_db.h).
+//   - The bill (storage_bill.h): every file set has `tier_since`; each change of tier (the
+//     mover's record step) and each deletion closes its interval [tier_since, now) into
+//     storage_usage in the same transaction as the record change; open intervals are added
+//     at read time (bill() writes nothing). Moves and staging log transfers.
 
 #include <cstdint>
 #include <functional>
@@ -43,6 +48,7 @@
 #include "model/result.h"
 #include "storage/move_step.h"
 #include "storage/plan/lifecycle.h"
+#include "storage/storage_bill.h"
 #include "storage/storage_config.h"
 
 namespace frugal::storage {
@@ -176,8 +182,8 @@ class StorageManager {
   Result<DatasetInfo> find_dataset(const std::string& spec) const;
   std::vector<DatasetInfo> list_datasets() const;
   // Drops the dataset's references (objects at refcount 0 go at the next gc) and its staged
-  // copies; an error while a job uses a staged copy.
-  Status remove_dataset(const std::string& spec);
+  // copies (their intervals closed at `now`); an error while a job uses a staged copy.
+  Status remove_dataset(const std::string& spec, double now);
   // Materialises the dataset (or shard `shard_index` of `shard_count`, by shard_map) on the
   // hot tier of `node`, marks it in use by `job`, evicting LRU unused staged sets when the
   // node's hot capacity would be exceeded (an error, evicting nothing, if it cannot fit).
@@ -190,10 +196,11 @@ class StorageManager {
 
   // ---- checkpoints (checkpoints.cpp) ----
   // Registers the checkpoints under `dir` (the job's hot checkpoint dir; remembered for
-  // restore_newest), updating completion of known ones. Returns the job's records.
+  // restore_newest), updating completion of known ones; new ones are billed from `now`.
+  // Returns the job's records.
   Result<std::vector<CheckpointRecord>> scan_checkpoints(const std::string& job,
                                                          const std::string& team,
-                                                         const std::string& dir);
+                                                         const std::string& dir, double now);
   // All recorded checkpoints (of `job` when non-empty), by job then step.
   std::vector<CheckpointRecord> checkpoints(const std::string& job = "") const;
   // Plans (plan_lifecycle, per-team policies) and carries out the plan.
@@ -201,9 +208,10 @@ class StorageManager {
                                         const std::function<bool(const std::string&)>& can_restart);
   // Stages the job's newest complete checkpoint into its hot checkpoint dir (wherever it lies)
   // and returns where, with the measured staging time (the restart cost to charge).
-  Result<RestoreResult> restore_newest(const std::string& job);
-  // Forgets a job's checkpoints whose folders no longer exist. Returns how many.
-  Result<int> forget_missing_checkpoints(const std::string& job);
+  Result<RestoreResult> restore_newest(const std::string& job, double now);
+  // Forgets a job's checkpoints whose folders no longer exist (billed until `now`). Returns
+  // how many.
+  Result<int> forget_missing_checkpoints(const std::string& job, double now);
 
   // ---- gc and views (storage_gc.cpp, storage_views.cpp) ----
   // What the lifecycle would delete, objects at refcount 0, unused staged sets beyond hot
@@ -212,15 +220,31 @@ class StorageManager {
                                  const std::function<bool(const std::string&)>& can_restart);
   StorageView view() const;
 
+  // ---- the bill (storage_bill.cpp; see storage_bill.h) ----
+  // Integrates the waste categories over [previous tick, now) from the state at `now` (the
+  // first tick only remembers `now`); writer only. A `now` at or before the previous tick
+  // does nothing.
+  Status bill_tick(double now);
+  // Per team and in total: GB-hours and USD per tier, transfers, waste, dedup; per job USD.
+  // Reads only (readers may call it).
+  Result<StorageBill> bill(double now) const;
+
   // Moves a recorded file set (a checkpoint) to `to` (crash-safe, see mover.h).
-  Status move_checkpoint(int64_t id, Tier to);
+  Status move_checkpoint(int64_t id, Tier to, double now);
 
  private:
   StorageManager(StorageConfig config, std::unique_ptr<StorageDb> db, FaultHook hook);
   // An error naming `what` unless this manager is a writer.
   Status writable(const char* what) const;
   Status materialise(const std::vector<ManifestEntry>& files, const std::string& dir);
-  Status make_room(const std::string& node, uint64_t bytes, std::vector<std::string>& evicted);
+  Status make_room(const std::string& node, uint64_t bytes, std::vector<std::string>& evicted,
+                   double now);
+  // Deletes a checkpoint crash-safely: folder renamed to <path>.frugal-tmp-delete, record
+  // deleted (interval closed at `now`), folder removed.
+  Status delete_checkpoint(int64_t id, const std::string& path, double now);
+  // open(): a deletion interrupted before its record went is rolled back (folder renamed
+  // back; the lifecycle deletes it again). One line per rollback.
+  void recover_deletions(std::vector<std::string>& done);
   Status execute(const CheckpointRecord& c, const LifecycleAction& a, double now,
                  LifecycleReport& report);
 

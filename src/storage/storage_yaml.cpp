@@ -53,8 +53,9 @@ class Fields {
 Result<TierConfig> parse_tier_yaml(const YAML::Node& n, const std::string& name,
                                    const std::string& where) {
   const Fields f(n, where);
-  FRUGAL_TRY(f.check_keys({"path", "standby_path", "capacity_gb", "capacity_bytes",
-                           "usd_per_gb_month", "read_mb_s", "write_mb_s", "mover_command"}));
+  FRUGAL_TRY(
+      f.check_keys({"path", "standby_path", "capacity_gb", "capacity_bytes", "usd_per_gb_month",
+                    "read_mb_s", "write_mb_s", "mover_command", "transfer_usd_per_gb"}));
   TierConfig t;
   t.name = name;
   double capacity_gb = 0;
@@ -66,6 +67,9 @@ Result<TierConfig> parse_tier_yaml(const YAML::Node& n, const std::string& name,
   FRUGAL_TRY(f.get("read_mb_s", t.read_mb_s));
   FRUGAL_TRY(f.get("write_mb_s", t.write_mb_s));
   FRUGAL_TRY(f.get("mover_command", t.mover_command));
+  FRUGAL_TRY(f.get("transfer_usd_per_gb", t.transfer_usd_per_gb));
+  if (t.transfer_usd_per_gb < 0)
+    return Error{fmt::format("{}.transfer_usd_per_gb: must be >= 0", where)};
   if (t.path.empty()) return Error{fmt::format("{}.path: required", where)};
   if (capacity_gb < 0) return Error{fmt::format("{}.capacity_gb: must be >= 0", where)};
   if (capacity_gb > 0) t.capacity_bytes = static_cast<uint64_t>(capacity_gb * 1e9);
@@ -91,12 +95,14 @@ Result<StorageConfig> parse_storage_yaml(const YAML::Node& node, const std::stri
   const std::string w = where.empty() ? "storage" : where + ": storage";
   const Fields f(node, w);
   FRUGAL_TRY(f.check_keys({"enabled", "tiers", "lifecycle", "team_policies", "checkpoint_marker",
-                           "lifecycle_interval_s", "dataset_roots"}));
+                           "lifecycle_interval_s", "dataset_roots", "hot_unused_after_s"}));
   StorageConfig c;
   c.enabled = true;
   FRUGAL_TRY(f.get("enabled", c.enabled));
   FRUGAL_TRY(f.get("checkpoint_marker", c.marker));
   FRUGAL_TRY(f.get("lifecycle_interval_s", c.lifecycle_interval_s));
+  FRUGAL_TRY(f.get("hot_unused_after_s", c.hot_unused_after_s));
+  if (c.hot_unused_after_s < 0) return Error{fmt::format("{}.hot_unused_after_s: must be >= 0", w)};
   if (const YAML::Node roots = node["dataset_roots"]) {
     if (!roots.IsSequence())
       return Error{fmt::format("{}.dataset_roots: expected a list of folders", w)};

@@ -9,7 +9,7 @@ import os
 import subprocess
 import time
 
-from harness import ALPHA, BETA, Daemon, args, check, fail
+from harness import ADMIN, ALPHA, BETA, Daemon, args, check, fail
 
 a = args()
 NOW = time.time()
@@ -31,6 +31,7 @@ EXAMPLES = {
     "grace_s": ("2s", 2.0),
     "estimate_s": ("90m", 5400.0),
     "lend_idle": (True, True),
+    "datasets": (["corpus@v1", "extra@v2"], ["corpus@v1", "extra@v2"]),
 }
 FRACTIONAL = {"gpu_milli": ("250", 250), "opportunistic": (True, True)}
 
@@ -53,7 +54,16 @@ for f in fields:
     if f["field"] not in EXAMPLES and f["field"] not in FRACTIONAL:
         fail(f"field {f['field']} ({f['flag']}) has no example in cli_fields_it.py: add one")
 
+# Storage on (datasets are declared only with it), two datasets registered below.
+store = "storage:\n  tiers:\n" + "".join(
+    f"    {t}: {{path: {{root}}/{t}}}\n" for t in ("hot", "warm", "cold"))
 d = Daemon(a.frugal, backend="dry-run", policy=None, extra="cluster: cluster.yaml\n")
+with open(d.config, "a") as f:
+    f.write(store.replace("{root}", d.dir))
+for t in ("hot", "warm", "cold", "data"):
+    os.makedirs(os.path.join(d.dir, t))
+with open(os.path.join(d.dir, "data", "x"), "w") as f:
+    f.write("x\n")
 with open(os.path.join(d.dir, "cluster.yaml"), "w") as c:
     c.write("""regions:
   - name: here
@@ -66,6 +76,10 @@ with open(os.path.join(d.dir, "cluster.yaml"), "w") as c:
 try:
     d.start()
     server = f"http://127.0.0.1:{d.port}"
+    for name in ("corpus@v1", "extra@v2"):
+        s, r = d.request("POST", "/v1/datasets",
+                         {"name": name, "path": os.path.join(d.dir, "data")}, ADMIN)
+        check(s == 201, f"register {name}: {s} {r}")
 
     def submit(examples):
         words = ["submit", "--server", server]
@@ -97,9 +111,17 @@ try:
 
     # Bad flag text: a clear error naming the flag, nothing submitted.
     for flag, text in (("--estimate", "2x"), ("--gpus", "two"), ("--deadline", "tomorrow"),
-                       ("--env", "NOVALUE")):
+                       ("--env", "NOVALUE"), ("--dataset", "corpus"),
+                       ("--dataset", "a/b@v1")):
         p = cli("submit", "--server", server, flag, text, "--", "true")
         check(p.returncode == 1 and flag in p.stderr, f"{flag} {text}: {p.returncode} {p.stderr}")
+    p = cli("submit", "--server", server, "--dataset", "corpus@v1", "--dataset", "corpus@v1",
+            "--", "true")
+    check(p.returncode == 1 and "--dataset corpus@v1" in p.stderr and "twice" in p.stderr,
+          f"--dataset twice: {p.stderr}")
+    # Well-formed but not registered: the service's 400 names the field.
+    p = cli("submit", "--server", server, "--dataset", "nope@v1", "--", "true")
+    check(p.returncode == 1 and "nope@v1" in p.stderr, f"--dataset nope@v1: {p.stderr}")
     p = cli("submit", "--server", server)
     check(p.returncode == 1 and "command is required" in p.stderr, f"no command: {p.stderr}")
 

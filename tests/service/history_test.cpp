@@ -343,6 +343,10 @@ TEST(History, ASchema9DatabaseMigratesAndRecordsItsCluster) {
     // As schema 9 left it (migrations only ever add).
     EXPECT_EQ(sqlite3_exec(raw,
                            "DROP TABLE cluster_specs; DROP TABLE usage_samples;"
+                           "ALTER TABLE jobs DROP COLUMN stage_s;"
+                           "ALTER TABLE jobs DROP COLUMN restore_s;"
+                           "ALTER TABLE jobs DROP COLUMN staging_s;"
+                           "ALTER TABLE jobs DROP COLUMN staging_usd;"
                            "PRAGMA user_version = 9;",
                            nullptr, nullptr, nullptr),
               SQLITE_OK);

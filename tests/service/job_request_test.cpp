@@ -153,6 +153,40 @@ TEST(JobRequest, FieldTableMatchesStoredFormAndParser) {
   for (const auto& [key, value] : stored.items()) EXPECT_TRUE(table.count(key)) << key;
 }
 
+// A list field (kList: `frugal submit --dataset`, repeatable) is an array in the stored form;
+// list_item_error is the parser's own check of each item, so the CLI refuses what the service
+// would, in the same words.
+TEST(JobRequest, ListFieldsAreArraysCheckedItemByItem) {
+  const nlohmann::json stored = to_json(JobRequest{});
+  size_t lists = 0;
+  for (const RequestField& f : job_request_fields())
+    if (f.kind == RequestField::Kind::kList) {
+      ++lists;
+      EXPECT_TRUE(stored[f.name].is_array()) << f.name;
+    }
+  EXPECT_EQ(lists, 1u);  // datasets
+  EXPECT_EQ(list_item_error(kDatasetsField, "corpus@v1", {}), "");
+  EXPECT_NE(list_item_error(kDatasetsField, "corpus", {}).find("not name@version"),
+            std::string::npos);
+  EXPECT_NE(list_item_error(kDatasetsField, "a/b@v1", {}).find("not name@version"),
+            std::string::npos);
+  EXPECT_NE(list_item_error(kDatasetsField, "corpus@v1", {"corpus@v1"}).find("listed twice"),
+            std::string::npos);
+  for (const char* bad : {"corpus", "@v1", "corpus@"}) {
+    const auto r = parse_job_request({{"command", "true"}, {"datasets", {"x@1", bad}}}, catalog(),
+                                     RequestLimits{});
+    const auto* e = std::get_if<FieldError>(&r);
+    ASSERT_NE(e, nullptr) << bad;
+    EXPECT_EQ(e->field, "datasets");
+    EXPECT_EQ(e->message, list_item_error(kDatasetsField, bad, {"x@1"}));
+  }
+  const auto r = parse_job_request({{"command", "true"}, {"datasets", {"b@2", "a@1"}}}, catalog(),
+                                   RequestLimits{});
+  ASSERT_TRUE(std::holds_alternative<JobRequest>(r));
+  EXPECT_EQ(std::get<JobRequest>(r).datasets, (std::vector<std::string>{"b@2", "a@1"}));
+  EXPECT_EQ(to_json(std::get<JobRequest>(r))["datasets"], nlohmann::json({"b@2", "a@1"}));
+}
+
 TEST(JobRequest, SimulationOnlyFieldsAreRefusedNamingTheBackend) {
   RequestLimits limits;
   limits.backend = "slurm";

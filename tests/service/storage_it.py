@@ -4,7 +4,11 @@ a dataset registered through the API (POST /v1/datasets) and declared by jobs of
 stored once (GET /v1/storage) and both jobs' processes read its exact bytes through
 FRUGAL_DATASET_DIR; an unregistered name@version is a 400 naming it; the simulator's
 `dataset` field stays refused; a preempted job whose checkpoint the lifecycle moved to the
-cold tier resumes from it (restore_s in its JSON)."""
+cold tier resumes from it (restore_s in its JSON), its staging stored and charged (staging_s,
+staging_usd in its JSON, its ledger row and its team's) across a restart of the service; the
+ledger's `storage` block (the real-bytes bill) shows every team and the total to the admin,
+its own team only to a team, the teams summing to the total and the cold restore priced at the
+cold tier's transfer_usd_per_gb."""
 import hashlib
 import os
 import subprocess
@@ -25,7 +29,7 @@ def storage_yaml(root, hot=None, lifecycle="{keep_hot: 2}", roots=()):
   tiers:
     hot: {{path: {tiers['hot']}, usd_per_gb_month: 0.10}}
     warm: {{path: {tiers['warm']}, usd_per_gb_month: 0.03}}
-    cold: {{path: {tiers['cold']}, usd_per_gb_month: 0.004}}
+    cold: {{path: {tiers['cold']}, usd_per_gb_month: 0.004, transfer_usd_per_gb: 0.5}}
   lifecycle: {lifecycle}
   lifecycle_interval_s: 1
   dataset_roots: [{", ".join(roots)}]
@@ -162,6 +166,58 @@ try:
           and j["restore_s"] is not None,
           f"resumed job: {j['state']} {j['reason']} restore_s {j.get('restore_s')}: {out!r}\n"
           + d.log_text())
+
+    # 5. The restart's staging is stored and charged: staging_s (datasets + restores over its
+    # runs) and staging_usd, what its GPU cost meanwhile at the price its run time is charged
+    # (a part of its compute_usd), in its JSON and its ledger row; the teams' staging_usd sum
+    # to the cluster's. All of it survives a restart of the service.
+    def staging_figures():
+        s, led = d.request("GET", "/v1/ledger", token=ADMIN)
+        check(s == 200, f"ledger: {s} {led}")
+        rows = {r["id"]: r for r in led["jobs"]}
+        return d.job(gen), rows[gen], led
+
+    before, row, led = staging_figures()
+    check(before["staging_s"] > 0 and before["staging_s"] >= before["restore_s"] > 0
+          and before["staging_usd"] > 0, f"staging of the resumed job: {before}")
+    check(row["staging_s"] == before["staging_s"] and row["staging_usd"] == before["staging_usd"],
+          f"ledger row {row} vs job {before}")
+    rate = row["compute_usd"] / row["run_s"]  # its GPU's price per second, as charged
+    check(abs(row["staging_usd"] / row["staging_s"] - rate) <= 0.02 * rate,
+          f"staging_usd {row['staging_usd']} over {row['staging_s']} s vs {rate} USD/s: {row}")
+    check(row["staging_usd"] <= row["compute_usd"], f"staging inside compute: {row}")
+    # The storage bill: admin sees every team and the total, the teams sum to it.
+    bill = led.get("storage")
+    check(bill and {"alpha", "beta"} <= set(bill["teams"]) and bill["last_tick"] > 0,
+          f"ledger storage block: {bill}")
+    check(abs(sum(t["total_usd"] for t in bill["teams"].values()) - bill["total"]["total_usd"])
+          <= 1e-12 * max(1.0, bill["total"]["total_usd"])
+          and bill["total"]["tiers"]["warm"]["gb_hours"] > 0
+          and bill["teams"]["alpha"]["transfer_usd"] > 0
+          and bill["jobs"][str(gen)]["team"] == "alpha"
+          and bill["jobs"][str(gen)]["total_usd"] > 0, f"storage bill: {bill}")
+    s, text = d.request("GET", "/metrics", token=ADMIN)
+    check(s == 200 and 'frugal_storage_usd{team="alpha",tier="hot"}' in str(text),
+          f"storage metrics: {s} {str(text)[:2000]}")
+    s, mine = d.request("GET", "/v1/ledger", token=ALPHA)
+    check(s == 200 and set(mine["storage"]["teams"]) == {"alpha"}
+          and all(j["team"] == "alpha" for j in mine["storage"]["jobs"].values())
+          and mine["storage"]["total"]["total_usd"] > 0, f"alpha's storage bill: {s} {mine}")
+    teams = led["by_team"]
+    check(teams["alpha"]["staging_usd"] >= row["staging_usd"]
+          and abs(sum(t["staging_usd"] for t in teams.values())
+                  - led["cost"]["staging_usd"]) < 1e-12
+          and teams["alpha"]["staging_usd"]
+          <= teams["alpha"]["rental_usd"] + teams["alpha"]["energy_usd"],
+          f"teams' staging: {teams} cost {led['cost']}")
+    d.stop()
+    d.start()
+    after, row2, led2 = staging_figures()
+    for k in ("stage_s", "restore_s", "staging_s", "staging_usd"):
+        check(after[k] == before[k], f"{k} after a restart: {after[k]} != {before[k]}")
+    check(row2["staging_usd"] == row["staging_usd"]
+          and abs(led2["by_team"]["alpha"]["staging_usd"] - teams["alpha"]["staging_usd"]) < 1e-12,
+          f"ledger after a restart: {row2} {led2['by_team']}")
     d.stop()
 finally:
     d.cleanup(a.keep)

@@ -49,6 +49,10 @@ TEST(Store, MigratesAndRoundTripsJobs) {
     r.stopping_handle = "99:100";
     r.stopping_placement = R"({"model":"","slots":[[0,1,1000]]})";
     r.cancel_requested = true;
+    r.stage_s = 0.5;
+    r.restore_s = 1.25;
+    r.staging_s = 3.75;
+    r.staging_usd = 0.002;
     ASSERT_TRUE(s.value()->put_job(r).ok());
     ASSERT_TRUE(s.value()->put_job(record(8)).ok());
     ASSERT_TRUE(s.value()->add_segment(SegmentRow{8, 1, 2, 1, "{}"}).ok());
@@ -71,6 +75,12 @@ TEST(Store, MigratesAndRoundTripsJobs) {
   EXPECT_EQ(a.stopping_handle, "99:100");
   EXPECT_EQ(a.stopping_placement, R"({"model":"","slots":[[0,1,1000]]})");
   EXPECT_TRUE(a.cancel_requested);
+  EXPECT_EQ(a.stage_s, 0.5);
+  EXPECT_EQ(a.restore_s, 1.25);
+  EXPECT_EQ(a.staging_s, 3.75);
+  EXPECT_EQ(a.staging_usd, 0.002);
+  EXPECT_EQ(jobs.value()[1].stage_s, -1);
+  EXPECT_EQ(jobs.value()[1].staging_s, 0);
   EXPECT_FALSE(jobs.value()[1].cancel_requested);
   EXPECT_EQ(jobs.value()[1].stopping_handle, "");
   EXPECT_FALSE(jobs.value()[1].exit_code.has_value());
@@ -135,6 +145,54 @@ TEST(Store, MigratesAVersion2DatabaseKeepingItsJobs) {
   ASSERT_EQ(jobs.value().size(), 1u);
   EXPECT_EQ(jobs.value()[0].team, "beta");
   EXPECT_EQ(jobs.value()[0].utilization, -1);  // the new column's default
+  EXPECT_EQ(jobs.value()[0].restore_s, -1);
+  EXPECT_EQ(s.value()->check_consistency(), "");
+}
+
+// Version 11 (before the storage staging columns): its jobs open with no staging recorded,
+// and the columns then hold what is written.
+TEST(Store, MigratesAVersion11DatabaseToTheStagingColumns) {
+  TempDb t;
+  {
+    auto s = Store::open(t.path());
+    ASSERT_TRUE(s.ok()) << s.error().message;
+    ASSERT_TRUE(s.value()->begin().ok());
+    ASSERT_TRUE(s.value()->put_job(record(3)).ok());
+    ASSERT_TRUE(s.value()->commit().ok());
+  }
+  {
+    // Back to version 11's shape: the four columns of migration 11 → 12 dropped.
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(t.path().c_str(), &db), SQLITE_OK);
+    const char* v11 =
+        "ALTER TABLE jobs DROP COLUMN stage_s; ALTER TABLE jobs DROP COLUMN restore_s;"
+        "ALTER TABLE jobs DROP COLUMN staging_s; ALTER TABLE jobs DROP COLUMN staging_usd;"
+        "PRAGMA user_version = 11;";
+    char* err = nullptr;
+    ASSERT_EQ(sqlite3_exec(db, v11, nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
+    sqlite3_close(db);
+  }
+  auto s = Store::open(t.path());
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  EXPECT_EQ(s.value()->schema_version(), kSchemaVersion);
+  auto jobs = s.value()->load_jobs();
+  ASSERT_TRUE(jobs.ok()) << jobs.error().message;
+  ASSERT_EQ(jobs.value().size(), 1u);
+  JobRecord r = jobs.value()[0];
+  EXPECT_EQ(r.id, 3);
+  EXPECT_EQ(r.stage_s, -1);
+  EXPECT_EQ(r.restore_s, -1);
+  EXPECT_EQ(r.staging_s, 0);
+  EXPECT_EQ(r.staging_usd, 0);
+  r.staging_s = 2;
+  r.staging_usd = 0.01;
+  ASSERT_TRUE(s.value()->begin().ok());
+  ASSERT_TRUE(s.value()->put_job(r).ok());
+  ASSERT_TRUE(s.value()->commit().ok());
+  auto again = s.value()->load_job(3);
+  ASSERT_TRUE(again.ok() && again.value());
+  EXPECT_EQ(again.value()->staging_s, 2);
+  EXPECT_EQ(again.value()->staging_usd, 0.01);
   EXPECT_EQ(s.value()->check_consistency(), "");
 }
 

@@ -50,10 +50,10 @@ TEST_F(StorageAccess, ReaderSeesTheWritersRecordsAndChangesNothing) {
   ASSERT_FALSE(staged.ok());
   EXPECT_TRUE(read_only(staged.error().message));
   EXPECT_FALSE(r.release("7", 103).ok());
-  EXPECT_FALSE(r.remove_dataset("d@1").ok());
-  EXPECT_FALSE(r.scan_checkpoints("7", "team-a", job_dir("7")).ok());
+  EXPECT_FALSE(r.remove_dataset("d@1", 50).ok());
+  EXPECT_FALSE(r.scan_checkpoints("7", "team-a", job_dir("7"), 1000).ok());
   EXPECT_FALSE(r.run_lifecycle(104, [](const std::string&) { return true; }).ok());
-  EXPECT_FALSE(r.restore_newest("7").ok());
+  EXPECT_FALSE(r.restore_newest("7", 3000).ok());
   EXPECT_FALSE(r.recover().ok());
   EXPECT_FALSE(r.gc(false, 105, [](const std::string&) { return true; }).ok());
   EXPECT_TRUE(r.gc(true, 105, [](const std::string&) { return true; }).ok());

@@ -24,7 +24,7 @@ TEST_F(StorageCheckpoints, LifecycleOverFiftyCheckpointsDoesExactlyWhatThePolicy
     content[i] = read_file(dir + "/optim/state.bin");
   }
   make_checkpoint("llm", "step-005100", false);  // being written
-  ASSERT_TRUE(m->scan_checkpoints("llm", "nlp", job_dir("llm")).ok());
+  ASSERT_TRUE(m->scan_checkpoints("llm", "nlp", job_dir("llm"), 1000).ok());
   // Age of checkpoint i: (51 - i) * 1000 + 500 s. retain_count 30 keeps the newest 30 (21..50):
   // 1..20 deleted; the newest 3 (48..50) stay hot; cold after 20000 s: 21..31; warm after
   // 5000 s: 32..46; 47 (4500 s) stays hot.
@@ -70,15 +70,15 @@ TEST_F(StorageCheckpoints, PreemptedJobResumesFromACheckpointMovedToCold) {
   const std::string newest = make_checkpoint("train", "step-200", true, kT0 + 10);
   make_checkpoint("train", "step-300", false);  // preempted while writing this one
   const std::string model = read_file(newest + "/model.bin");
-  auto recs = m->scan_checkpoints("train", "t", job_dir("train"));
+  auto recs = m->scan_checkpoints("train", "t", job_dir("train"), 1000);
   ASSERT_TRUE(recs.ok());
   ASSERT_EQ(recs.value().size(), 3u);
-  ASSERT_TRUE(m->move_checkpoint(recs.value()[1].id, Tier::warm).ok());
-  ASSERT_TRUE(m->move_checkpoint(recs.value()[1].id, Tier::cold).ok());
+  ASSERT_TRUE(m->move_checkpoint(recs.value()[1].id, Tier::warm, 2000).ok());
+  ASSERT_TRUE(m->move_checkpoint(recs.value()[1].id, Tier::cold, 2000).ok());
   EXPECT_FALSE(path_exists(newest));
   EXPECT_EQ(m->checkpoints("train")[1].tier, Tier::cold);
 
-  auto r = m->restore_newest("train");
+  auto r = m->restore_newest("train", 3000);
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r.value().name, "step-200");
   EXPECT_EQ(r.value().from, Tier::cold);
@@ -87,7 +87,7 @@ TEST_F(StorageCheckpoints, PreemptedJobResumesFromACheckpointMovedToCold) {
   EXPECT_EQ(read_file(newest + "/model.bin"), model);
   EXPECT_FALSE(path_exists(root + "/cold/checkpoints/train/step-200"));
   EXPECT_EQ(m->checkpoints("train")[1].tier, Tier::hot);
-  EXPECT_FALSE(m->restore_newest("no-such-job").ok());
+  EXPECT_FALSE(m->restore_newest("no-such-job", 3000).ok());
 }
 
 TEST_F(StorageCheckpoints, NewestCompleteOfARestartableJobIsNeverDeleted) {
@@ -96,7 +96,7 @@ TEST_F(StorageCheckpoints, NewestCompleteOfARestartableJobIsNeverDeleted) {
   ASSERT_TRUE(m);
   make_checkpoint("j", "step-1", true, kT0);
   make_checkpoint("j", "step-2", true, kT0 + 1);
-  ASSERT_TRUE(m->scan_checkpoints("j", "t", job_dir("j")).ok());
+  ASSERT_TRUE(m->scan_checkpoints("j", "t", job_dir("j"), 1000).ok());
   auto dry = m->gc(true, kT0 + 1000, [](const std::string&) { return true; });
   ASSERT_TRUE(dry.ok());
   ASSERT_EQ(dry.value().size(), 1u);

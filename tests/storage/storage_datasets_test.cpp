@@ -171,9 +171,9 @@ TEST_F(StorageDatasets, GcDeletesObjectsNoDatasetReferences) {
   write_file(src + "/part-000.bin", "new");
   ASSERT_TRUE(m->add_dataset("g@2", src, "t", 2).ok());
   ASSERT_TRUE(m->stage("g@1", "n", "job", 0, 1, 3).ok());
-  EXPECT_FALSE(m->remove_dataset("g@1").ok());  // in use
+  EXPECT_FALSE(m->remove_dataset("g@1", 50).ok());  // in use
   ASSERT_TRUE(m->release("job", 4).ok());
-  ASSERT_TRUE(m->remove_dataset("g@1").ok());
+  ASSERT_TRUE(m->remove_dataset("g@1", 50).ok());
   auto dry = m->gc(true, 10, [](const std::string&) { return true; });
   ASSERT_TRUE(dry.ok());
   ASSERT_EQ(dry.value().size(), 1u);  // only the old part-000 is unreferenced

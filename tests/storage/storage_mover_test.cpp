@@ -30,7 +30,7 @@ TEST_F(StorageMover, KillDashNineAtEachStepLosesNothingAndLeavesNoOrphan) {
     {
       auto m = open_manager();
       ASSERT_TRUE(m);
-      auto recs = m->scan_checkpoints(job, "team", job_dir(job));
+      auto recs = m->scan_checkpoints(job, "team", job_dir(job), 1000);
       ASSERT_TRUE(recs.ok());
       ASSERT_EQ(recs.value().size(), 1u);
       id = recs.value()[0].id;
@@ -42,7 +42,7 @@ TEST_F(StorageMover, KillDashNineAtEachStepLosesNothingAndLeavesNoOrphan) {
         if (s == kill_at) ::raise(SIGKILL);
       });
       if (!m.ok()) ::_exit(3);
-      (void)m.value()->move_checkpoint(id, Tier::warm);
+      (void)m.value()->move_checkpoint(id, Tier::warm, 2000);
       ::_exit(0);
     }
     int status = 0;
@@ -67,7 +67,7 @@ TEST_F(StorageMover, KillDashNineAtEachStepLosesNothingAndLeavesNoOrphan) {
     EXPECT_EQ(where == dst, k >= static_cast<int>(MoveStep::delete_source));
     // And the manager still works: the move can be (re)done.
     if (where == src) {
-      EXPECT_TRUE(m->move_checkpoint(id, Tier::warm).ok());
+      EXPECT_TRUE(m->move_checkpoint(id, Tier::warm, 2000).ok());
     }
     EXPECT_EQ(read_file(dst + "/model.bin"), model);
   }
@@ -79,9 +79,9 @@ TEST_F(StorageMover, SourceModifiedWhileMovingIsAbortedAndKept) {
     if (s == MoveStep::verify) write_file(src + "/model.bin", "rewritten by the job");
   });
   ASSERT_TRUE(m);
-  auto recs = m->scan_checkpoints("j", "t", job_dir("j"));
+  auto recs = m->scan_checkpoints("j", "t", job_dir("j"), 1000);
   ASSERT_TRUE(recs.ok());
-  const Status s = m->move_checkpoint(recs.value()[0].id, Tier::cold);
+  const Status s = m->move_checkpoint(recs.value()[0].id, Tier::cold, 2000);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().message.find("modified while moving"), std::string::npos)
       << s.error().message;
@@ -98,9 +98,9 @@ TEST_F(StorageMover, ModifiedAfterTheRecordIsAbortedToo) {
     if (s == MoveStep::delete_source) write_file(src + "/extra.bin", "late write");
   });
   ASSERT_TRUE(m);
-  auto recs = m->scan_checkpoints("j", "t", job_dir("j"));
+  auto recs = m->scan_checkpoints("j", "t", job_dir("j"), 1000);
   ASSERT_TRUE(recs.ok());
-  const Status s = m->move_checkpoint(recs.value()[0].id, Tier::warm);
+  const Status s = m->move_checkpoint(recs.value()[0].id, Tier::warm, 2000);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(read_file(src + "/extra.bin"), "late write");
   EXPECT_FALSE(path_exists(root + "/warm/checkpoints/j/step-8"));
@@ -119,13 +119,13 @@ TEST_F(StorageMover, UnavailableTierFallsBackToStandbyAndAlerts) {
   ASSERT_EQ(alerts.size(), 1u);
   EXPECT_NE(alerts[0].find("warm"), std::string::npos);
   EXPECT_NE(alerts[0].find("standby"), std::string::npos);
-  auto recs = m->scan_checkpoints("j", "t", job_dir("j"));
+  auto recs = m->scan_checkpoints("j", "t", job_dir("j"), 1000);
   ASSERT_TRUE(recs.ok());
-  ASSERT_TRUE(m->move_checkpoint(recs.value()[0].id, Tier::warm).ok());
+  ASSERT_TRUE(m->move_checkpoint(recs.value()[0].id, Tier::warm, 2000).ok());
   EXPECT_TRUE(path_exists(root + "/warm-standby/checkpoints/j/step-1/model.bin"));
   // No standby for cold: a clear error naming the tier, the checkpoint stays.
   fs::rename(root + "/cold", root + "/cold-gone");
-  const Status s = m->move_checkpoint(recs.value()[0].id, Tier::cold);
+  const Status s = m->move_checkpoint(recs.value()[0].id, Tier::cold, 2000);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().message.find("storage tier cold unavailable"), std::string::npos)
       << s.error().message;
@@ -156,9 +156,9 @@ TEST_F(StorageMover, ColdMoverCommandRunsAfterTheMove) {
   make_checkpoint("j", "step-3", true);
   auto m = open_manager();
   ASSERT_TRUE(m);
-  auto recs = m->scan_checkpoints("j", "t", job_dir("j"));
+  auto recs = m->scan_checkpoints("j", "t", job_dir("j"), 1000);
   ASSERT_TRUE(recs.ok());
-  ASSERT_TRUE(m->move_checkpoint(recs.value()[0].id, Tier::cold).ok());
+  ASSERT_TRUE(m->move_checkpoint(recs.value()[0].id, Tier::cold, 2000).ok());
   EXPECT_TRUE(path_exists(root + "/bucket/step-3/model.bin"));
   EXPECT_EQ(read_file(root + "/rel"), "checkpoints/j/step-3\n");
 }
