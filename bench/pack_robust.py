@@ -9,12 +9,13 @@ allocates more. Prints a Markdown table (variants x levels) and a verdict line; 
 also writes the cells. Exit status 0 whatever the cells (a measurement, not a test); 2 on a
 failed run. Python 3 stdlib; FRUGAL_BIN (default ./build/frugal), FRUGAL_DATA as the scripts.
 
-  bench/pack_robust.py [--generated 20] [--first-gen-seed 1] [--seeds 10]
+  bench/pack_robust.py [--generated 20] [--first-gen-seed 1] [--seeds 10] [--no-visible]
                        [--levels 90,95,100,110,120,130] [--policy frugal] [--json FILE]
                        [-- extra pack flags, e.g. --migrations-per-100 5]
 
 The table of bench/PACK_RESULTS.md §6 is `bench/pack_robust.py --seeds 10 -- --bound none`
-(and `--first-gen-seed 21` for the held-out lists): the bound is not part of the comparison.
+(and `--no-visible --first-gen-seed 101` / 201 / 301 for held-out lists): the bound is not part
+of the comparison. --no-visible leaves out the ten visible lists (faster iteration).
 """
 import argparse
 import concurrent.futures as cf
@@ -54,13 +55,17 @@ def main():
     ap.add_argument("--levels", default="90,95,100,110,120,130")
     ap.add_argument("--policy", default="frugal", help="the packer compared with fgd")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--no-visible", action="store_true",
+                    help="only the generated lists (faster iteration)")
     ap.add_argument("--json")
     ap.add_argument("extra", nargs="*", help="more `frugal pack` flags (after --)")
     a = ap.parse_args()
     levels = [int(x) for x in a.levels.split(",")]
     lists = [(os.path.basename(p)[len("openb_pod_list_"):-4], p)
              for p in sorted(glob.glob(os.path.join(OPENB, "openb_pod_list_*.csv")))]
-    if not lists:
+    if a.no_visible:
+        lists = []
+    elif not lists:
         sys.exit(f"pack_robust: no openb_pod_list_*.csv under {OPENB}")
     tmp = tempfile.mkdtemp(prefix="pack_robust.")
     mixes = {}

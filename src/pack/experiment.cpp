@@ -8,6 +8,7 @@
 #include "pack/bound.h"
 #include "pack/fill_engine.h"
 #include "pack/frag.h"
+#include "pack/frugal_typical.h"
 #include "pack/workload.h"
 
 namespace frugal::pack {
@@ -41,7 +42,7 @@ ExperimentResult run_experiment(const std::vector<NodeSpec>& nodes, const std::v
   ExperimentResult out;
   out.typical = typical_pods(pods);
   FragMemo memo(out.typical);
-  const TypicalPods frugal_typical = typical_pods_per_domain(pods);
+  const TypicalPods frugal_typical = frugal_typical_pods(pods, nodes);
   FragMemo frugal_memo(frugal_typical);
   int64_t capacity = 0;
   for (const NodeSpec& n : nodes) capacity += static_cast<int64_t>(n.num_gpu) * kMilli;

@@ -10,8 +10,8 @@
 // Replay (replay != nullptr): one run with the given arrival order and node ranks (the
 // artifact's seed-42 draws), reported as seed first_seed.
 // The typical pods always come from the original pod list; one FragMemo is shared by all runs.
-// frugal scores with its own measure, F over typical_pods_per_domain (same list, the popularity
-// cut applied per gpu_spec domain; identical to the typical pods when no pod has a gpu_spec);
+// frugal scores with its own measure, F over frugal_typical_pods (same list, the popularity cut
+// applied per narrow gpu_spec domain; identical to the typical pods when no pod has a gpu_spec);
 // every policy's recorded fragmentation uses the typical pods.
 // With config.bound, each run also gets the limit of packing its arrivals (bound.h): a
 // LevelSeries whose alloc at each level is discretised from bound_per_event exactly as a

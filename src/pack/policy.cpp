@@ -96,12 +96,15 @@ int64_t fgd_score(const NodeState& n, const Pod& p, FragMemo& memo, int* card) {
 }
 
 // frugal: FGD's score, made smarter where FGD leaves the choice to the random node rank.
-//  * The measure: F over the typical pods cut per gpu_spec domain (typical_pods_per_domain,
+//  * The measure: F over the typical pods cut per narrow gpu_spec domain (frugal_typical_pods,
 //    passed in as `memo`), so model-restricted classes that FGD's global popularity cut drops
-//    still count. Without gpu_spec it is FGD's F. With FGD's F, frugal fell 0.002..0.009 points
-//    below FGD at 42..96 % arrived on gpuspec20 (10 seeds; 0.005 with 30): its CPU-only rule
-//    shifts unrestricted GPU pods from T4 onto the CPU-poor P100/V100 nodes, whose restricted
-//    pods then fail for CPU, and FGD's F does not see those pods (bench/PACK_RESULTS.md §3).
+//    still count where only a small part of the cluster can host them; model lists most of the
+//    cluster satisfies are pooled as FGD pools them (cutting those per domain too cost up to
+//    0.38 points on generated pod lists, bench/PACK_RESULTS.md §6). Without gpu_spec it is FGD's F.
+//    With FGD's F, frugal fell 0.002..0.009 points below FGD at 42..96 % arrived on gpuspec20 (10
+//    seeds; 0.005 with 30): its CPU-only rule shifts unrestricted GPU pods from T4 onto the
+//    CPU-poor P100/V100 nodes, whose restricted pods then fail for CPU, and FGD's F does not see
+//    those pods (bench/PACK_RESULTS.md §3).
 //  * Primary: FGD's int64(sigmoid(ΔF/1000)·100). Its coarseness is deliberate: ranking by the
 //    exact ΔF (or a finer sigmoid) is measurably worse (−1.0 point of allocation at 100 %
 //    arrived on openb default, 10 seeds), greedy precision over-fits the typical-pod model.

@@ -20,10 +20,10 @@
 //                  the best card, first index on ties; others: the tightest cards, as
 //                  NodeResource.Sub); gpusel FGD (the card that scored).
 //   frugal         our packer, see policy.cpp (frugal_score): FGD's score, with F over the
-//                  per-domain typical pods (typical_pods_per_domain; the `memo` the engine
-//                  passes for frugal), a packing tie-break for CPU-only pods; its GPU-pod rules
-//                  (exact-ΔF card, keep-some-GPU tie-break) only from kFrugalGpuRulesFrom
-//                  arrived load on, FGD's before.
+//                  typical pods cut per narrow gpu_spec domain (frugal_typical_pods; the
+//                  `memo` the engine passes for frugal), a packing tie-break for CPU-only pods; its
+//                  GPU-pod rules (exact-ΔF card, keep-some-GPU tie-break) only from
+//                  kFrugalGpuRulesFrom arrived load on, FGD's before.
 // gpusel best: a sharing pod takes the tightest card with room (lowest index on ties); whole
 // cards are the lowest-index fully free cards (AllocateExclusiveGpuId).
 

@@ -1,5 +1,6 @@
-// frugal's per-domain workload distribution (typical_pods_per_domain) and its effect on the
-// model-restricted openb variants: never below FGD, at any arrived level.
+// The per-domain workload distribution (typical_pods_per_domain), and the effect of frugal's
+// (frugal_typical_pods, its narrow and contended domains) on the model-restricted openb
+// variants: never below FGD, at any arrived level.
 #include <gtest/gtest.h>
 
 #include <filesystem>
