@@ -101,14 +101,15 @@ int main(int argc, char** argv) {
     const std::string job = "job" + std::to_string(r);
     const fs::path job_dir = root / "hot" / "checkpoints" / job;
     write_checkpoint(job_dir / "step-1", files, bytes, 3 * static_cast<uint64_t>(r));
-    auto recs = m.scan_checkpoints(job, "bench", job_dir.string());
+    const double now = 1e9 + r;  // the manager's time (it bills by it; no clock inside)
+    auto recs = m.scan_checkpoints(job, "bench", job_dir.string(), now);
     if (!recs.ok() || recs.value().empty()) {
       std::fprintf(stderr, "storage_moves: scan: %s\n",
                    recs.ok() ? "no checkpoint" : recs.error().message.c_str());
       return 1;
     }
     auto t0 = std::chrono::steady_clock::now();
-    if (auto s = m.move_checkpoint(recs.value()[0].id, Tier::warm); !s.ok()) {
+    if (auto s = m.move_checkpoint(recs.value()[0].id, Tier::warm, now); !s.ok()) {
       std::fprintf(stderr, "storage_moves: move: %s\n", s.error().message.c_str());
       return 1;
     }
