@@ -1,9 +1,7 @@
 #include "pack/frugal_typical.h"
 
-#include <algorithm>
 #include <map>
 #include <string>
-#include <tuple>
 #include <unordered_map>
 
 namespace frugal::pack {
@@ -38,23 +36,7 @@ TypicalPods frugal_typical_pods(const std::vector<Pod>& pods, const std::vector<
   };
   std::map<std::string, std::vector<Pod>> domains;  // domain text → its pods
   for (const Pod& p : pods) domains[own_domain(p) ? p.model_key : std::string()].push_back(p);
-  TypicalPods out;
-  const double total = static_cast<double>(pods.size());
-  for (const auto& [key, group] : domains) {
-    TypicalPods t = typical_pods(group, threshold_pct);
-    const double share = static_cast<double>(group.size()) / total;
-    out.coverage += t.coverage * share;
-    for (TypicalPod& tp : t.pods) {
-      tp.freq *= share;
-      out.pods.push_back(std::move(tp));
-    }
-  }
-  std::sort(out.pods.begin(), out.pods.end(), [](const TypicalPod& a, const TypicalPod& b) {
-    if (a.count != b.count) return a.count > b.count;
-    return std::tie(a.cpu, a.milli, a.num_gpu, a.model_key) >
-           std::tie(b.cpu, b.milli, b.num_gpu, b.model_key);
-  });
-  return out;
+  return typical_pods_of_groups(domains, pods.size(), threshold_pct);
 }
 
 }  // namespace frugal::pack

@@ -48,9 +48,14 @@ TypicalPods typical_pods(const std::vector<Pod>& pods, double threshold_pct) {
 TypicalPods typical_pods_per_domain(const std::vector<Pod>& pods, double threshold_pct) {
   std::map<std::string, std::vector<Pod>> domains;  // gpu_spec text → its pods
   for (const Pod& p : pods) domains[p.model_key].push_back(p);
+  return typical_pods_of_groups(domains, pods.size(), threshold_pct);
+}
+
+TypicalPods typical_pods_of_groups(const std::map<std::string, std::vector<Pod>>& groups,
+                                   size_t total_pods, double threshold_pct) {
   TypicalPods out;
-  const double total = static_cast<double>(pods.size());
-  for (const auto& [key, group] : domains) {
+  const double total = static_cast<double>(total_pods);
+  for (const auto& [key, group] : groups) {
     TypicalPods t = typical_pods(group, threshold_pct);
     const double share = static_cast<double>(group.size()) / total;
     out.coverage += t.coverage * share;

@@ -10,6 +10,7 @@
 // renormalisation (0.9526 for openb default, k = 35).
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -47,5 +48,12 @@ TypicalPods typical_pods(const std::vector<Pod>& pods, double threshold_pct = 95
 // pods that fail at low load fail for CPU on GPU-feasible nodes). An unrestricted tail class can
 // go anywhere, and stays cut. `coverage` is the kept share of all pods.
 TypicalPods typical_pods_per_domain(const std::vector<Pod>& pods, double threshold_pct = 95);
+
+// The cut of each group (typical_pods with threshold_pct on the group alone), frequencies
+// scaled by the group's share of `total` pods, unioned and sorted as above: the merge under
+// typical_pods_per_domain (groups = domains) and frugal_typical_pods (groups = kept domains
+// plus one pool).
+TypicalPods typical_pods_of_groups(const std::map<std::string, std::vector<Pod>>& groups,
+                                   size_t total, double threshold_pct);
 
 }  // namespace frugal::pack
