@@ -20,7 +20,6 @@ Engine::Engine(const ClusterSpec& spec, const GpuCatalog& catalog, Profile profi
       state_(spec, catalog),
       pool_(state_.spec(), state_, options.static_capacity),
       thresholds_(profile_.sort->service_thresholds()),
-      starvation_after_(profile_.sort->starvation_after()),
       node_jobs_(spec.nodes.size()),
       on_demand_(spec, catalog.size()) {
   pool_.set_prompt_release(profile_.prompt_release());
@@ -131,9 +130,12 @@ void Engine::enqueue(JobIdx j, Seconds now) {
   unexamined_.emplace(now, j);
   pending_.insert(key_of(j));
   if (small_job(*r.spec)) ++pending_small_;
-  if (starvation_after_ != kNever && !r.starved) {
-    starve_at_[j] = now + starvation_after_;
-    starvations_.emplace(starve_at_[j], j);
+  if (!r.starved) {
+    const Seconds at = profile_.sort->starve_at(r, now);
+    if (at != kNever) {
+      starve_at_[j] = std::max(at, now);
+      starvations_.emplace(starve_at_[j], j);
+    }
   }
 }
 

@@ -354,7 +354,6 @@ class Engine final : private CycleOps {
   std::map<JobIdx, Seconds> requeue_holds_;           // checkpoint_requeue's holds
   std::set<std::pair<Seconds, JobIdx>> starvations_;  // pending jobs by starvation time
   std::vector<Seconds> starve_at_;                    // per job: its key in starvations_
-  Seconds starvation_after_ = kNever;
   std::vector<std::vector<JobIdx>> node_jobs_;
   // Telemetry (engine_telemetry.cpp): per node, filled at the first reading (empty before).
   std::vector<NodeReading> readings_;

@@ -131,6 +131,14 @@ class QueueSort {
   // entered it) is marked JobRuntime::starved and re-keyed; the mark stays while it runs
   // and clears when it stops. kNever: no guard.
   virtual Seconds starvation_after() const { return kNever; }
+  // When a job that entered the queue at `queued` counts as starved (the same mark and
+  // re-key as above): by default `queued` + starvation_after(). A sort may move it earlier per
+  // job (frugal's: when a deadline job's slack runs out). kNever: not watched.
+  virtual Seconds starve_at(const JobRuntime& j, Seconds queued) const {
+    (void)j;
+    const Seconds after = starvation_after();
+    return after == kNever ? kNever : queued + after;
+  }
 };
 
 // Admit: whether a job may be considered now, must wait (defer), or can never run.

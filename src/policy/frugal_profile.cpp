@@ -15,21 +15,32 @@ namespace {
 
 class TierShortestSort final : public QueueSort {
  public:
-  explicit TierShortestSort(Seconds starvation_s) : starvation_s_(starvation_s) {}
+  TierShortestSort(Seconds starvation_s, std::optional<DeadlineMargin> urgent)
+      : starvation_s_(starvation_s), urgent_(urgent) {}
   std::string name() const override { return "tier-shortest"; }
   QueueKey key(const JobRuntime& j) const override {
     return {static_cast<double>(effective_tier(j)), j.spec->runtime_estimate(), j.seq, 0};
   }
   Seconds starvation_after() const override { return starvation_s_ > 0 ? starvation_s_ : kNever; }
+  Seconds starve_at(const JobRuntime& j, Seconds queued) const override {
+    const Seconds at = QueueSort::starve_at(j, queued);
+    if (!urgent_ || j.spec->deadline == kNever) return at;
+    const Seconds run = j.spec->runtime_estimate();
+    const Seconds slack_out =
+        j.spec->deadline - run - std::max(urgent_->margin_s, urgent_->margin_frac * run);
+    return std::min(at, slack_out);
+  }
 
  private:
   Seconds starvation_s_;
+  std::optional<DeadlineMargin> urgent_;
 };
 
 }  // namespace
 
-std::unique_ptr<QueueSort> make_tier_shortest_sort(Seconds starvation_s) {
-  return std::make_unique<TierShortestSort>(starvation_s);
+std::unique_ptr<QueueSort> make_tier_shortest_sort(Seconds starvation_s,
+                                                   std::optional<DeadlineMargin> urgent) {
+  return std::make_unique<TierShortestSort>(starvation_s, urgent);
 }
 
 std::vector<OptionSpec> frugal_option_specs() {
@@ -40,6 +51,9 @@ std::vector<OptionSpec> frugal_option_specs() {
   };
   specs.push_back({"starvation_s", OptionSpec::Type::kNumber, d.tiers.starvation_s, -1, "s",
                    "a general-tier job queued this long counts as important"});
+  specs.push_back(flag("urgent", d.urgent,
+                       "a queued deadline job whose slack runs out (deadline - estimate - "
+                       "margin) counts as starved"));
   specs.push_back(flag("sun", d.sun, "follow-the-sun for movable jobs (as +sun)"));
   specs.push_back(flag("release", d.prompt_release, "hand idle on-demand nodes back at once"));
   specs.push_back(flag("autoscale_first", d.autoscale_first,
@@ -56,6 +70,7 @@ FrugalOptions frugal_options(const OptionValues& v) {
   FrugalOptions o;
   o.time_shift = time_shift_options(v);
   o.tiers.starvation_s = v.number("starvation_s");
+  o.urgent = v.flag("urgent");
   o.sun = v.flag("sun");
   o.prompt_release = v.flag("release");
   o.autoscale_first = v.flag("autoscale_first");
@@ -90,7 +105,9 @@ Profile make_frugal_profile(const FrugalOptions& o) {
 Profile make_frugal_profile_base(const FrugalOptions& o) {
   Profile p;
   p.name = "frugal";
-  p.sort = make_tier_shortest_sort(o.tiers.starvation_s);
+  std::optional<DeadlineMargin> urgent;
+  if (o.urgent) urgent = DeadlineMargin{o.time_shift.margin_s, o.time_shift.margin_frac};
+  p.sort = make_tier_shortest_sort(o.tiers.starvation_s, urgent);
   p.admit = make_time_shift_admit(o.time_shift);
   p.filter = make_hetero_filter(AuxOrder::kFastest);
   p.placer = make_ordered_placer(make_best_fit_placer());

@@ -3,7 +3,9 @@
 // service (default_profile_name()). Its pipeline (`frugal policies` prints it):
 //
 //   QueueSort   tier-shortest: effective tier (core > important > general; a general job
-//               queued `tiers.starvation_s` counts as important), then the shortest runtime
+//               queued `tiers.starvation_s` counts as important, and with `urgent` so does a
+//               deadline job once its slack runs out: deadline − estimate − max(margin_s,
+//               margin_frac × estimate), the time-shift margins), then the shortest runtime
 //               estimate, then arrival.
 //   Admit       time-shift (policy/time_shift.h) with the options below.
 //   Filter      hetero-fast (policy/hetero.h); Place: ordered bestfit.
@@ -22,6 +24,7 @@
 // Why each default is what it is — the measurements behind them — is in docs/EXPERIMENTS.md
 // ("Why frugal's defaults"). Options follow the name: "frugal:max_delay_s=43200:tou=0".
 
+#include <optional>
 #include <string>
 
 #include "model/result.h"
@@ -39,6 +42,7 @@ struct FrugalOptions {
   // waiting priced at $1.
   TimeShiftOptions time_shift = {
       .max_delay_s = 12 * 3600.0, .min_saving = 2, .overflow = true, .wait_usd_gpu_h = 1.0};
+  bool urgent = true;       // option "urgent" (see QueueSort above)
   bool consolidate = true;  // option "consolidate"
   bool elastic = true;
   bool pack_down = true;
@@ -67,7 +71,13 @@ FeatureSet frugal_features(const FrugalOptions& o);
 // The policy `frugal simulate` (and the service) use when none is given: "frugal".
 std::string default_profile_name();
 
-// QueueSort "tier-shortest" (exposed for tests).
-std::unique_ptr<QueueSort> make_tier_shortest_sort(Seconds starvation_s = 24 * 3600);
+// QueueSort "tier-shortest" (exposed for tests). With `urgent`, a deadline job also counts
+// as starved from deadline − estimate − max(margin_s, margin_frac × estimate) (as queued).
+struct DeadlineMargin {
+  Seconds margin_s = 3600;
+  double margin_frac = 0.25;
+};
+std::unique_ptr<QueueSort> make_tier_shortest_sort(
+    Seconds starvation_s = 24 * 3600, std::optional<DeadlineMargin> urgent = std::nullopt);
 
 }  // namespace frugal

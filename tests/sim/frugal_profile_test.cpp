@@ -74,6 +74,8 @@ TEST(FrugalProfile, Options) {
   EXPECT_TRUE(parse_frugal_options("sun=1").value().sun);
   EXPECT_TRUE(d.value().consolidate);
   EXPECT_FALSE(parse_frugal_options("consolidate=0").value().consolidate);
+  EXPECT_TRUE(parse_frugal_options("").value().urgent);
+  EXPECT_FALSE(parse_frugal_options("urgent=0").value().urgent);
   EXPECT_DOUBLE_EQ(parse_frugal_options("wait_usd_gpu_h=0").value().time_shift.wait_usd_gpu_h, 0);
   EXPECT_FALSE(parse_frugal_options("overflow=0").value().time_shift.overflow);
   EXPECT_TRUE(make_profile("frugal:max_delay_s=3600").ok());
@@ -82,8 +84,8 @@ TEST(FrugalProfile, Options) {
   // key frugal takes; a bad value of a time-shift key says what the value must be.
   EXPECT_EQ(parse_frugal_options("nope=x").error().message,
             "frugal option 'nope': known keys max_delay_s, min_saving, margin_s, margin_frac, "
-            "overflow, wait_usd_gpu_h, valley, energy_only, overflow_model, starvation_s, sun, "
-            "release, autoscale_first, tou, consolidate");
+            "overflow, wait_usd_gpu_h, valley, energy_only, overflow_model, starvation_s, urgent, "
+            "sun, release, autoscale_first, tou, consolidate");
   EXPECT_EQ(parse_frugal_options("wait_usd_gpu_h=-1").error().message,
             "frugal option 'wait_usd_gpu_h=-1': not a non-negative number");
   EXPECT_EQ(parse_frugal_options("overflow=5").error().message,
@@ -133,6 +135,30 @@ TEST(FrugalProfile, StarvationGuardBeatsShortest) {
   const SimResult r = run_frugal(jobs, c);
   EXPECT_DOUBLE_EQ(r.jobs[1].first_start, 90000);  // starved at 86,410 s
   for (int i = 2; i < 5; ++i) EXPECT_GE(r.jobs[i].first_start, 95000);
+}
+
+// A general deadline job counts as starved once its slack runs out (deadline − estimate −
+// max(margin_s, margin_frac × estimate), the time-shift margins: 26,000 − 5,000 − 3,600 =
+// 17,400 s) and goes before a shorter general job; with urgent=0 the shorter one goes first.
+TEST(FrugalProfile, UrgentDeadlineJobBeatsShortest) {
+  const auto c = cluster_of({node("n0", kA100, 1)});
+  std::vector<JobSpec> jobs = {tiered("busy", 0, 1, 20000, Tier::kImportant),
+                               tiered("due", 10, 1, 5000, Tier::kGeneral),
+                               tiered("short", 100, 1, 100, Tier::kGeneral)};
+  jobs[1].deadline = 26000;
+  SimResult r = run_frugal(jobs, c);
+  EXPECT_DOUBLE_EQ(r.jobs[1].first_start, 20000);
+  EXPECT_DOUBLE_EQ(r.jobs[2].first_start, 25000);
+  SimOptions so;
+  so.check_invariants = true;
+  so.reference_model = kA100;
+  r = simulate(jobs, c, test_gpus(), profile("frugal:urgent=0"), so);
+  EXPECT_DOUBLE_EQ(r.jobs[2].first_start, 20000);
+  EXPECT_DOUBLE_EQ(r.jobs[1].first_start, 20100);
+  // A deadline the job can still make later does not promote it yet.
+  jobs[1].deadline = 40000;
+  r = run_frugal(jobs, c);
+  EXPECT_DOUBLE_EQ(r.jobs[2].first_start, 20000);
 }
 
 // Random workloads under the whole profile: every victim loses at most one checkpoint
