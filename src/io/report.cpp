@@ -187,7 +187,9 @@ nlohmann::json tier_json(const Summary& s) {
 }
 
 nlohmann::json work_json(const Summary& s) {
-  nlohmann::json j = {{"ref_gpu_hours", s.work_ref_gpu_hours}, {"jct_floor_s", s.jct_floor_s}};
+  nlohmann::json j = {{"ref_gpu_hours", s.work_ref_gpu_hours},
+                      {"jct_floor_s", s.jct_floor_s},
+                      {"jct_bound_s", s.jct_bound_s}};
   if (s.horizon.horizon_s > 0)
     j["horizon"] = {{"horizon_s", s.horizon.horizon_s},
                     {"completed", s.horizon.completed},

@@ -78,17 +78,28 @@ std::vector<GpuModelId> models_present(const ClusterSpec& cluster) {
   return out;
 }
 
-// JobOutcome::fastest_run_s: `j`'s duration on the fastest of `models` it may use.
-Seconds fastest_run(const JobSpec& j, const std::vector<GpuModelId>& models,
-                    const GpuCatalog& catalog, GpuModelId reference) {
-  if (j.gpus <= 0) return j.duration;
+// JobOutcome::fastest_run_s and min_gpu_seconds of `j` on the fastest of `models` it may use.
+void fastest_run(const JobSpec& j, const std::vector<GpuModelId>& models, const GpuCatalog& catalog,
+                 GpuModelId reference, double alpha, JobOutcome& o) {
+  o.fastest_run_s = j.duration;
+  o.min_gpu_seconds = 0;
+  if (j.gpus <= 0) return;
   double best = 0;
   for (const GpuModelId m : models) {
     const auto& allowed = j.allowed_models;
     if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), m) == allowed.end()) continue;
     best = std::max(best, catalog.relative_speed(m, reference, j.job_class));
   }
-  return best > 0 ? j.duration / best : j.duration;
+  const Seconds run = best > 0 ? j.duration / best : j.duration;
+  const auto g = static_cast<double>(j.gpus);
+  if (!j.fractional() && j.max_gpus > j.gpus) {  // elastic (JobRuntime::elastic)
+    const double low = std::max(1, j.min_gpus > 0 ? std::min(j.min_gpus, j.gpus) : j.gpus);
+    o.fastest_run_s = run * std::pow(g / j.max_gpus, alpha);
+    o.min_gpu_seconds = run * std::pow(g, alpha) * std::pow(low, 1 - alpha);
+    return;
+  }
+  o.fastest_run_s = run;
+  o.min_gpu_seconds = run * g * static_cast<double>(j.gpu_milli) / kMilliPerGpu;
 }
 
 class Simulation {
@@ -126,7 +137,8 @@ class Simulation {
       result_.jobs[i].deferrable = jobs[i].deferrable;
       result_.jobs[i].tier = jobs[i].tier;
       result_.jobs[i].work_ref_gpu_seconds = reference_work(jobs[i]);
-      result_.jobs[i].fastest_run_s = fastest_run(jobs[i], models, catalog, opt.reference_model);
+      fastest_run(jobs[i], models, catalog, opt.reference_model, opt.elastic_alpha,
+                  result_.jobs[i]);
     }
     order_.resize(jobs.size());
     std::iota(order_.begin(), order_.end(), 0u);

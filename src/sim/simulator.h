@@ -116,8 +116,13 @@ struct JobOutcome {
   // for CPU-only jobs), whether it completes or not.
   double work_ref_gpu_seconds = 0;
   // Its run time on the fastest GPU model of the cluster it may use (duration / that model's
-  // relative speed for its class; duration when none): no schedule finishes it sooner.
+  // relative speed for its class; duration when none), an elastic job at its largest size
+  // (× (gpus / max_gpus)^elastic_alpha): no schedule finishes it sooner.
   Seconds fastest_run_s = 0;
+  // The fewest GPU-seconds any schedule gives it: on that model, at its most efficient size
+  // (gpus × gpu_milli / 1000 cards; an elastic job at min_gpus: duration × gpus^α ×
+  // min_gpus^(1−α) / speed); 0 for CPU-only jobs. For queue_jct_bound (sim/jct_bound.h).
+  double min_gpu_seconds = 0;
   bool unschedulable = false;
   std::string reason;  // why unschedulable
   GpuModelId last_model = kNoGpuModel;

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <numeric>
 
+#include "sim/jct_bound.h"
+
 namespace frugal {
 namespace {
 
@@ -36,6 +38,7 @@ Summary summarize(const SimResult& r) {
   std::vector<double> jct, wait, wait_multi, jct_deferrable, jct_other;
   std::array<std::vector<double>, kTierCount> tier_jct, tier_wait;
   double work = 0, floor_sum = 0, horizon_work = 0;
+  std::vector<BoundJob> bound_jobs;
   const double horizon_end = r.first_arrival + r.work_horizon_s;
   jct.reserve(r.jobs.size());
   wait.reserve(r.jobs.size());
@@ -59,6 +62,7 @@ Summary summarize(const SimResult& r) {
     tier_wait[t].push_back(wait.back());
     work += o.work_ref_gpu_seconds;
     floor_sum += o.fastest_run_s;
+    bound_jobs.push_back({o.submit, o.fastest_run_s, o.min_gpu_seconds});
     if (r.work_horizon_s > 0 && o.finish <= horizon_end) {
       ++s.horizon.completed;
       horizon_work += o.work_ref_gpu_seconds;
@@ -71,6 +75,7 @@ Summary summarize(const SimResult& r) {
   }
   s.work_ref_gpu_hours = work / 3600;
   s.jct_floor_s = s.completed > 0 ? floor_sum / static_cast<double>(s.completed) : 0;
+  s.jct_bound_s = queue_jct_bound(bound_jobs, r.capacity_gpus);
   if (r.work_horizon_s > 0) {
     s.horizon.horizon_s = r.work_horizon_s;
     s.horizon.work_ref_gpu_hours = horizon_work / 3600;

@@ -75,8 +75,9 @@ class OwnedConsolidation(unittest.TestCase):
     def tearDownClass(cls):
         shutil.rmtree(cls.tmp, ignore_errors=True)
 
-    def simulate(self, trace, size, policy):
-        """The summary of `frugal simulate` run here on (trace, size) as the setting runs it."""
+    def simulate(self, trace, size, policy, predict=True):
+        """The summary of `frugal simulate` run here on (trace, size) as the setting runs it
+        (with --predict-runtimes unless `predict` is false)."""
         setting = self.owned["settings"][trace][str(size)]
         yaml = os.path.join(self.tmp, f"{trace}-{size}.yaml")
         with open(yaml, "w") as f:
@@ -85,8 +86,8 @@ class OwnedConsolidation(unittest.TestCase):
         path = os.path.join(self.tmp, "itp", "raw", trace.replace("itp-", "") + ".csv")
         subprocess.run([FRUGAL, "simulate", "--trace", path, "--cluster", yaml, "--policy", policy,
                         "--format", "json", "--out", out, "--static-capacity",
-                        "--predict-runtimes", "--horizon-hours",
-                        f"{setting['horizon_h']:.6f}"] + self.ev.job_rule(1),
+                        "--horizon-hours", f"{setting['horizon_h']:.6f}"]
+                       + (["--predict-runtimes"] if predict else []) + self.ev.job_rule(1),
                        check=True, capture_output=True)
         with open(out) as f:
             return json.load(f)
@@ -130,6 +131,34 @@ class OwnedConsolidation(unittest.TestCase):
             migrations += on["migrations"]
         # The traces are made so that consolidation acts: a table of zeros would prove little.
         self.assertGreater(migrations, 0)
+
+    def test_the_oracle_run_is_frugal_without_predictions(self):
+        oracle = {(r["trace"], r["size"]): r for r in self.owned["oracle"]}
+        self.assertEqual(set(oracle), {(t, 1.0) for t in TRACES})
+        for (trace, size), rec in sorted(oracle.items()):
+            self.assertEqual(rec["policy"], "frugal-oracle")
+            d = self.simulate(trace, size, "frugal", predict=False)
+            self.assertEqual(rec["jct_s"], d["jct_s"])
+            self.assertEqual(rec["deadline_misses"], d["deadline_misses"])
+        self.assertIn("### Targets at 1.0×, the issue's comparison", self.page)
+        self.assertIn("| 1.0× | **frugal (oracle)** |", self.page)
+
+    def test_baselines_outside_uses_runtimes_read_no_runtime(self):
+        # The matched comparison gives frugal the oracle only against USES_RUNTIMES; every other
+        # baseline must decide the same with predicted runtimes as with true ones.
+        trace = sorted(TRACES)[0]
+        for policy in sorted(set(self.ev.BASELINES) - self.owned_mod.USES_RUNTIMES):
+            with self.subTest(policy=policy):
+                a = self.simulate(trace, 1.0, policy, predict=True)
+                b = self.simulate(trace, 1.0, policy, predict=False)
+                self.assertEqual(a["jct_s"], b["jct_s"])
+                self.assertEqual(a["wait_s"], b["wait_s"])
+        # ... and the ones in it do read them (else the set is wrong the other way).
+        for policy in sorted(self.owned_mod.USES_RUNTIMES):
+            with self.subTest(policy=policy):
+                a = self.simulate(trace, 1.0, policy, predict=True)
+                b = self.simulate(trace, 1.0, policy, predict=False)
+                self.assertNotEqual(a["jct_s"], b["jct_s"])
 
     def test_page_rows_are_the_summaries(self):
         self.assertIn("### Consolidation: `frugal` with / without it", self.page)

@@ -103,7 +103,8 @@ class ReportTest(unittest.TestCase):
                                                                       "p99": core_p99}}}
             return record(t, policy, 0.0, jct, misses, size=1.0, by_tier=tiers,
                           work_ref_gpu_hours=wpd * 1000, completed_in_horizon=10,
-                          allocated_share=0.9, jct_floor_s=3600.0, energy_kwh=1.0,
+                          allocated_share=0.9, jct_floor_s=3600.0, jct_bound_s=3600.0,
+                          energy_kwh=1.0,
                           work_per_usd=wpd)
 
         setting = {"nodes": {}, "gpus": 8, "a100_eq": 10.0, "usd_h": 1.0,
@@ -120,10 +121,13 @@ class ReportTest(unittest.TestCase):
         # frugal: JCT 3 h (sjf 5 h: 0.6, gap (5-3)/(5-1) = 50 %); core p99 wait 0.5 h (fifo
         # 2 h: 0.25); 1 miss (fewest 1); work per $ 0.45 (fifo 0.40, bound 0.5: gap 50 %).
         page = "\n".join(evaluate_owned.owned_section(self.owned_doc((10800.0, 1800.0, 1, 0.45))))
-        self.assertIn("| itp-cluster01 | 10 (1.00) | 0.600 (3.00 h vs 5.00 h, floor 1.00 h) "
+        self.assertIn("| itp-cluster01 | 10 (1.00) | 0.600 (3.00 h vs 5.00 h, bound 1.00 h) "
                       "`sjf` gap 50 % yes | 0.250 (0.50 h vs 2.00 h) `fifo` gap 75 % yes | "
-                      "1 vs 1 gap – yes | 0.4500 vs 0.4000, bound 0.5000 `fifo` gap 50 % yes |",
+                      "1 vs 1 `sjf` gap – yes | 0.4500 vs 0.4000, bound 0.5000 `fifo` gap 50 % yes |",
                       page)
+        self.assertIn("### Targets at 1.0×, stricter: frugal predicting against every baseline",
+                      page)
+        self.assertNotIn("the issue's comparison", page)  # no oracle run in the document
         self.assertIn("Met on: mean JCT ≤ 0.70 1/1; core p99 wait ≤ 0.50 1/1; misses ≤ fewest "
                       "1/1; work per $ gap ≥ 50 % 1/1", page)
         # Slower, more misses, less work than the best baseline: every target missed.
@@ -131,6 +135,48 @@ class ReportTest(unittest.TestCase):
         self.assertIn("Met on: mean JCT ≤ 0.70 0/1; core p99 wait ≤ 0.50 0/1; misses ≤ fewest "
                       "0/1; work per $ gap ≥ 50 % 0/1", page)
         self.assertIn("`fifo` gap -50 % **no** |", page)
+
+    def test_owned_jct_target_becomes_half_the_gap_where_the_bound_rules_it_out(self):
+        import evaluate_owned  # noqa: E402
+        # The bound at 4 h: 0.70x sjf's 5 h (3.5 h) is out of reach; frugal at 4.4 h closes
+        # (5 - 4.4) / (5 - 4) = 60 % of the gap: met. At 4.6 h, 40 %: not met.
+        for jct, share, ok in ((15840.0, "60 %", "yes"), (16560.0, "40 %", "**no**")):
+            doc = self.owned_doc((jct, 1800.0, 1, 0.45))
+            for r in doc["results"]:
+                r["jct_bound_s"] = 4 * 3600.0
+            page = "\n".join(evaluate_owned.owned_section(doc))
+            self.assertIn(f"vs 5.00 h, bound 4.00 h, 0.70× out of reach: half the gap) `sjf` gap "
+                          f"{share} {ok} |", page)
+
+    def test_owned_targets_give_frugal_the_oracle_against_baselines_that_use_it(self):
+        import evaluate_owned  # noqa: E402
+        # frugal predicting: JCT 4 h, 2 misses — 0.8x sjf (5 h), more misses than sjf (1).
+        doc = self.owned_doc((14400.0, 1800.0, 2, 0.45))
+        # With the oracle (as sjf has it): 3 h and 1 miss; against fifo (no runtimes) the
+        # predicting run counts: 4 h vs 10 h (0.4) and 2 misses vs 3.
+        fr = doc["results"][-1]
+        doc["oracle"] = [dict(fr, policy="frugal-oracle", jct_s=dict(fr["jct_s"], mean=10800.0),
+                              deadline_misses=1)]
+        page = "\n".join(evaluate_owned.owned_section(doc))
+        matched, strict = page.split("### Targets at 1.0×, stricter")
+        self.assertIn("### Targets at 1.0×, the issue's comparison", matched)
+        self.assertIn("| itp-cluster01 | 10 (1.00) | 0.600 (3.00 h vs 5.00 h, bound 1.00 h) "
+                      "`sjf` (oracle) gap 50 % yes |", matched)
+        self.assertIn("| 1 vs 1 `sjf` (oracle) gap – yes |", matched)
+        self.assertIn("Met on: mean JCT ≤ 0.70 1/1; core p99 wait ≤ 0.50 1/1; misses ≤ fewest "
+                      "1/1", matched)
+        # The stricter table compares the predicting run with every baseline.
+        self.assertIn("| itp-cluster01 | 10 (1.00) | 0.800 (4.00 h vs 5.00 h, bound 1.00 h) "
+                      "`sjf` gap 25 % **no** |", strict)
+        self.assertIn("| 2 vs 1 `sjf` gap – **no** |", strict)
+        # The oracle run is listed beside the others, never as a baseline.
+        self.assertIn("| 1.0× | **frugal (oracle)** | 3.00 |", strict)
+        # An oracle run slower than sjf binds (9 h vs 5 h), however fast the predicting run
+        # is against fifo (4 h vs 10 h).
+        doc["oracle"][0]["jct_s"] = dict(fr["jct_s"], mean=32400.0)
+        matched = "\n".join(evaluate_owned.owned_section(doc)).split("stricter")[0]
+        self.assertIn("| 1.800 (9.00 h vs 5.00 h, bound 1.00 h) `sjf` (oracle) gap -100 % **no** |",
+                      matched)
 
     def test_owned_consolidation_ablation_beside_frugal(self):
         import evaluate_owned  # noqa: E402
@@ -178,12 +224,16 @@ class ReportTest(unittest.TestCase):
 
     def test_owned_work_bound(self):
         import evaluate_owned  # noqa: E402
-        # Jobs of 1 GPU x 3600 s at t=0, 7200 and 10000; horizon 3 h: at the fastest speed
-        # (3x) the first two finish by it (7200 + 1200 <= 10800), the third cannot (11200):
+        # Jobs of 1 GPU x 3600 s at t=0, 7200 and 10200; horizon 3 h: at the fastest speed
+        # (3x) and twice the GPUs (elastic: 2^-0.8 of the time, 689 s) the first two finish
+        # by it (7200 + 689 <= 10800), the third cannot (10889); at its requested size (1200 s)
+        # neither would the third one at 10000, which the elastic allowance now counts:
         # 2 GPU-hours, under the capacity (1 A100 node: 8 GPUs x 3 h).
-        rows = [(0.0, 3600.0, 1), (7200.0, 3600.0, 1), (10000.0, 3600.0, 1)]
+        rows = [(0.0, 3600.0, 1), (7200.0, 3600.0, 1), (10200.0, 3600.0, 1)]
         b = evaluate_owned.work_bound(rows, 0.0, 10800.0, {"A100-80GB": 1})
         self.assertAlmostEqual(b, 2.0)
+        rows[2] = (10000.0, 3600.0, 1)
+        self.assertAlmostEqual(evaluate_owned.work_bound(rows, 0.0, 10800.0, {"A100-80GB": 1}), 3)
         # Capacity-bound: 16 one-GPU hour-long jobs at t=0, a 1-hour horizon: each could
         # finish (at 3x), but one A100 node holds 8 GPU-hours.
         rows = [(0.0, 3600.0, 1)] * 16
