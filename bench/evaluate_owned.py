@@ -253,9 +253,12 @@ def targets(rs, setting, oracle=None):
 
     out = []
 
+    def jct_bound(b):  # the lower of the two runs' bounds (the same jobs: equal when all end)
+        return min(mine(b).get("jct_bound_s", 0.0), b.get("jct_bound_s", 0.0))
+
     def jct_ok(b):  # 0.70x, or half the gap to the bound where the bound rules 0.70x out
         f, x = mine(b)["jct_s"]["mean"], b["jct_s"]["mean"]
-        bound = min(mine(b).get("jct_bound_s", 0.0), b.get("jct_bound_s", 0.0))
+        bound = jct_bound(b)
         if bound > 0.70 * x:
             g = gap(x, f, bound)
             return g is not None and g >= 0.5
@@ -265,7 +268,7 @@ def targets(rs, setting, oracle=None):
     bj = max(others, key=lambda b: (not jct_ok(b),
                                     mine(b)["jct_s"]["mean"] / max(b["jct_s"]["mean"], 1e-9)))
     f, b = mine(bj)["jct_s"]["mean"], bj["jct_s"]["mean"]
-    bound = min(mine(bj).get("jct_bound_s", 0.0), bj.get("jct_bound_s", 0.0))
+    bound = jct_bound(bj)
     reach = "" if bound <= 0.70 * b else ", 0.70× out of reach: half the gap"
     out.append((f"mean JCT vs {who(bj)} (≤ 0.70)", f"{f / b:.3f} ({_h(f)} h vs {_h(b)} h, "
                 f"bound {_h(bound)} h{reach})", gap(b, f, bound), jct_ok(bj)))
