@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "pack/filter.h"
+#include "pack/swap.h"
 
 namespace frugal::pack {
 namespace {
@@ -205,7 +206,7 @@ int make_room(FillState& fs, size_t i, int64_t budget, PolicyRng& rng, bool gpu_
   const size_t tries = std::min<size_t>(cands.size(), kMaxTries);
   for (size_t t = 0; t < tries; ++t)
     if (const int moved = try_plan(fs, i, cands[t], rng, gpu_rules); moved > 0) return moved;
-  return 0;
+  return swap_room(fs, i, budget, rng, gpu_rules);
 }
 
 }  // namespace frugal::pack

@@ -16,7 +16,9 @@
 // go, one by one, to the node the policy scores best among all others (its own rule, with
 // the node being emptied excluded); if one finds no node, or pod i still does not fit, every
 // node is put back exactly as it was and the next candidate is tried. The first that works
-// is kept: pod i is placed on the emptied node on the policy's cards.
+// is kept: pod i is placed on the emptied node on the policy's cards. When none works and the
+// budget allows two moves, swap_room (swap.h) trades a pod for a lighter one of the same GPU
+// shape instead.
 // Returns the number of pods moved (0: nothing changed, pod i is not placed). Deterministic.
 
 #include <cstddef>

@@ -15,6 +15,7 @@
 #include "pack/fill_state.h"
 #include "pack/migration.h"
 #include "pack/pack_inputs.h"
+#include "pack/swap.h"
 #include "pack/typical_pods.h"
 #include "pack/workload.h"
 
@@ -338,6 +339,15 @@ TEST(PackMigration, ZeroBudgetIsThePlainFill) {
   EXPECT_EQ(none.ev.failed, plain.failed);
 }
 
+// Nodes 0 and 1 of `nodes` holding pods 0 and 1 of `seq` (best fit's cards).
+FillState first_two_placed(const std::vector<NodeSpec>& nodes, const std::vector<Pod>& seq,
+                           FragMemo& memo, PolicyRng& rng) {
+  FillState fs(nodes, {0, 1}, seq, Policy::kBestFit, memo, nullptr, true);
+  fs.place(0, 0, rng, true);
+  fs.place(1, 1, rng, true);
+  return fs;
+}
+
 TEST(PackMigration, MovesAPodToFreeACard) {
   // Two one-card nodes each hold a 400-milli pod; a whole-card pod fits only once one of them
   // moves next to the other.
@@ -348,26 +358,20 @@ TEST(PackMigration, MovesAPodToFreeACard) {
   typical.pods.push_back(TypicalPod{1000, 400, 1, 0, "", 1, 1});
   FragMemo memo(typical);
   PolicyRng rng(1);
-  FillState fs(nodes, {0, 1}, seq, Policy::kBestFit, memo, nullptr, true);
-  fs.place(0, 0, rng, true);
-  fs.place(1, 1, rng, true);
+  FillState fs = first_two_placed(nodes, seq, memo, rng);
   EXPECT_EQ(fs.best(2, true, fs.size()), fs.size());  // nowhere as it stands
   EXPECT_EQ(make_room(fs, 2, 0 + 1, rng, true), 1);
   EXPECT_EQ(fs.on(0).size() + fs.on(1).size(), 3u);
   EXPECT_EQ(fs.node(0).gpu_left() + fs.node(1).gpu_left(), 200);
   EXPECT_EQ(fs.idle(), 200);
   // No budget, no move; and a failed attempt changes nothing.
-  FillState none(nodes, {0, 1}, seq, Policy::kBestFit, memo, nullptr, true);
-  none.place(0, 0, rng, true);
-  none.place(1, 1, rng, true);
+  FillState none = first_two_placed(nodes, seq, memo, rng);
   const int64_t idle = none.idle();
   const double frag = none.frag();
   EXPECT_EQ(make_room(none, 2, 0, rng, true), 0);
   const std::vector<Pod> big{pod(1000, 1000, 1, 700), pod(1000, 1000, 1, 700),
                              pod(1000, 1000, 1, 1000)};
-  FillState stuck(nodes, {0, 1}, big, Policy::kBestFit, memo, nullptr, true);
-  stuck.place(0, 0, rng, true);
-  stuck.place(1, 1, rng, true);
+  FillState stuck = first_two_placed(nodes, big, memo, rng);
   const int64_t stuck_idle = stuck.idle();
   const double stuck_frag = stuck.frag();
   EXPECT_EQ(make_room(stuck, 2, 5, rng, true), 0);
@@ -376,6 +380,46 @@ TEST(PackMigration, MovesAPodToFreeACard) {
   EXPECT_EQ(stuck.on(0).size() + stuck.on(1).size(), 2u);
   EXPECT_EQ(none.idle(), idle);
   EXPECT_EQ(none.frag(), frag);
+}
+
+TEST(PackMigration, SwapsACpuHeavyPodForALightOneToUseAFreeCard) {
+  // Node 0 has a free card but its CPU is held by a whole-card pod V (14 cores); node 1's only
+  // card holds W (3 cores) beside 13 free cores. The arrival (8 cores, one card) fits neither;
+  // no single move helps (V and W fit nowhere else as things stand): V and W trade places.
+  const std::vector<NodeSpec> nodes{node(16000, 64000, 2, 0), node(16000, 64000, 1, 0)};
+  const std::vector<Pod> seq{pod(14000, 1000, 1, 1000), pod(3000, 1000, 1, 1000),
+                             pod(8000, 1000, 1, 1000)};
+  TypicalPods typical;
+  typical.pods.push_back(TypicalPod{1000, 1000, 1, 0, "", 1, 1});
+  FragMemo memo(typical);
+  PolicyRng rng(1);
+  FillState fs = first_two_placed(nodes, seq, memo, rng);
+  EXPECT_EQ(fs.best(2, true, fs.size()), fs.size());
+  const int64_t idle = fs.idle();
+  // One migration left is not enough for a swap: nothing changes.
+  EXPECT_EQ(make_room(fs, 2, 1, rng, true), 0);
+  EXPECT_EQ(fs.idle(), idle);
+  EXPECT_EQ(fs.node(0).cpu_left, 2000);
+  EXPECT_EQ(fs.node(1).cpu_left, 13000);
+  ASSERT_EQ(fs.on(0).size(), 1u);
+  EXPECT_EQ(fs.on(0)[0].pod, 0u);
+  // With two, V goes to node 1, W to node 0, and the arrival beside W.
+  EXPECT_EQ(make_room(fs, 2, 2, rng, true), 2);
+  ASSERT_EQ(fs.on(0).size(), 2u);
+  ASSERT_EQ(fs.on(1).size(), 1u);
+  EXPECT_EQ(fs.on(1)[0].pod, 0u);
+  EXPECT_EQ(fs.node(0).cpu_left, 16000 - 3000 - 8000);
+  EXPECT_EQ(fs.node(1).cpu_left, 16000 - 14000);
+  EXPECT_EQ(fs.idle(), 0);
+  // swap_room alone, where W's model list excludes node 0's model: no change.
+  const std::vector<NodeSpec> mixed{node(16000, 64000, 2, 0), node(16000, 64000, 1, 1)};
+  const std::vector<Pod> picky{pod(14000, 1000, 1, 1000), pod(3000, 1000, 1, 1000, 2),
+                               pod(8000, 1000, 1, 1000)};
+  FillState none = first_two_placed(mixed, picky, memo, rng);
+  EXPECT_EQ(swap_room(none, 2, 10, rng, true), 0);
+  EXPECT_EQ(none.node(0).cpu_left, 2000);
+  EXPECT_EQ(none.node(1).cpu_left, 13000);
+  EXPECT_EQ(none.on(0).size() + none.on(1).size(), 2u);
 }
 
 }  // namespace
