@@ -75,6 +75,8 @@ class HeteroFilter final : public Filter {
       std::stable_sort(c.models.begin(), c.models.end(),
                        [&](GpuModelId a, GpuModelId b) { return s.speeds[a] > s.speeds[b]; });
     }
+    if (!is_core_work(job) && job.deadline != kNever && job.gpus > 0)
+      drop_deadline_misses(v, s, job, c);
     return c;
   }
 
@@ -112,6 +114,23 @@ class HeteroFilter final : public Filter {
       }
     }
     c.models = std::move(kept);
+  }
+
+  // A deadline job: a model on which it would miss its deadline starting now is dropped when
+  // some model, waiting for running jobs' expected ends, would still meet it.
+  static void drop_deadline_misses(const CycleView& v, State& s, const JobSpec& job,
+                                   Candidates& c) {
+    if (!s.built || s.built_at != v.now()) build_release_profile(v, s);
+    const double need = static_cast<double>(job.total_milli()) / kMilliPerGpu;
+    const Seconds est = job.runtime_estimate();
+    const auto run = [&](GpuModelId m) { return est / std::max(s.speeds[m], 1e-9); };
+    bool meets = false;
+    for (GpuModelId m : c.models) {
+      const Seconds start = earliest_start(v.cluster(), s, m, need, v.now());
+      meets = meets || (start != kNever && start + run(m) <= job.deadline);
+    }
+    if (!meets) return;
+    std::erase_if(c.models, [&](GpuModelId m) { return v.now() + run(m) > job.deadline; });
   }
 
   static Seconds earliest_start(const ClusterState& st, const State& s, GpuModelId m, double need,

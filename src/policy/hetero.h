@@ -14,7 +14,10 @@
 //   auxiliary   — finetune, eval, preprocess: lowest cost per unit of work first
 //                 (rate ÷ speed for its class); ties → higher speed. A model on which the job
 //                 would miss its deadline (now + estimate ÷ speed > deadline) moves behind
-//                 every model that meets it; those are ordered fastest first.
+//                 every model that meets it; those are ordered fastest first. Such a model
+//                 is dropped altogether while some model, waiting for running jobs'
+//                 expected ends (as for core work below), would still meet the deadline:
+//                 the job waits for it rather than start where it is sure to be late.
 // Fallback: the placer takes the first model in that order that has room now, so a job whose
 // preferred model is full runs on the next one instead of waiting. For core work a slower
 // model stays a fallback when starting on it now is estimated to finish no later than waiting
@@ -25,8 +28,9 @@
 // the job's estimated completion time. (Before that bound, core work fell back to any model
 // within the fraction unconditionally, and 8-GPU pretrain jobs of 7–11 A100-days ran 43 days
 // on L4 in the two-region demo; docs/EXPERIMENTS.md.) Otherwise the job waits for the faster
-// model. Auxiliary work always falls back (its preferred models are the cheap, plentiful
-// ones). Within a model the wrapped placer (bestfit) picks the GPUs.
+// model. Auxiliary work falls back (its preferred models are the cheap, plentiful ones) except
+// to a model that would miss its deadline while another would still meet it (above). Within a model
+// the wrapped placer (bestfit) picks the GPUs.
 
 #include <memory>
 #include <vector>

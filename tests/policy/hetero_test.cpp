@@ -63,6 +63,14 @@ std::vector<GpuModelId> place_all(const ClusterSpec& spec, const std::vector<Job
   return out;
 }
 
+// The model of the last job the engine starts at `t` (kNoGpuModel when none starts).
+GpuModelId started_model(Engine& e, Seconds t) {
+  GpuModelId got = kNoGpuModel;
+  for (const Decision& d : e.schedule(t))
+    if (d.kind == Decision::Kind::kStart) got = d.placement.model;
+  return got;
+}
+
 TEST(Hetero, PretrainGoesToTheFastestModel) {
   const auto spec = reserved({node("t", kT4x, 8), node("h", kH100, 8)});
   const std::vector<JobSpec> jobs = {classed("p", JobClass::kPretrain, 4, 3600)};
@@ -136,9 +144,7 @@ TEST(Hetero, CoreWorkWaitsForTheFastModelWhenThatFinishesSooner) {
     e.submit(0, &b, 0);
     ASSERT_EQ(e.schedule(0).size(), 1u);
     e.submit(1, &p, 1);
-    GpuModelId got = kNoGpuModel;
-    for (const Decision& d : e.schedule(1))
-      if (d.kind == Decision::Kind::kStart) got = d.placement.model;
+    const GpuModelId got = started_model(e, 1);
     // T4 runs pretrain at 0.15 / 2.5 of H100's speed (below kCoreFallbackSpeedFraction):
     // waiting for the H100s finishes at blocker + 4000 s, T4 now at 1 + 66667 s.
     EXPECT_EQ(got, blocker < 1000 ? kNoGpuModel : kT4x) << blocker;
@@ -155,9 +161,7 @@ TEST(Hetero, CoreWorkWaitsForTheFastModelWhenThatFinishesSooner) {
     e.submit(0, &b, 0);
     ASSERT_EQ(e.schedule(0).size(), 1u);
     e.submit(1, &p, 1);
-    GpuModelId got = kNoGpuModel;
-    for (const Decision& d : e.schedule(1))
-      if (d.kind == Decision::Kind::kStart) got = d.placement.model;
+    const GpuModelId got = started_model(e, 1);
     EXPECT_EQ(got, blocker < 1000 ? kNoGpuModel : kRefA100) << blocker;
   }
 }
@@ -178,11 +182,37 @@ TEST(Hetero, CoreWorkDoesNotWaitOnAJobPastItsEstimate) {
   ASSERT_EQ(e.schedule(0).size(), 1u);
   e.submit(1, &p, 1);
   for (const Decision& d : e.schedule(1)) EXPECT_NE(d.kind, Decision::Kind::kStart);
-  GpuModelId got = kNoGpuModel;
-  for (const Decision& d : e.schedule(500))
-    if (d.kind == Decision::Kind::kStart) got = d.placement.model;
+  const GpuModelId got = started_model(e, 500);
   EXPECT_EQ(got, kRefA100);
   EXPECT_EQ(e.check_invariants(), "");
+}
+
+// A deadline job does not start on a model where it would miss its deadline when a model
+// where it would still meet it frees in time (running jobs' expected ends); when none would,
+// it falls back as before. Finetune on H100 runs 3,600 / 2.5 = 1,440 s, on T4 21,176 s; the
+// deadline is 10,001: T4 misses it, H100 meets it if freed by 8,561.
+TEST(Hetero, DeadlineJobWaitsForAModelThatStillMeetsIt) {
+  const auto spec = reserved({node("t", kT4x, 8), node("h", kH100, 8)});
+  EngineOptions o;
+  o.reference_model = kRefA100;
+  struct Case {
+    Seconds blocker;
+    Seconds deadline;
+    GpuModelId want;
+  };
+  for (const Case& c : {Case{100, 10001, kNoGpuModel}, Case{100000, 10001, kT4x},
+                        Case{100, kNever, kT4x}, Case{100, 30001, kT4x}}) {
+    Engine e(spec, hetero_gpus(), profile("frugal-place"), o);
+    const JobSpec b = classed("b", JobClass::kPretrain, 8, c.blocker * 2.5);  // fills the H100s
+    JobSpec f = classed("f", JobClass::kFinetune, 1, 3600, 1);
+    f.deadline = c.deadline;
+    e.submit(0, &b, 0);
+    ASSERT_EQ(e.schedule(0).size(), 1u);
+    e.submit(1, &f, 1);
+    const GpuModelId got = started_model(e, 1);
+    EXPECT_EQ(got, c.want) << c.blocker << " " << c.deadline;
+    EXPECT_EQ(e.check_invariants(), "");
+  }
 }
 
 TEST(Hetero, ProfilesAndPlacerOverride) {
