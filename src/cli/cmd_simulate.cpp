@@ -24,7 +24,7 @@ struct RunOptions {
   std::string policies = "fifo,backfill,sjf,las";
   std::string format = "table";
   std::string out;
-  std::string jobs_out;  // simulate: per-job CSV (id,submit,first_start,finish,model)
+  std::string jobs_out;  // simulate: per-job CSV (id,submit,first_start,finish,model,tier,deadline)
   int threads = 1;
   bool check_invariants = false;
   double mtbf_hours = 0;
@@ -153,12 +153,14 @@ Result<std::vector<Summary>> run_all(const RunOptions& o,
                            std::move(make_profile(policies[0])).value(), so);
     std::ofstream f(o.jobs_out);
     if (!f) return Error{o.jobs_out + ": cannot write"};
-    f << "id,submit,first_start,finish,model\n";
+    f << "id,submit,first_start,finish,model,tier,deadline\n";
     for (size_t j = 0; j < r.jobs.size(); ++j) {
       const JobOutcome& jo = r.jobs[j];
-      f << fmt::format("{},{},{},{},{}\n", inputs.trace.jobs[j].id, jo.submit, jo.first_start,
-                       jo.finish,
-                       jo.last_model == kNoGpuModel ? "" : inputs.catalog.at(jo.last_model).name);
+      const JobSpec& spec = inputs.trace.jobs[j];
+      f << fmt::format("{},{},{},{},{},{},{}\n", spec.id, jo.submit, jo.first_start, jo.finish,
+                       jo.last_model == kNoGpuModel ? "" : inputs.catalog.at(jo.last_model).name,
+                       to_string(spec.tier),
+                       spec.deadline == kNever ? std::string() : fmt::format("{}", spec.deadline));
     }
   }
   warn_skipped_rows(o.in.trace, inputs.trace);
@@ -210,7 +212,8 @@ void add_simulate_commands(CLI::App& app, int& exit_code) {
          "Policy profile (e.g. fifo, backfill/firstfit, bestfit+consolidate, frugal:tou=0)")
       ->capture_default_str();
   sim->add_option("--jobs-out", sim_opts->jobs_out,
-                  "Also write each job's submit, first start, finish and GPU model (CSV)");
+                  "Also write each job's submit, first start, finish, GPU model, tier and "
+                  "deadline (CSV)");
   sim->callback([sim_opts, &exit_code] {
     auto r = run_all(*sim_opts, {sim_opts->policy});
     if (!r.ok()) {

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "../common/file_util.h"
 
@@ -231,6 +232,39 @@ TEST_F(Cli, ImpossibleNumbersAreClearErrors) {
   const Exit g = frugal("simulate --trace " + trace + " --gpus 10000000 --gpus-per-node 1");
   EXPECT_EQ(g.code, 1);
   EXPECT_TRUE(contains(g.err, "more than 1000000 nodes")) << g.err;
+}
+
+// --jobs-out: one row per job with its tier and deadline (empty when it has none), so a
+// deadline miss can be read off the file: finish > deadline.
+TEST_F(Cli, JobsOutCarriesTierAndDeadline) {
+  const std::string trace = itp_trace(40);
+  const std::string path = (dir_ / "jobs.csv").string();
+  const Exit r = frugal("simulate --trace " + trace +
+                        " --gpus 8 --assign-tiers 1 --deferrable-share 0.5 --deadline-slack 2"
+                        " --jobs-out " +
+                        path);
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::istringstream in(slurp(path));
+  std::string line;
+  ASSERT_TRUE(std::getline(in, line));
+  EXPECT_EQ(line, "id,submit,first_start,finish,model,tier,deadline");
+  int rows = 0, with_deadline = 0;
+  while (std::getline(in, line)) {
+    ++rows;
+    std::vector<std::string> f;
+    std::stringstream ls(line);
+    for (std::string cell; std::getline(ls, cell, ',');) f.push_back(cell);
+    if (line.back() == ',') f.emplace_back();
+    ASSERT_EQ(f.size(), 7U) << line;
+    EXPECT_TRUE(f[5] == "core" || f[5] == "important" || f[5] == "general") << line;
+    if (f[6].empty()) continue;
+    ++with_deadline;
+    // The deadline rule: submit + duration + 2 h of slack, so it lies past the submit time.
+    EXPECT_GT(std::stod(f[6]), std::stod(f[1]) + 2 * 3600 - 1e-6) << line;
+  }
+  EXPECT_EQ(rows, 40);
+  EXPECT_GT(with_deadline, 0);
+  EXPECT_LT(with_deadline, 40);
 }
 
 TEST_F(Cli, GenTraceWritesATraceSimulateReads) {
