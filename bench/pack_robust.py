@@ -16,6 +16,9 @@ failed run. Python 3 stdlib; FRUGAL_BIN (default ./build/frugal), FRUGAL_DATA as
 The table of bench/PACK_RESULTS.md §6 is `bench/pack_robust.py --seeds 10 -- --bound none`
 (and `--no-visible --first-gen-seed 101` / 201 / 301 for held-out lists): the bound is not part
 of the comparison. --no-visible leaves out the ten visible lists (faster iteration).
+`--policy fgd-alt` measures the noise of such a table (§6.2): fgd-alt is FGD with another
+random tie order between nodes, the same packer in distribution, so its cells show how far a
+median of SEEDS seeds moves by chance alone.
 """
 import argparse
 import concurrent.futures as cf

@@ -257,7 +257,7 @@ int run_pack(const PackOptions& o) {
     if (!p)
       return fail(
           fmt::format("unknown policy '{}' (random, dotprod, gpuclustering, gpupacking, "
-                      "bestfit, fgd, frugal)",
+                      "bestfit, fgd, frugal, fgd-alt)",
                       name));
     cfg.policies.push_back(*p);
   }

@@ -79,6 +79,8 @@ int64_t FillState::score(size_t r, size_t i, bool gpu_rules) {
   CacheEntry& e = cache_[static_cast<size_t>(pod_class_[i]) * st_.size() + r];
   if (e.version != s.version) {
     e.score = score_node(policy_, s, p, *memo_, gpu_rules);
+    if (policy_ == Policy::kFgdAlt && e.score != kInfeasible)
+      e.score = e.score * (int64_t{1} << 32) + alt_tie(r);
     e.version = s.version;
   }
   return e.score;
@@ -145,6 +147,12 @@ void FillState::clear_cache() {
 
 FillState::Saved FillState::save(size_t r) const {
   return Saved{r, st_[r], metric_frag_[r], track_ ? on_[r] : std::vector<Placed>{}};
+}
+
+double FillState::frag_growth(std::span<const Saved> saved) const {
+  double d = 0;
+  for (const Saved& s : saved) d += st_[s.r].frag - s.state.frag;
+  return d;
 }
 
 void FillState::restore(const Saved& s) {

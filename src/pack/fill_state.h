@@ -8,6 +8,7 @@
 // node's version (the cache key) right.
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "pack/frag.h"
@@ -67,6 +68,9 @@ class FillState {
   };
   Saved save(size_t r) const;
   void restore(const Saved& s);
+  // How much the policy's F (NodeState::frag) of the saved nodes grew since they were saved
+  // (milli-GPU; negative when it fell). Each node counted once: pass distinct nodes.
+  double frag_growth(std::span<const Saved> saved) const;
   // The idle and fragment totals, to put back exactly after restoring a trial's nodes.
   struct Totals {
     int64_t idle = 0;

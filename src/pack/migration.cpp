@@ -183,7 +183,7 @@ int try_plan(FillState& fs, size_t i, const Candidate& c, PolicyRng& rng, bool g
   }
   if (ok && fits(fs.node(c.r), fs.pod(i))) {
     fs.place(c.r, i, rng, gpu_rules);
-    return static_cast<int>(moved.size());
+    if (worth_moving(fs, i, saved)) return static_cast<int>(moved.size());
   }
   for (auto it = saved.rbegin(); it != saved.rend(); ++it) fs.restore(*it);
   fs.set_totals(totals);
@@ -191,6 +191,10 @@ int try_plan(FillState& fs, size_t i, const Candidate& c, PolicyRng& rng, bool g
 }
 
 }  // namespace
+
+bool worth_moving(const FillState& fs, size_t i, std::span<const FillState::Saved> saved) {
+  return fs.frag_growth(saved) <= static_cast<double>(fs.pod(i).total_milli());
+}
 
 int make_room(FillState& fs, size_t i, int64_t budget, PolicyRng& rng, bool gpu_rules) {
   const Pod& p = fs.pod(i);

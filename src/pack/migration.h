@@ -14,15 +14,19 @@
 // Candidates with at most min(budget, kMaxVictims) victims are tried in order of (victims,
 // GPU milli moved, rank), at most kMaxTries of them: the victims (largest GPU share first)
 // go, one by one, to the node the policy scores best among all others (its own rule, with
-// the node being emptied excluded); if one finds no node, or pod i still does not fit, every
-// node is put back exactly as it was and the next candidate is tried. The first that works
-// is kept: pod i is placed on the emptied node on the policy's cards. When none works and the
-// budget allows two moves, swap_room (swap.h) trades a pod for a lighter one of the same GPU
-// shape instead.
+// the node being emptied excluded); if one finds no node, or pod i still does not fit, or
+// the plan is not worth it (below), every node is put back exactly as it was and the next
+// candidate is tried. The first that works is kept: pod i is placed on the emptied node on
+// the policy's cards. When none works and the budget allows two moves, swap_room (swap.h)
+// trades a pod for a lighter one of the same GPU shape instead.
+// Worth it: the policy's F over the nodes the plan touched (pod i placed) grows by at most pod
+// i's total GPU milli (worth_moving): a migration places pod i for sure, and is not kept when
+// it leaves more GPU milli than that unusable to the typical pods.
 // Returns the number of pods moved (0: nothing changed, pod i is not placed). Deterministic.
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include "pack/fill_state.h"
 
@@ -33,6 +37,10 @@ inline constexpr int kMaxTries = 8;
 // After make_room fails for a pod, the engine tries no pod of its class (fill_state.h) again for
 // this many arrivals (the cluster has to change first; this keeps a full cluster cheap).
 inline constexpr size_t kRetryAfter = 50;
+
+// Whether a trial that placed pod i after moving pods is kept: `saved` holds every node it
+// touched, as saved before the trial (see "Worth it" above).
+bool worth_moving(const FillState& fs, size_t i, std::span<const FillState::Saved> saved);
 
 // Precondition: fs tracks placements; no node takes pod i as it stands.
 int make_room(FillState& fs, size_t i, int64_t budget, PolicyRng& rng, bool gpu_rules);

@@ -22,7 +22,8 @@ constexpr Named kNames[] = {{Policy::kRandom, "random"},
                             {Policy::kGpuPacking, "gpupacking"},
                             {Policy::kBestFit, "bestfit"},
                             {Policy::kFgd, "fgd"},
-                            {Policy::kFrugal, "frugal"}};
+                            {Policy::kFrugal, "frugal"},
+                            {Policy::kFgdAlt, "fgd-alt"}};
 
 // Device indices sorted by free milli ascending, stable (SortedMilliGpuLeftIndexList(true)).
 int sorted_ascending(const NodeState& n, int8_t* idx) {
@@ -167,6 +168,14 @@ std::optional<Policy> parse_policy(std::string_view name) {
   return std::nullopt;
 }
 
+int64_t alt_tie(size_t r) {
+  uint64_t z = static_cast<uint64_t>(r) + 0x9E3779B97F4A7C15ULL;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  z ^= z >> 31;
+  return static_cast<int64_t>(z >> 32);
+}
+
 std::vector<Policy> all_policies() {
   std::vector<Policy> out;
   for (const Named& n : kNames) out.push_back(n.policy);
@@ -222,6 +231,7 @@ int64_t score_node(Policy policy, const NodeState& n, const Pod& p, FragMemo& me
       return static_cast<int64_t>((1.0 - s) * static_cast<double>(kMaxScore));
     }
     case Policy::kFgd:
+    case Policy::kFgdAlt:
       return fgd_score(n, p, memo, nullptr);
     case Policy::kFrugal:
       return frugal_score(n, p, memo, nullptr, gpu_rules);
@@ -247,6 +257,7 @@ GpuChoice select_gpus(Policy policy, const NodeState& n, const Pod& p, FragMemo&
       break;
     }
     case Policy::kFgd:
+    case Policy::kFgdAlt:
       fgd_score(n, p, memo, &card);
       break;
     case Policy::kFrugal:

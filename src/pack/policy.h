@@ -19,6 +19,11 @@
 //   fgd            int64(sigmoid((F − F')/1000)·100), F' after placing the pod (sharing pods:
 //                  the best card, first index on ties; others: the tightest cards, as
 //                  NodeResource.Sub); gpusel FGD (the card that scored).
+//   fgd-alt        FGD with its ties broken by a second random node order (alt_tie: a fixed hash
+//                  of the rank position, independent of the rank) instead of the lowest rank:
+//                  the same packer as FGD in distribution, so fgd-alt − FGD is the noise of a
+//                  comparison with FGD (bench/PACK_RESULTS.md §6.2). Not among the published
+//                  policies; FillState adds the tie (score_node gives FGD's score).
 //   frugal         our packer, see policy.cpp (frugal_score): FGD's score, with F over the
 //                  typical pods cut per narrow gpu_spec domain (frugal_typical_pods; the
 //                  `memo` the engine passes for frugal), a packing tie-break for CPU-only pods; its
@@ -41,13 +46,26 @@
 
 namespace frugal::pack {
 
-enum class Policy { kRandom, kDotProd, kGpuClustering, kGpuPacking, kBestFit, kFgd, kFrugal };
+enum class Policy {
+  kRandom,
+  kDotProd,
+  kGpuClustering,
+  kGpuPacking,
+  kBestFit,
+  kFgd,
+  kFrugal,
+  kFgdAlt
+};
 
 inline constexpr int64_t kInfeasible = INT64_MIN;
 
 std::string_view policy_name(Policy p);
 std::optional<Policy> parse_policy(std::string_view name);
 std::vector<Policy> all_policies();
+
+// fgd-alt's tie-break key of the node at rank position r: 32 pseudo-random bits (splitmix64 of
+// r), higher wins. Deterministic, the same for every run.
+int64_t alt_tie(size_t r);
 
 // Score of placing `pod` on `node` (higher is better), kInfeasible when the CPU/GPU filter
 // rejects it. Depends only on the node state and the pod's class (cpu, num_gpu, milli, model

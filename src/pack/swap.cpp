@@ -1,12 +1,14 @@
 #include "pack/swap.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <tuple>
 #include <utility>
 #include <vector>
 
 #include "pack/filter.h"
+#include "pack/migration.h"
 
 namespace frugal::pack {
 namespace {
@@ -35,7 +37,9 @@ bool cards_ok(const FillState& fs, size_t r, const Pod& p, int64_t& dc, int64_t&
 // Tries one pair; on failure restores every touched node and the totals.
 bool try_pair(FillState& fs, size_t i, const Pair& c, PolicyRng& rng, bool gpu_rules) {
   const FillState::Totals totals = fs.totals();
-  const FillState::Saved sr = fs.save(c.r), ss = fs.save(c.s);
+  const std::array<FillState::Saved, 2> saved{fs.save(c.r), fs.save(c.s)};
+  const FillState::Saved& sr = saved[0];
+  const FillState::Saved& ss = saved[1];
   const Placed v = fs.remove(c.r, c.v);
   const Placed w = fs.remove(c.s, c.w);
   bool ok = fits(fs.node(c.r), fs.pod(w.pod)) && fits(fs.node(c.s), fs.pod(v.pod));
@@ -46,7 +50,7 @@ bool try_pair(FillState& fs, size_t i, const Pair& c, PolicyRng& rng, bool gpu_r
   }
   if (ok) {
     fs.place(c.r, i, rng, gpu_rules);
-    return true;
+    if (worth_moving(fs, i, saved)) return true;
   }
   fs.restore(ss);
   fs.restore(sr);

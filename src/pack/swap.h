@@ -12,8 +12,9 @@
 //   s has cpu(V) − cpu(W) CPU and mem(V) − mem(W) memory left (V fits where W was).
 // Among these, the pair that moves the least CPU, then memory (smallest cpu(V) − cpu(W)),
 // then the lowest (r, V, s, W) is tried: V and W leave their nodes, W goes on r and V on s
-// (the policy's cards), then pod i on r. If any step does not fit every touched node is put
-// back exactly and the next-best pair is tried (at most kMaxSwapTries pairs).
+// (the policy's cards), then pod i on r. If any step does not fit, or the swap is not worth it
+// (migration.h, worth_moving), every touched node is put back exactly and the next-best pair
+// is tried (at most kMaxSwapTries pairs).
 // Returns the pods moved (2) or 0 (nothing changed). Needs budget ≥ 2 and fs tracking
 // placements. Deterministic.
 

@@ -382,6 +382,39 @@ TEST(PackMigration, MovesAPodToFreeACard) {
   EXPECT_EQ(none.frag(), frag);
 }
 
+TEST(PackMigration, KeepsAPlanOnlyWhenItStrandsNoMoreThanItPlaces) {
+  // Node 0 (model 0, one card, 8 cores) holds V (500 milli, 7 cores); node 1 (model 1, two
+  // cards, 8 cores) is empty. The arrival may run on model 0 only and needs V gone. Moving V
+  // to node 1 leaves node 1 one core: its 1,500 free milli become useless to the typical pod
+  // (one card, 2 cores), so F grows by 1,500 there and falls by node 0's change.
+  const std::vector<NodeSpec> nodes{node(8000, 64000, 1, 0), node(8000, 64000, 2, 1)};
+  TypicalPods typical;
+  typical.pods.push_back(TypicalPod{2000, 1000, 1, 0, "", 1, 1});
+  FragMemo memo(typical);
+  PolicyRng rng(1);
+  const auto trial = [&](int32_t milli) {
+    const std::vector<Pod> seq{pod(7000, 1000, 1, 500), pod(2000, 1000, 1, milli, 1)};
+    FillState fs(nodes, {0, 1}, seq, Policy::kBestFit, memo, nullptr, true);
+    fs.place(0, 0, rng, true);
+    EXPECT_EQ(fs.best(1, true, fs.size()), fs.size());
+    const int64_t idle = fs.idle();
+    const double frag = fs.frag();
+    const int moved = make_room(fs, 1, 1, rng, true);
+    if (moved == 0) {  // nothing changed
+      EXPECT_EQ(fs.idle(), idle);
+      EXPECT_EQ(fs.frag(), frag);
+      EXPECT_EQ(fs.on(0).size(), 1u);
+      EXPECT_TRUE(fs.on(1).empty());
+      EXPECT_EQ(fs.node(1).cpu_left, 8000);
+    }
+    return moved;
+  };
+  // 600 milli placed: F grows by 1,500 + (400 − 500) = 1,400 > 600, so V stays.
+  EXPECT_EQ(trial(600), 0);
+  // A whole card placed: F grows by 1,500 + (0 − 500) = 1,000 ≤ 1,000, so V moves.
+  EXPECT_EQ(trial(1000), 1);
+}
+
 TEST(PackMigration, SwapsACpuHeavyPodForALightOneToUseAFreeCard) {
   // Node 0 has a free card but its CPU is held by a whole-card pod V (14 cores); node 1's only
   // card holds W (3 cores) beside 13 free cores. The arrival (8 cores, one card) fits neither;

@@ -11,6 +11,7 @@
 #include "pack/discretise.h"
 #include "pack/experiment.h"
 #include "pack/fill_engine.h"
+#include "pack/fill_state.h"
 #include "pack/frag.h"
 #include "pack/go_rand.h"
 #include "pack/pack_inputs.h"
@@ -309,6 +310,58 @@ TEST(PackFrugal, BeatsFgdOnDefaultAt100) {
     ASSERT_EQ(fgd.n, 2);
     EXPECT_GT(fru.mean, fgd.mean) << "level " << level;
   }
+}
+
+}  // namespace
+}  // namespace frugal::pack
+
+namespace frugal::pack {
+namespace {
+
+NodeSpec two_card_node() {
+  NodeSpec spec;
+  spec.num_gpu = 2;
+  spec.model = 0;
+  spec.cpu = 8000;
+  spec.mem = int64_t{1} << 20;
+  return spec;
+}
+
+// fgd-alt scores as FGD and breaks FGD's ties by alt_tie (not the lowest rank).
+TEST(PackFgdAlt, FgdsChoiceWithAnotherTieOrder) {
+  TypicalPods t;  // whole-card pods: half a card left free is a fragment
+  t.pods.push_back(TypicalPod{1000, 1000, 1, 0, "", 1, 1});
+  t.coverage = 1;
+  FragMemo memo(t);
+  PolicyRng rng(uint64_t{1});
+  std::vector<NodeSpec> nodes(6, two_card_node());
+  nodes[0].cpu = 500;  // too little CPU: rank 0, which alt_tie happens to rank first, is out
+  const std::vector<int> rank{0, 1, 2, 3, 4, 5};
+  Pod half;
+  half.cpu = 1000;
+  half.mem = 1;
+  half.num_gpu = 1;
+  half.milli = 500;
+  const std::vector<Pod> seq{half, half};
+  size_t alt_best = 1;
+  for (size_t r = 2; r < nodes.size(); ++r)
+    if (alt_tie(r) > alt_tie(alt_best)) alt_best = r;
+  ASSERT_NE(alt_best, 1u);  // the hash does not favour rank 1 here, so the test can tell
+  FillState fgd(nodes, rank, seq, Policy::kFgd, memo, nullptr, false);
+  FillState alt(nodes, rank, seq, Policy::kFgdAlt, memo, nullptr, false);
+  // Five empty nodes that fit: a tie. FGD takes rank 1, fgd-alt the one alt_tie ranks first.
+  EXPECT_EQ(fgd.best(0, true, fgd.size()), 1u);
+  EXPECT_EQ(alt.best(0, true, alt.size()), alt_best);
+  // Once one node holds half a card, the second half-card pod scores strictly best there
+  // under FGD (it completes a card), and fgd-alt makes the same choice.
+  fgd.place(3, 0, rng, true);
+  alt.place(3, 0, rng, true);
+  EXPECT_EQ(fgd.best(1, true, fgd.size()), 3u);
+  EXPECT_EQ(alt.best(1, true, alt.size()), 3u);
+  for (size_t r = 1; r < nodes.size(); ++r)
+    EXPECT_EQ(alt.score(r, 1, true) >> 32, fgd.score(r, 1, true)) << "node " << r;
+  EXPECT_EQ(alt.score(0, 1, true), kInfeasible);
+  EXPECT_EQ(parse_policy("fgd-alt"), Policy::kFgdAlt);
 }
 
 }  // namespace
