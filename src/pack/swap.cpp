@@ -58,35 +58,72 @@ bool try_pair(FillState& fs, size_t i, const Pair& c, PolicyRng& rng, bool gpu_r
   return false;
 }
 
-using ByShape = std::map<std::pair<int, int32_t>, std::vector<Where>>;
+// A placed pod W as a partner: its CPU (the list is sorted by it, most first) and place.
+struct Partner {
+  int64_t cpu = 0;
+  Where at;
+};
+using ByShape = std::map<std::pair<int, int32_t>, std::vector<Partner>>;
 
-// Placed pods by GPU shape (num_gpu, milli), for the partners.
+// Placed pods by GPU shape (num_gpu, milli), each list by CPU, most first.
 ByShape by_shape(const FillState& fs) {
   ByShape out;
   for (size_t s = 0; s < fs.size(); ++s)
     for (size_t k = 0; k < fs.on(s).size(); ++k) {
       const Pod& q = fs.pod(fs.on(s)[k].pod);
-      out[{q.num_gpu, q.milli}].push_back(Where{s, k});
+      out[{q.num_gpu, q.milli}].push_back(Partner{q.cpu, Where{s, k}});
     }
+  for (auto& [shape, list] : out)
+    std::stable_sort(list.begin(), list.end(),
+                     [](const Partner& a, const Partner& b) { return a.cpu > b.cpu; });
   return out;
 }
 
-// Every pair (V on r, W elsewhere) that gives node r the dc CPU and dm memory it lacks.
+// The kMaxSwapTries smallest pairs by key, ascending.
+class BestPairs {
+ public:
+  bool full() const { return best_.size() == static_cast<size_t>(kMaxSwapTries); }
+  // The CPU carried over by the worst kept pair (only when full()).
+  int64_t worst_dcpu() const { return best_.back().dcpu; }
+  void offer(const Pair& p) {
+    if (full() && !(p.key() < best_.back().key())) return;
+    if (full()) best_.pop_back();
+    const auto at =
+        std::upper_bound(best_.begin(), best_.end(), p,
+                         [](const Pair& a, const Pair& b) { return a.key() < b.key(); });
+    best_.insert(at, p);
+  }
+  const std::vector<Pair>& pairs() const { return best_; }
+
+ private:
+  std::vector<Pair> best_;
+};
+
+// Offers every pair (V on r, W elsewhere) that gives node r the dc CPU and dm memory it lacks.
+// A shape's partners come by CPU, most first, so the CPU V carries over W only grows along the
+// list: once it exceeds the worst kept pair's, no later W can be kept.
 void add_pairs(const FillState& fs, size_t r, int64_t dc, int64_t dm, const ByShape& shapes,
-               std::vector<Pair>& pairs) {
+               BestPairs& best) {
   const int r_model = fs.spec(r).model;
   for (size_t v = 0; v < fs.on(r).size(); ++v) {
     const Pod& pv = fs.pod(fs.on(r)[v].pod);
     const auto it = shapes.find({pv.num_gpu, pv.milli});
     if (pv.cpu < dc || pv.mem < dm || it == shapes.end()) continue;
-    for (const Where& w : it->second) {
+    const std::vector<Partner>& list = it->second;
+    // The first partner with cpu(W) ≤ cpu(V) − dc.
+    auto w_it = std::partition_point(list.begin(), list.end(),
+                                     [&](const Partner& w) { return w.cpu > pv.cpu - dc; });
+    for (; w_it != list.end(); ++w_it) {
+      const Where& w = w_it->at;
+      const int64_t xc = pv.cpu - w_it->cpu;
+      if (best.full() && xc > best.worst_dcpu()) break;
       if (w.node == r) continue;
       const Pod& pw = fs.pod(fs.on(w.node)[w.k].pod);
-      const int64_t xc = pv.cpu - pw.cpu, xm = pv.mem - pw.mem;
+      const int64_t xm = pv.mem - pw.mem;
       const NodeState& s = fs.node(w.node);
-      if (xc < dc || xm < dm || s.cpu_left < xc || s.mem_left < xm) continue;
+      if (xm < dm || s.cpu_left < xc || s.mem_left < xm) continue;
       if (model_ok(pw.model_mask, r_model) && model_ok(pv.model_mask, fs.spec(w.node).model))
-        pairs.push_back(Pair{xc, xm, r, v, w.node, w.k});
+        best.offer(Pair{xc, xm, r, v, w.node, w.k});
     }
   }
 }
@@ -105,13 +142,10 @@ int swap_room(FillState& fs, size_t i, int64_t budget, PolicyRng& rng, bool gpu_
   }
   if (hosts.empty()) return 0;
   const ByShape shapes = by_shape(fs);
-  std::vector<Pair> pairs;
-  for (const auto& [r, dc, dm] : hosts) add_pairs(fs, r, dc, dm, shapes, pairs);
-  const size_t tries = std::min<size_t>(pairs.size(), kMaxSwapTries);
-  std::partial_sort(pairs.begin(), pairs.begin() + static_cast<std::ptrdiff_t>(tries), pairs.end(),
-                    [](const Pair& a, const Pair& b) { return a.key() < b.key(); });
-  for (size_t t = 0; t < tries; ++t)
-    if (try_pair(fs, i, pairs[t], rng, gpu_rules)) return 2;
+  BestPairs best;
+  for (const auto& [r, dc, dm] : hosts) add_pairs(fs, r, dc, dm, shapes, best);
+  for (const Pair& c : best.pairs())
+    if (try_pair(fs, i, c, rng, gpu_rules)) return 2;
   return 0;
 }
 
