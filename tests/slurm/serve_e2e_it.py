@@ -386,11 +386,8 @@ def case_compare(svc):
                           "A100-80GB", "--jobs-out", f"{d}/sim.csv", "--format", "json"],
                          check=True, capture_output=True, text=True)
     sim_makespan = json.loads(sim.stdout)["makespan_s"]
-    simj = {}
-    for line in open(f"{d}/sim.csv").read().split("\n")[1:]:
-        if line:
-            jid, _, start, finish, model = line.split(",")
-            simj[jid] = (float(start), float(finish), model)
+    simj = {r["id"]: (float(r["first_start"]), float(r["finish"]), r["model"])
+            for r in csv_rows(f"{d}/sim.csv")}
     # The live run: each job sleeps its duration at the speed of the model it was given
     # (the catalog's pretrain speed relative to A100-80GB, from `frugal catalog`).
     speed = {}
