@@ -32,8 +32,10 @@ export UBSAN_OPTIONS="$common:halt_on_error=1"
 export TSAN_OPTIONS="$common:halt_on_error=0:second_deadlock_stack=1"
 rc=0
 # Left out under ASan (-O0, so 10-30x slower): the full-trace scale runs, whose code paths the
-# shorter unit tests cover under ASan and which run in the normal build (scripts/test.sh).
-asan_skip='^(RealTrace\.ItpCluster04UnderEveryBaseline|PackBound\.AboveEveryPolicyAtEveryLevelOfEveryRun|PackMigration\.StaysWithinTheBudgetAndLosesNoPod|PackFrugal\.NeverBelowFgdOnGpuspec20)$'
+# shorter unit tests cover under ASan and which run in the normal build (scripts/test.sh), and
+# bench/evaluate's runs (every policy on both bundled traces: 7 of the phase's 40 CPU minutes;
+# the simulate, compare and report tests run the same code under ASan).
+asan_skip='^(RealTrace\.ItpCluster04UnderEveryBaseline|PackBound\.AboveEveryPolicyAtEveryLevelOfEveryRun|PackMigration\.StaysWithinTheBudgetAndLosesNoPod|PackFrugal\.NeverBelowFgdOnGpuspec20|CliEvaluate\.QuickRunsEveryPolicyOnBothTraces|CliEvaluate\.HtmlReportsEveryTraceInItsOwnSection|bench\.evaluate_owned_it)$'
 if [ "$kind" = asan ]; then
   cmake --build "$dir" -j"${FRUGAL_JOBS:-2}" --target frugal frugal_tests
   ctest --test-dir "$dir" --output-on-failure -j"${FRUGAL_JOBS:-2}" -L 'unit|service|storage' \
