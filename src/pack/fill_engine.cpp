@@ -49,6 +49,7 @@ FillEvents run_fill(const std::vector<NodeSpec>& nodes, const std::vector<int>& 
       static_cast<int64_t>(kFrugalGpuRulesFrom * static_cast<double>(ev.total_gpus * kMilli));
   bool gpu_rules = policy != Policy::kFrugal;
   std::vector<size_t> next_try(migrate ? fs.classes() : 0, 0);  // per class (kRetryAfter)
+  PlanCache plans(fs);
 
   for (size_t i = 0; i < sequence.size(); ++i) {
     const Pod& p = sequence[i];
@@ -66,7 +67,7 @@ FillEvents run_fill(const std::vector<NodeSpec>& nodes, const std::vector<int>& 
       const int64_t left = migrate ? budget(migrations_per_100, i + 1) - ev.migrations : 0;
       int moved = 0;
       if (left > 0 && p.total_milli() > 0 && i >= next_try[fs.pod_class(i)]) {
-        moved = make_room(fs, i, left, rng, gpu_rules);
+        moved = make_room(fs, i, left, rng, gpu_rules, plans);
         if (moved == 0) next_try[fs.pod_class(i)] = i + kRetryAfter;
       }
       if (moved > 0) {

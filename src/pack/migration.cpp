@@ -12,10 +12,10 @@
 namespace frugal::pack {
 namespace {
 
+// A node that can be freed for the arrival: its cached victims (PlanCache).
 struct Candidate {
   size_t r = 0;
-  std::vector<size_t> victims;  // indices into fs.on(r)
-  int64_t moved_milli = 0;
+  const PlanCache::Entry* plan = nullptr;
 };
 
 bool could_host(const NodeSpec& spec, const Pod& p) {
@@ -104,7 +104,6 @@ bool mark_for(const FillState& fs, size_t r, int64_t left, int64_t need, const O
   return true;
 }
 
-// The victims on node r for pod p (make_room's rule), or nullopt.
 // Whether some node takes sequence pod q as the cluster stands, memoised per pod class for one
 // make_room call (a victim that fits nowhere cannot be moved).
 class Placeable {
@@ -123,46 +122,57 @@ class Placeable {
   std::vector<int8_t> known_;
 };
 
-std::optional<Candidate> plan(const FillState& fs, size_t r, const Pod& p, size_t limit,
-                              Placeable& placeable) {
-  if (!could_host(fs.spec(r), p)) return std::nullopt;
+// Node r's victims for pod p (make_room's rule) into e, whatever the budget and whether each
+// victim fits elsewhere: found is false when no set of its pods frees it for p.
+void find_victims(const FillState& fs, size_t r, const Pod& p, PlanCache::Entry& e) {
+  e.version = fs.node(r).version;
+  e.mem = p.mem;
+  e.found = false;
+  e.victims.clear();
+  e.moved_milli = 0;
+  if (!could_host(fs.spec(r), p)) return;
   const NodeState& s = fs.node(r);
   const std::vector<Placed>& on = fs.on(r);
   std::vector<char> take(on.size(), 0);
-  if (p.num_gpu > 0 && !mark_cards(fs, r, p, take)) return std::nullopt;
+  if (p.num_gpu > 0 && !mark_cards(fs, r, p, take)) return;
   if (!mark_for(
           fs, r, s.cpu_left, p.cpu, [](const Pod& q) { return q.cpu; }, take) ||
       !mark_for(
           fs, r, s.mem_left, p.mem, [](const Pod& q) { return q.mem; }, take))
-    return std::nullopt;
-  Candidate c;
-  c.r = r;
+    return;
   std::array<int32_t, kMaxGpus> free = s.free;
   for (size_t k = 0; k < on.size(); ++k) {
     if (!take[k]) continue;
-    c.victims.push_back(k);
+    e.victims.push_back(static_cast<uint32_t>(k));
     const Pod& q = fs.pod(on[k].pod);
-    c.moved_milli += q.total_milli();
+    e.moved_milli += q.total_milli();
     for (int j = 0; j < on[k].cards.n; ++j)
       free[static_cast<size_t>(on[k].cards.ids[static_cast<size_t>(j)])] += q.milli;
   }
-  if (c.victims.empty() || c.victims.size() > limit) return std::nullopt;
-  for (size_t k : c.victims)
-    if (!placeable(on[k].pod)) return std::nullopt;
   int room = 0;
   for (int g = 0; g < s.num_gpu; ++g) room += free[static_cast<size_t>(g)] >= p.milli;
-  if (p.num_gpu > 0 && room < p.num_gpu) return std::nullopt;
-  return c;
+  e.found = !e.victims.empty() && (p.num_gpu == 0 || room >= p.num_gpu);
+}
+
+// Node r as a candidate for pod i (its victims from the cache, found again when stale), or
+// nullopt: none, more than `limit`, or one that no node takes as the cluster stands.
+std::optional<Candidate> candidate(const FillState& fs, size_t r, size_t i, size_t limit,
+                                   Placeable& placeable, PlanCache& plans) {
+  const PlanCache::Entry& e = plans.victims(fs, r, i);
+  if (!e.found || e.victims.size() > limit) return std::nullopt;
+  for (uint32_t k : e.victims)
+    if (!placeable(fs.on(r)[k].pod)) return std::nullopt;
+  return Candidate{r, &e};
 }
 
 // Carries out candidate c for pod i; on failure puts everything back and returns 0.
 int try_plan(FillState& fs, size_t i, const Candidate& c, PolicyRng& rng, bool gpu_rules) {
   const FillState::Totals totals = fs.totals();
   std::vector<FillState::Saved> saved{fs.save(c.r)};
-  std::vector<size_t> victims = c.victims;
+  std::vector<uint32_t> victims = c.plan->victims;
   std::sort(victims.rbegin(), victims.rend());  // highest index first keeps the rest valid
   std::vector<Placed> moved;
-  for (size_t k : victims) moved.push_back(fs.remove(c.r, k));
+  for (uint32_t k : victims) moved.push_back(fs.remove(c.r, k));
   std::sort(moved.begin(), moved.end(), [&](const Placed& a, const Placed& b) {
     const Pod& pa = fs.pod(a.pod);
     const Pod& pb = fs.pod(b.pod);
@@ -196,16 +206,25 @@ bool worth_moving(const FillState& fs, size_t i, std::span<const FillState::Save
   return fs.frag_growth(saved) <= static_cast<double>(fs.pod(i).total_milli());
 }
 
-int make_room(FillState& fs, size_t i, int64_t budget, PolicyRng& rng, bool gpu_rules) {
+const PlanCache::Entry& PlanCache::victims(const FillState& fs, size_t r, size_t i) {
+  std::vector<Entry>& row = rows_[fs.pod_class(i)];
+  if (row.empty()) row.resize(nodes_);
+  Entry& e = row[r];
   const Pod& p = fs.pod(i);
+  if (e.version != fs.node(r).version || e.mem != p.mem) find_victims(fs, r, p, e);
+  return e;
+}
+
+int make_room(FillState& fs, size_t i, int64_t budget, PolicyRng& rng, bool gpu_rules,
+              PlanCache& plans) {
   const auto limit = static_cast<size_t>(std::min<int64_t>(budget, kMaxVictims));
   std::vector<Candidate> cands;
   Placeable placeable(fs, gpu_rules);
   for (size_t r = 0; r < fs.size(); ++r)
-    if (auto c = plan(fs, r, p, limit, placeable)) cands.push_back(std::move(*c));
+    if (auto c = candidate(fs, r, i, limit, placeable, plans)) cands.push_back(*c);
   std::sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
-    return std::tuple(a.victims.size(), a.moved_milli, a.r) <
-           std::tuple(b.victims.size(), b.moved_milli, b.r);
+    return std::tuple(a.plan->victims.size(), a.plan->moved_milli, a.r) <
+           std::tuple(b.plan->victims.size(), b.plan->moved_milli, b.r);
   });
   const size_t tries = std::min<size_t>(cands.size(), kMaxTries);
   for (size_t t = 0; t < tries; ++t)

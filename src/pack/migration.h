@@ -27,6 +27,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "pack/fill_state.h"
 
@@ -42,7 +43,34 @@ inline constexpr size_t kRetryAfter = 50;
 // touched, as saved before the trial (see "Worth it" above).
 bool worth_moving(const FillState& fs, size_t i, std::span<const FillState::Saved> saved);
 
-// Precondition: fs tracks placements; no node takes pod i as it stands.
-int make_room(FillState& fs, size_t i, int64_t budget, PolicyRng& rng, bool gpu_rules);
+// make_room's victims per node, kept between its calls over one fill: a node's victims for an
+// arrival depend only on the node (its version) and the arrival's class and memory, so they are
+// looked for again only on nodes that changed since. make_room's choices are the same as
+// without it. Filled lazily, one row of nodes per pod class that reaches make_room.
+class PlanCache {
+ public:
+  explicit PlanCache(const FillState& fs) : nodes_(fs.size()), rows_(fs.classes()) {}
+  // found: the victims free the node for the arrival (before the budget, and before whether
+  // each victim fits elsewhere).
+  struct Entry {
+    uint32_t version = 0;           // node version the entry was found at; 0 = never
+    int64_t mem = -1;               // the arrival's memory it was found for
+    bool found = false;             // see above
+    std::vector<uint32_t> victims;  // indices into FillState::on(node)
+    int64_t moved_milli = 0;        // their total GPU milli
+  };
+  // Node r's victims for sequence pod i (make_room's rule): the kept entry while node r and
+  // pod i's class and memory are those it was found for, else found afresh and kept.
+  const Entry& victims(const FillState& fs, size_t r, size_t i);
+
+ private:
+  size_t nodes_;
+  std::vector<std::vector<Entry>> rows_;
+};
+
+// Precondition: fs tracks placements; no node takes pod i as it stands; `plans` was made for fs
+// and has seen no other FillState.
+int make_room(FillState& fs, size_t i, int64_t budget, PolicyRng& rng, bool gpu_rules,
+              PlanCache& plans);
 
 }  // namespace frugal::pack

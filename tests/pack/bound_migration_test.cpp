@@ -360,7 +360,8 @@ TEST(PackMigration, MovesAPodToFreeACard) {
   PolicyRng rng(1);
   FillState fs = first_two_placed(nodes, seq, memo, rng);
   EXPECT_EQ(fs.best(2, true, fs.size()), fs.size());  // nowhere as it stands
-  EXPECT_EQ(make_room(fs, 2, 0 + 1, rng, true), 1);
+  PlanCache plans(fs);
+  EXPECT_EQ(make_room(fs, 2, 0 + 1, rng, true, plans), 1);
   EXPECT_EQ(fs.on(0).size() + fs.on(1).size(), 3u);
   EXPECT_EQ(fs.node(0).gpu_left() + fs.node(1).gpu_left(), 200);
   EXPECT_EQ(fs.idle(), 200);
@@ -368,18 +369,68 @@ TEST(PackMigration, MovesAPodToFreeACard) {
   FillState none = first_two_placed(nodes, seq, memo, rng);
   const int64_t idle = none.idle();
   const double frag = none.frag();
-  EXPECT_EQ(make_room(none, 2, 0, rng, true), 0);
+  PlanCache none_plans(none);
+  EXPECT_EQ(make_room(none, 2, 0, rng, true, none_plans), 0);
   const std::vector<Pod> big{pod(1000, 1000, 1, 700), pod(1000, 1000, 1, 700),
                              pod(1000, 1000, 1, 1000)};
   FillState stuck = first_two_placed(nodes, big, memo, rng);
   const int64_t stuck_idle = stuck.idle();
   const double stuck_frag = stuck.frag();
-  EXPECT_EQ(make_room(stuck, 2, 5, rng, true), 0);
+  PlanCache stuck_plans(stuck);
+  EXPECT_EQ(make_room(stuck, 2, 5, rng, true, stuck_plans), 0);
   EXPECT_EQ(stuck.idle(), stuck_idle);
   EXPECT_EQ(stuck.frag(), stuck_frag);
   EXPECT_EQ(stuck.on(0).size() + stuck.on(1).size(), 2u);
   EXPECT_EQ(none.idle(), idle);
   EXPECT_EQ(none.frag(), frag);
+}
+
+// The victims PlanCache serves are those found afresh: random clusters filled by FGD, with
+// make_room for every arrival no node takes (so nodes gain and lose pods), and pods whose
+// classes repeat with other memory; at every arrival, every node's kept victims for it are
+// compared with a new cache's.
+TEST(PackMigration, KeptVictimsAreTheFreshOnes) {
+  std::mt19937_64 gen(7);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); };
+  const int32_t sizes[] = {250, 470, 500, 810, 1000};
+  int moves = 0, found = 0;
+  for (int trial = 0; trial < 30; ++trial) {
+    std::vector<NodeSpec> nodes;
+    std::vector<int> rank;
+    for (int r = 0; r < pick(4, 10); ++r) {
+      nodes.push_back(node(16000 * pick(1, 4), 64000 * pick(1, 2), pick(1, 8), pick(0, 1)));
+      rank.push_back(r);
+    }
+    std::vector<Pod> seq;
+    for (int k = 0; k < 200; ++k) {  // few classes (cpu, cards, milli, models), so they repeat
+      const int g = pick(0, 6) == 0 ? 2 : 1;
+      seq.push_back(pod(4000 * pick(1, 2), 8000 * pick(1, 3), g, g > 1 ? 1000 : sizes[pick(0, 4)],
+                        pick(0, 4) == 0 ? 1u : 0u));
+    }
+    const TypicalPods typical = typical_pods(seq);
+    FragMemo memo(typical);
+    FillState fs(nodes, rank, seq, Policy::kFgd, memo, nullptr, true);
+    PlanCache plans(fs);
+    PolicyRng rng(trial);
+    for (size_t i = 0; i < seq.size(); ++i) {
+      for (size_t r = 0; r < fs.size(); ++r) {
+        const PlanCache::Entry& kept = plans.victims(fs, r, i);
+        PlanCache once(fs);
+        const PlanCache::Entry& fresh = once.victims(fs, r, i);
+        ASSERT_EQ(kept.found, fresh.found) << "trial " << trial << " pod " << i << " node " << r;
+        ASSERT_EQ(kept.victims, fresh.victims) << "trial " << trial << " pod " << i;
+        ASSERT_EQ(kept.moved_milli, fresh.moved_milli);
+        found += fresh.found;
+      }
+      const size_t r = fs.best(i, true, fs.size());
+      if (r != fs.size())
+        fs.place(r, i, rng, true);
+      else
+        moves += make_room(fs, i, 4, rng, true, plans);
+    }
+  }
+  EXPECT_GT(moves, 20);  // nodes also lost pods to migrations
+  EXPECT_GT(found, 1000);
 }
 
 TEST(PackMigration, KeepsAPlanOnlyWhenItStrandsNoMoreThanItPlaces) {
@@ -399,7 +450,8 @@ TEST(PackMigration, KeepsAPlanOnlyWhenItStrandsNoMoreThanItPlaces) {
     EXPECT_EQ(fs.best(1, true, fs.size()), fs.size());
     const int64_t idle = fs.idle();
     const double frag = fs.frag();
-    const int moved = make_room(fs, 1, 1, rng, true);
+    PlanCache plans(fs);
+    const int moved = make_room(fs, 1, 1, rng, true, plans);
     if (moved == 0) {  // nothing changed
       EXPECT_EQ(fs.idle(), idle);
       EXPECT_EQ(fs.frag(), frag);
@@ -430,14 +482,15 @@ TEST(PackMigration, SwapsACpuHeavyPodForALightOneToUseAFreeCard) {
   EXPECT_EQ(fs.best(2, true, fs.size()), fs.size());
   const int64_t idle = fs.idle();
   // One migration left is not enough for a swap: nothing changes.
-  EXPECT_EQ(make_room(fs, 2, 1, rng, true), 0);
+  PlanCache plans(fs);
+  EXPECT_EQ(make_room(fs, 2, 1, rng, true, plans), 0);
   EXPECT_EQ(fs.idle(), idle);
   EXPECT_EQ(fs.node(0).cpu_left, 2000);
   EXPECT_EQ(fs.node(1).cpu_left, 13000);
   ASSERT_EQ(fs.on(0).size(), 1u);
   EXPECT_EQ(fs.on(0)[0].pod, 0u);
   // With two, V goes to node 1, W to node 0, and the arrival beside W.
-  EXPECT_EQ(make_room(fs, 2, 2, rng, true), 2);
+  EXPECT_EQ(make_room(fs, 2, 2, rng, true, plans), 2);
   ASSERT_EQ(fs.on(0).size(), 2u);
   ASSERT_EQ(fs.on(1).size(), 1u);
   EXPECT_EQ(fs.on(1)[0].pod, 0u);
