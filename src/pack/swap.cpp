@@ -65,14 +65,18 @@ struct Partner {
 };
 using ByShape = std::map<std::pair<int, int32_t>, std::vector<Partner>>;
 
-// Placed pods by GPU shape (num_gpu, milli), each list by CPU, most first.
-ByShape by_shape(const FillState& fs) {
+// Placed pods by GPU shape (num_gpu, milli), each list by CPU, most first; only those on
+// nodes with at least `cpu` CPU and `mem` memory left (a partner's node must take what V
+// carries over W, which is at least what the neediest-least host lacks).
+ByShape by_shape(const FillState& fs, int64_t cpu, int64_t mem) {
   ByShape out;
-  for (size_t s = 0; s < fs.size(); ++s)
+  for (size_t s = 0; s < fs.size(); ++s) {
+    if (fs.node(s).cpu_left < cpu || fs.node(s).mem_left < mem) continue;
     for (size_t k = 0; k < fs.on(s).size(); ++k) {
       const Pod& q = fs.pod(fs.on(s)[k].pod);
       out[{q.num_gpu, q.milli}].push_back(Partner{q.cpu, Where{s, k}});
     }
+  }
   for (auto& [shape, list] : out)
     std::stable_sort(list.begin(), list.end(),
                      [](const Partner& a, const Partner& b) { return a.cpu > b.cpu; });
@@ -141,7 +145,14 @@ int swap_room(FillState& fs, size_t i, int64_t budget, PolicyRng& rng, bool gpu_
       hosts.emplace_back(r, dc, dm);
   }
   if (hosts.empty()) return 0;
-  const ByShape shapes = by_shape(fs);
+  // A pair for host r needs its partner's node to have r's shortfall left (dc, dm; ≤ 0: none).
+  int64_t least_dc = std::get<1>(hosts.front()), least_dm = std::get<2>(hosts.front());
+  for (const auto& [r, dc, dm] : hosts) {
+    least_dc = std::min(least_dc, dc);
+    least_dm = std::min(least_dm, dm);
+  }
+  const ByShape shapes =
+      by_shape(fs, std::max<int64_t>(least_dc, 0), std::max<int64_t>(least_dm, 0));
   BestPairs best;
   for (const auto& [r, dc, dm] : hosts) add_pairs(fs, r, dc, dm, shapes, best);
   for (const Pair& c : best.pairs())
