@@ -39,7 +39,9 @@ nlohmann::json steady(const std::string& text) {
 class HtmlCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / "frugal_html_cli";
+    // One folder per test: ctest runs this suite's cases as parallel processes.
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() / (std::string("frugal_html_cli_") + info->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }

@@ -16,7 +16,9 @@ using nlohmann::json;
 class ReportInput : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / "frugal_report_input";
+    // One folder per test: ctest runs this suite's cases as parallel processes.
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() / (std::string("frugal_report_input_") + info->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
