@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Sanitizer builds and the tests they run (CI runs both; see .ci/run):
 #   scripts/sanitize.sh asan   ASan+UBSan at -O0 (build-asan): CTest labels unit, service, storage
-#                              (the Python service tests drive the instrumented daemon)
+#                              (the Python service tests drive the instrumented daemon);
+#                              frugal_tests' cases in gtest shards (FRUGAL_GTEST_FILTER narrows them)
 #   scripts/sanitize.sh tsan   TSan at -O1 (build-tsan): label service and the slurm_serve
 #                              cases (HTTP threads, the decision loop and the Slurm worker)
-# Extra arguments go to ctest. ASan, LSan and TSan write every report (from the test binaries
+# Extra arguments go to ctest (under asan, to its run of the tests that are not gtest cases). ASan, LSan and TSan write every report (from the test binaries
 # and from each daemon the tests start, whatever its exit status) to build-*/sanitizer/; the
 # script fails when ctest fails or when any report is there, and prints them. UBSan prints
 # to stderr only (GCC 12 ignores log_path for it) and halts: a test binary then fails, and
@@ -35,11 +36,40 @@ rc=0
 # shorter unit tests cover under ASan and which run in the normal build (scripts/test.sh), and
 # bench/evaluate's runs (every policy on both bundled traces: 7 of the phase's 40 CPU minutes;
 # the simulate, compare and report tests run the same code under ASan).
-asan_skip='^(RealTrace\.ItpCluster04UnderEveryBaseline|PackBound\.AboveEveryPolicyAtEveryLevelOfEveryRun|PackMigration\.StaysWithinTheBudgetAndLosesNoPod|PackFrugal\.NeverBelowFgdOnGpuspec20|CliEvaluate\.QuickRunsEveryPolicyOnBothTraces|CliEvaluate\.HtmlReportsEveryTraceInItsOwnSection|bench\.evaluate_owned_it)$'
+asan_skip_gtest="RealTrace.ItpCluster04UnderEveryBaseline:PackBound.AboveEveryPolicyAtEveryLevelOfEveryRun"
+asan_skip_gtest+=":PackMigration.StaysWithinTheBudgetAndLosesNoPod:PackFrugal.NeverBelowFgdOnGpuspec20"
+asan_skip_gtest+=":CliEvaluate.QuickRunsEveryPolicyOnBothTraces:CliEvaluate.HtmlReportsEveryTraceInItsOwnSection"
+asan_skip_ctest='^bench\.evaluate_owned_it$'
 if [ "$kind" = asan ]; then
   cmake --build "$dir" -j"${FRUGAL_JOBS:-2}" --target frugal frugal_tests
+  # frugal_tests' cases (labels unit and storage) run in FRUGAL_JOBS processes, split by gtest's
+  # sharding, not one process per case as ctest runs them: an ASan+UBSan process spends ~1 s
+  # starting and exiting (registering its globals, LSan's scan at exit), ~700 cases' worth.
+  # Each shard has its own TMPDIR; its output is in $dir/gtest-shard*.log.
+  shards=${FRUGAL_JOBS:-2}
+  pids=()
+  for ((s = 0; s < shards; ++s)); do
+    rm -rf "$dir/test-tmp/shard$s"
+    mkdir -p "$dir/test-tmp/shard$s"
+    GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$s TMPDIR="$PWD/$dir/test-tmp/shard$s" \
+      timeout 3600 "$dir/frugal_tests" --gtest_filter="${FRUGAL_GTEST_FILTER:-*}-$asan_skip_gtest" \
+      >"$dir/gtest-shard$s.log" 2>&1 &
+    pids+=($!)
+  done
+  for s in "${!pids[@]}"; do
+    if wait "${pids[$s]}"; then
+      echo "gtest shard $s: $(grep -E '^\[  PASSED  \]' "$dir/gtest-shard$s.log")"
+    else
+      rc=1
+      echo "gtest shard $s FAILED ($dir/gtest-shard$s.log):" >&2
+      grep -E '^\[  (FAILED|SKIPPED) +\]|Failure$' "$dir/gtest-shard$s.log" >&2 || true
+      tail -n 60 "$dir/gtest-shard$s.log" >&2
+    fi
+  done
+  # The rest of those labels through ctest: the Python harnesses (names begin lower-case; the
+  # gtest cases' begin with their suite's upper-case name, or storage. and one).
   ctest --test-dir "$dir" --output-on-failure -j"${FRUGAL_JOBS:-2}" -L 'unit|service|storage' \
-    -E "$asan_skip" "$@" || rc=$?
+    -E "$asan_skip_ctest|^(storage\.)?[A-Z]" "$@" || rc=$?
 else
   cmake --build "$dir" -j"${FRUGAL_JOBS:-2}" --target frugal fake_nvml
   ctest --test-dir "$dir" --output-on-failure -j"${FRUGAL_JOBS:-2}" -L service "$@" || rc=$?
