@@ -67,7 +67,7 @@ using ByShape = std::map<std::pair<int, int32_t>, std::vector<Partner>>;
 
 // Placed pods by GPU shape (num_gpu, milli), each list by CPU, most first; only those on
 // nodes with at least `cpu` CPU and `mem` memory left (a partner's node must take what V
-// carries over W, which is at least what the neediest-least host lacks).
+// carries over W, at least the shortfall of the host that lacks least).
 ByShape by_shape(const FillState& fs, int64_t cpu, int64_t mem) {
   ByShape out;
   for (size_t s = 0; s < fs.size(); ++s) {
