@@ -98,8 +98,8 @@ void run_policies(benchmark::State& state, const Workload& w,
   state.counters["jobs"] = static_cast<double>(w.jobs.size());
 }
 
-constexpr const char* kItpCluster04 = "traces/itp/raw/cluster04.csv";
-constexpr int64_t kItpGpus = 640;
+constexpr const char* kSimItpCluster04 = "traces/itp/raw/cluster04.csv";
+constexpr int64_t kSimItpGpus = 640;
 constexpr const char* kOpenbDefault = "traces/openb/openb_pod_list_default.csv";
 
 void configure(benchmark::internal::Benchmark* b) {
@@ -107,14 +107,14 @@ void configure(benchmark::internal::Benchmark* b) {
 }
 
 void BM_SimItpCluster04FourBaselines(benchmark::State& state) {
-  run_policies(state, workload(kItpCluster04, kItpGpus), {"fifo", "backfill", "sjf", "las"});
+  run_policies(state, workload(kSimItpCluster04, kSimItpGpus), {"fifo", "backfill", "sjf", "las"});
 }
 
-[[maybe_unused]] const bool registered = [] {
+[[maybe_unused]] const bool sim_registered = [] {
   for (const std::string& policy : frugal::profile_names()) {
     configure(benchmark::RegisterBenchmark(
         ("BM_SimItpCluster04/" + policy).c_str(), [policy](benchmark::State& state) {
-          run_policies(state, workload(kItpCluster04, kItpGpus), {policy});
+          run_policies(state, workload(kSimItpCluster04, kSimItpGpus), {policy});
         }));
   }
   for (const std::string& policy : frugal::profile_names()) {

@@ -32,12 +32,21 @@ db=$(mktemp -d)
 trap 'rm -rf "$out" "$db"' EXIT
 # The compile commands without the precompiled headers (cmake/pch.cmake): clang cannot read
 # GCC's, and without the force-included headers a file that forgets an include fails here.
+# A unity batch (CMakeLists.txt, FRUGAL_UNITY) becomes one entry per file it includes, with
+# the batch's command, so that every file is parsed on its own.
 python3 - "$build/compile_commands.json" "$db/compile_commands.json" <<'PY'
 import json, re, sys
-cmds = json.load(open(sys.argv[1]))
-for c in cmds:
+out = []
+for c in json.load(open(sys.argv[1])):
     c["command"] = re.sub(r" -Winvalid-pch| -include \S*cmake_pch\.hxx", "", c["command"])
-json.dump(cmds, open(sys.argv[2], "w"))
+    if "/Unity/unity_" not in c["file"]:
+        out.append(c)
+        continue
+    with open(c["file"]) as batch:
+        files = re.findall(r'^#include "([^"]+)"', batch.read(), re.M)
+    for f in files:
+        out.append(dict(c, file=f, command=c["command"].replace(c["file"], f)))
+json.dump(out, open(sys.argv[2], "w"))
 PY
 # GCC-only warning flags in the compile commands are unknown to clang, and clang 19 flags
 # deprecations inside GCC 12's libstdc++: neither is a finding about this code.

@@ -1,9 +1,7 @@
 // `frugal attribute`: cost and waste of an existing Slurm cluster from its jobcomp records.
 #include <fmt/format.h>
 
-#include <fstream>
 #include <memory>
-#include <sstream>
 
 #include "cli/commands.h"
 #include "drivers/slurm_accounting.h"
@@ -11,6 +9,7 @@
 #include "drivers/slurm_parse.h"
 #include "io/catalog_yaml.h"
 #include "io/report.h"
+#include "io/yaml_util.h"
 
 namespace frugal {
 namespace {
@@ -26,14 +25,6 @@ struct AttributeOptions {
   bool json = false;
 };
 
-Result<std::string> read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{path + ": cannot open"};
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 Status run(const AttributeOptions& o) {
   auto catalog = load_builtin_catalog();
   if (!catalog.ok()) return catalog.error();
@@ -47,7 +38,7 @@ Status run(const AttributeOptions& o) {
     std::erase_if(cfg.gpu_map, [&](const GresMapping& g) { return g.gres_type == type; });
     cfg.gpu_map.push_back({model, type, ""});
   }
-  auto nodes_text = read_all(o.cluster);
+  auto nodes_text = yamlio::read_text_file(o.cluster);
   if (!nodes_text.ok()) return nodes_text.error();
   auto nodes = parse_nodes_json(nodes_text.value(), o.cluster);
   if (!nodes.ok()) return nodes.error();
@@ -57,14 +48,14 @@ Status run(const AttributeOptions& o) {
   if (!(o.utc_offset_h >= -14 && o.utc_offset_h <= 14))
     return Error{
         fmt::format("--utc-offset-h: {} is not a UTC offset (−14..14 hours)", o.utc_offset_h)};
-  auto text = read_all(o.jobcomp);
+  auto text = yamlio::read_text_file(o.jobcomp);
   if (!text.ok()) return text.error();
   auto records =
       parse_jobcomp(text.value(), o.jobcomp, static_cast<int64_t>(o.utc_offset_h * 3600));
   if (!records.ok()) return records.error();
   GresLog gres;
   if (!o.gres_log.empty()) {
-    auto g = read_all(o.gres_log);
+    auto g = yamlio::read_text_file(o.gres_log);
     if (!g.ok()) return g.error();
     auto parsed = parse_gres_log(g.value(), o.gres_log);
     if (!parsed.ok()) return parsed.error();

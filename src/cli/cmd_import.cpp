@@ -5,9 +5,7 @@
 
 #include <chrono>
 #include <cmath>
-#include <fstream>
 #include <memory>
-#include <sstream>
 
 #include "cli/commands.h"
 #include "drivers/sacct_json.h"
@@ -15,6 +13,7 @@
 #include "drivers/slurm_parse.h"
 #include "io/catalog_yaml.h"
 #include "io/trace_writer.h"
+#include "io/yaml_util.h"
 
 namespace frugal {
 namespace {
@@ -33,14 +32,6 @@ struct ImportOptions {
   int shards_per_gpu = 8;
   bool pin_models = false;
 };
-
-Result<std::string> read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{path + ": cannot open"};
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // --reference-model, --default-gpu-model, --gpu-map and --sinfo into `opts`.
 Status resolve_options(const ImportOptions& o, const GpuCatalog& catalog,
@@ -70,7 +61,7 @@ Status resolve_options(const ImportOptions& o, const GpuCatalog& catalog,
   opts.shards_per_gpu = o.shards_per_gpu;
   opts.pin_models = o.pin_models;
   if (!o.sinfo.empty()) {
-    auto text = read_all(o.sinfo);
+    auto text = yamlio::read_text_file(o.sinfo);
     if (!text.ok()) return text.error();
     auto nodes = parse_nodes_json(text.value(), o.sinfo);
     if (!nodes.ok()) return nodes.error();
@@ -82,17 +73,17 @@ Status resolve_options(const ImportOptions& o, const GpuCatalog& catalog,
 // The records of --sacct or --jobcomp (with --gres-log).
 Result<std::vector<SlurmRecord>> read_records(const ImportOptions& o) {
   if (!o.sacct.empty()) {
-    auto text = read_all(o.sacct);
+    auto text = yamlio::read_text_file(o.sacct);
     if (!text.ok()) return text.error();
     return parse_sacct_json(text.value(), o.sacct);
   }
-  auto text = read_all(o.jobcomp);
+  auto text = yamlio::read_text_file(o.jobcomp);
   if (!text.ok()) return text.error();
   auto records = parse_jobcomp(text.value(), o.jobcomp, o.utc_offset_s);
   if (!records.ok()) return records.error();
   GresLog gres;
   if (!o.gres_log.empty()) {
-    auto g = read_all(o.gres_log);
+    auto g = yamlio::read_text_file(o.gres_log);
     if (!g.ok()) return g.error();
     auto parsed = parse_gres_log(g.value(), o.gres_log);
     if (!parsed.ok()) return parsed.error();
@@ -137,7 +128,7 @@ Status run(const ImportOptions& o) {
   if (Status st = resolve_options(o, catalog.value(), opts); !st.ok()) return st;
   SlurmImportMap map;
   if (!o.map.empty()) {
-    auto text = read_all(o.map);
+    auto text = yamlio::read_text_file(o.map);
     if (!text.ok()) return text.error();
     auto m = parse_import_map_yaml(text.value(), o.map, catalog.value());
     if (!m.ok()) return m.error();

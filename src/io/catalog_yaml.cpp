@@ -15,10 +15,10 @@ using yamlio::index;
 using yamlio::join;
 using yamlio::Reader;
 
-constexpr double kMaxMemoryGib = 1 << 20;  // 1 PiB per card: anything above is a typo
-constexpr double kMaxSpeed = 1000;         // relative to A100-80GB
-constexpr double kMaxPowerW = 100000;      // per card: anything above is a typo
-constexpr double kMaxUsdPerHour = 100000;  // per card-hour
+constexpr double kMaxCardMemoryGib = 1 << 20;  // 1 PiB per card: anything above is a typo
+constexpr double kMaxSpeed = 1000;             // relative to A100-80GB
+constexpr double kMaxPowerW = 100000;          // per card: anything above is a typo
+constexpr double kMaxCardUsdPerHour = 100000;  // per card-hour
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -78,8 +78,8 @@ void parse_power(const Reader& r, const YAML::Node& n, const std::string& path, 
 void parse_rental(const Reader& r, const YAML::Node& n, const std::string& path, GpuModel& m) {
   r.require_map(n, path);
   r.check_keys(n, path, {"on_demand_usd_h", "reserved_usd_h"});
-  m.on_demand_usd_h = non_negative(r, n, path, "on_demand_usd_h", kMaxUsdPerHour);
-  m.reserved_usd_h = non_negative(r, n, path, "reserved_usd_h", kMaxUsdPerHour);
+  m.on_demand_usd_h = non_negative(r, n, path, "on_demand_usd_h", kMaxCardUsdPerHour);
+  m.reserved_usd_h = non_negative(r, n, path, "reserved_usd_h", kMaxCardUsdPerHour);
 }
 
 GpuModel parse_model(const Reader& r, const YAML::Node& n, const std::string& path) {
@@ -105,7 +105,7 @@ GpuModel parse_model(const Reader& r, const YAML::Node& n, const std::string& pa
 
   const YAML::Node mem = r.required(n, where, "memory_gib");
   const double gib = r.number_value(mem, join(where, "memory_gib"));
-  if (gib <= 0 || gib > kMaxMemoryGib)
+  if (gib <= 0 || gib > kMaxCardMemoryGib)
     r.fail(join(where, "memory_gib"), mem, "must be > 0 and <= 1048576, got " + mem.Scalar());
   m.memory_mib = std::llround(gib * 1024);
 

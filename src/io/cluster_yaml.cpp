@@ -23,15 +23,14 @@ using yamlio::index;
 using yamlio::join;
 using yamlio::Reader;
 
-constexpr int64_t kMaxGroupCount = 100000;
-constexpr size_t kMaxNodes = 1000000;      // whole cluster
-constexpr double kMaxCpus = 1000000;       // per node
-constexpr double kMaxMemoryGib = 1 << 24;  // per node (16 PiB)
-constexpr double kMaxOverheadW = 20000;    // per node
+constexpr size_t kMaxNodes = 1000000;          // whole cluster
+constexpr double kMaxCpus = 1000000;           // per node
+constexpr double kMaxNodeMemoryGib = 1 << 24;  // per node (16 PiB)
+constexpr double kMaxOverheadW = 20000;        // per node
 constexpr double kMinPue = 1.0, kMaxPue = 3.0;
 constexpr double kMaxEgressUsdPerGb = 10.0;
 constexpr double kMaxTouDiscount = 0.9;
-constexpr double kMaxUsdPerHour = 100000;  // rental, per GPU-hour
+constexpr double kMaxGpuUsdPerHour = 100000;  // rental, per GPU-hour
 constexpr double kMaxUsdPerGbMonth = 1000;
 constexpr double kMaxProvisioningDelayS = 86400;  // a day
 constexpr double kMaxIdleTimeoutS = 604800;       // a week
@@ -156,7 +155,7 @@ void parse_node_group(Walk& w, const YAML::Node& n, const std::string& path, uin
   const std::string name = unique_name(w, n, path, w.group_names, "node group");
 
   const int64_t count =
-      bounded_integer(r, r.required(n, path, "count"), join(path, "count"), 1, kMaxGroupCount);
+      bounded_integer(r, r.required(n, path, "count"), join(path, "count"), 1, kMaxNodeGroupCount);
   const int gpus = static_cast<int>(bounded_integer(
       r, r.required(n, path, "gpus_per_node"), join(path, "gpus_per_node"), 0, kMaxGpusPerNode));
 
@@ -185,7 +184,7 @@ void parse_node_group(Walk& w, const YAML::Node& n, const std::string& path, uin
   int64_t memory_mib = 0;
   if (auto m = r.optional(n, "memory_gib")) {
     const double gib = r.number_value(*m, join(path, "memory_gib"));
-    if (gib < 0 || gib > kMaxMemoryGib)
+    if (gib < 0 || gib > kMaxNodeMemoryGib)
       r.fail(join(path, "memory_gib"), *m, "must be between 0 and 16777216, got " + m->Scalar());
     memory_mib = std::llround(gib * 1024);
   }
@@ -283,9 +282,9 @@ std::vector<RentalOverride> parse_rental(Walk& w, const YAML::Node& n, const std
     RentalOverride o;
     o.model = *id;
     if (auto v = r.optional(prices, "on_demand_usd_h"))
-      o.on_demand_usd_h = bounded_number(r, *v, join(p, "on_demand_usd_h"), 0, kMaxUsdPerHour);
+      o.on_demand_usd_h = bounded_number(r, *v, join(p, "on_demand_usd_h"), 0, kMaxGpuUsdPerHour);
     if (auto v = r.optional(prices, "reserved_usd_h"))
-      o.reserved_usd_h = bounded_number(r, *v, join(p, "reserved_usd_h"), 0, kMaxUsdPerHour);
+      o.reserved_usd_h = bounded_number(r, *v, join(p, "reserved_usd_h"), 0, kMaxGpuUsdPerHour);
     if (o.on_demand_usd_h < 0 && o.reserved_usd_h < 0)
       r.fail(p, prices, "give on_demand_usd_h, reserved_usd_h or both");
     out.push_back(o);

@@ -3,6 +3,7 @@
 // docs/CLUSTER_SPEC.md and examples/clusters/) and openb's node list CSV
 // (sn,cpu_milli,memory_mib,gpu,model). Errors name the file and the field or line at fault.
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -11,6 +12,9 @@
 #include "model/result.h"
 
 namespace frugal {
+
+// Most nodes one group of a cluster file may declare (the reader rejects more; the writer splits).
+inline constexpr int64_t kMaxNodeGroupCount = 100000;
 
 // Parses cluster YAML text; `origin` names the source in error messages. Data files the spec
 // names (electricity prices, carbon intensity) are read relative to the directory of `origin`

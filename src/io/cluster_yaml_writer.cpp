@@ -16,8 +16,6 @@
 namespace frugal {
 namespace {
 
-constexpr int64_t kMaxGroupCount = 100000;  // the reader's limit per node group
-
 // Shortest text that reads back as the same double.
 std::string number(double v) {
   return fmt::format("{}", v);
@@ -90,7 +88,7 @@ size_t run_length(const std::vector<const NodeSpec*>& nodes, size_t i, std::stri
   prefix = first.substr(0, first.size() - 2);
   if (valid_name(prefix) != prefix) return 0;
   size_t k = 1;
-  while (i + k < nodes.size() && k < static_cast<size_t>(kMaxGroupCount) &&
+  while (i + k < nodes.size() && k < static_cast<size_t>(kMaxNodeGroupCount) &&
          same_hardware(*nodes[i], *nodes[i + k]) &&
          nodes[i + k]->name == fmt::format("{}-{}", prefix, k))
     ++k;

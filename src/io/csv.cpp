@@ -10,12 +10,6 @@
 namespace frugal {
 namespace {
 
-// Shortens a value quoted in a message.
-std::string shown(std::string_view text) {
-  if (text.size() > 40) return fmt::format("{}...", text.substr(0, 40));
-  return std::string(text);
-}
-
 std::string_view strip_spaces(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
@@ -34,15 +28,16 @@ bool to_double(std::string_view text, std::string_view field, const Where& where
   if (*first == '+') ++first;
   const auto [ptr, ec] = std::from_chars(first, s.data() + s.size(), out);
   if (ec == std::errc::result_out_of_range) {
-    err = field_error(where, field, fmt::format("number out of range: '{}'", shown(text)));
+    err = field_error(where, field, fmt::format("number out of range: '{}'", excerpt(text)));
     return false;
   }
   if (ec != std::errc() || ptr != s.data() + s.size()) {
-    err = field_error(where, field, fmt::format("expected a number, got '{}'", shown(text)));
+    err = field_error(where, field, fmt::format("expected a number, got '{}'", excerpt(text)));
     return false;
   }
   if (!std::isfinite(out)) {
-    err = field_error(where, field, fmt::format("expected a finite number, got '{}'", shown(text)));
+    err =
+        field_error(where, field, fmt::format("expected a finite number, got '{}'", excerpt(text)));
     return false;
   }
   return true;
@@ -67,6 +62,11 @@ Result<std::string> read_text_file(const std::string& path) {
   std::string text = std::move(ss).str();
   if (text.size() >= 3 && text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);
   return text;
+}
+
+std::string excerpt(std::string_view text) {
+  if (text.size() > 40) return fmt::format("{}...", text.substr(0, 40));
+  return std::string(text);
 }
 
 bool split_csv_line(std::string_view line, std::vector<std::string>& out) {
@@ -143,10 +143,11 @@ Result<double> parse_seconds(std::string_view text, std::string_view field, cons
   double v = 0;
   Error err;
   if (!to_double(text, field, where, v, err)) return err;
-  if (v < 0) return field_error(where, field, fmt::format("must be >= 0, got '{}'", shown(text)));
+  if (v < 0) return field_error(where, field, fmt::format("must be >= 0, got '{}'", excerpt(text)));
   if (v > kMaxSeconds)
-    return field_error(where, field,
-                       fmt::format("{} s is beyond the limit of {:g} s", shown(text), kMaxSeconds));
+    return field_error(
+        where, field,
+        fmt::format("{} s is beyond the limit of {:g} s", excerpt(text), kMaxSeconds));
   return v;
 }
 
@@ -156,8 +157,9 @@ Result<double> parse_real(std::string_view text, std::string_view field, const W
   Error err;
   if (!to_double(text, field, where, v, err)) return err;
   if (v < lo || v > hi)
-    return field_error(where, field,
-                       fmt::format("must be between {:g} and {:g}, got '{}'", lo, hi, shown(text)));
+    return field_error(
+        where, field,
+        fmt::format("must be between {:g} and {:g}, got '{}'", lo, hi, excerpt(text)));
   return v;
 }
 
@@ -175,15 +177,15 @@ Result<int64_t> parse_int(std::string_view text, std::string_view field, const W
     if (!to_double(text, field, where, d, err)) return err;
     if (d != std::floor(d))
       return field_error(where, field,
-                         fmt::format("expected a whole number, got '{}'", shown(text)));
+                         fmt::format("expected a whole number, got '{}'", excerpt(text)));
     if (d < static_cast<double>(lo) || d > static_cast<double>(hi))
       return field_error(where, field,
-                         fmt::format("must be in [{}, {}], got '{}'", lo, hi, shown(text)));
+                         fmt::format("must be in [{}, {}], got '{}'", lo, hi, excerpt(text)));
     v = static_cast<int64_t>(d);
   }
   if (v < lo || v > hi)
     return field_error(where, field,
-                       fmt::format("must be in [{}, {}], got '{}'", lo, hi, shown(text)));
+                       fmt::format("must be in [{}, {}], got '{}'", lo, hi, excerpt(text)));
   return v;
 }
 
@@ -196,7 +198,7 @@ Result<bool> parse_bool(std::string_view text, std::string_view field, const Whe
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (s == "true" || s == "1" || s == "yes") return true;
   if (s == "false" || s == "0" || s == "no") return false;
-  return field_error(where, field, fmt::format("expected true/false/1/0, got '{}'", shown(text)));
+  return field_error(where, field, fmt::format("expected true/false/1/0, got '{}'", excerpt(text)));
 }
 
 }  // namespace frugal

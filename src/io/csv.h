@@ -35,6 +35,9 @@ Result<std::vector<CsvRow>> parse_csv_text(std::string_view text, const std::str
 // read_text_file + parse_csv_text.
 Result<std::vector<CsvRow>> read_csv_file(const std::string& path);
 
+// `text` as quoted in an error message: its first 40 characters, then "..." when longer.
+std::string excerpt(std::string_view text);
+
 // Splits one line into fields (no trailing '\r'); false on an unterminated quote.
 bool split_csv_line(std::string_view line, std::vector<std::string>& out);
 

@@ -19,11 +19,6 @@ namespace {
 constexpr std::string_view kTimeColumn = "Datetime (UTC)";
 constexpr std::string_view kPriceColumn = "Price (USD/MWh)";
 
-std::string shown(std::string_view text) {
-  if (text.size() > 40) return fmt::format("{}...", text.substr(0, 40));
-  return std::string(text);
-}
-
 Error column_error(const std::string& file, size_t line, std::string_view column,
                    std::string_view message) {
   return Error{fmt::format("{}:{}: column '{}': {}", file, line, column, message)};
@@ -51,22 +46,22 @@ std::optional<int64_t> parse_utc_stamp(std::string_view s, std::string& why) {
                      digits(s, 11, 2, h) && s[13] == ':' && digits(s, 14, 2, mi) && s[16] == ':' &&
                      digits(s, 17, 2, sec);
   if (!shape) {
-    why = fmt::format("expected a time 'YYYY-MM-DD HH:MM:SS[+00:00]', got '{}'", shown(s));
+    why = fmt::format("expected a time 'YYYY-MM-DD HH:MM:SS[+00:00]', got '{}'", excerpt(s));
     return std::nullopt;
   }
   const std::string_view rest = s.substr(19);
   if (!(rest.empty() || rest == "+00:00" || rest == "Z" || rest == "+0000")) {
-    why = fmt::format("expected a UTC time (no offset, '+00:00' or 'Z'), got '{}'", shown(s));
+    why = fmt::format("expected a UTC time (no offset, '+00:00' or 'Z'), got '{}'", excerpt(s));
     return std::nullopt;
   }
   const date::year_month_day ymd{date::year{y}, date::month{static_cast<unsigned>(mo)},
                                  date::day{static_cast<unsigned>(d)}};
   if (!ymd.ok() || h > 23 || mi > 59 || sec > 59) {
-    why = fmt::format("not a valid date and time: '{}'", shown(s));
+    why = fmt::format("not a valid date and time: '{}'", excerpt(s));
     return std::nullopt;
   }
   if (mi != 0 || sec != 0) {
-    why = fmt::format("not a whole hour: '{}'", shown(s));
+    why = fmt::format("not a whole hour: '{}'", excerpt(s));
     return std::nullopt;
   }
   const auto days = date::sys_days{ymd}.time_since_epoch().count();
@@ -92,15 +87,15 @@ std::optional<double> parse_value(std::string_view text, std::string& why) {
   double v = 0;
   const auto [ptr, ec] = std::from_chars(first, s.data() + s.size(), v);
   if (ec == std::errc::result_out_of_range) {
-    why = fmt::format("number out of range: '{}'", shown(text));
+    why = fmt::format("number out of range: '{}'", excerpt(text));
     return std::nullopt;
   }
   if (ec != std::errc() || ptr != s.data() + s.size()) {
-    why = fmt::format("expected a number, got '{}'", shown(text));
+    why = fmt::format("expected a number, got '{}'", excerpt(text));
     return std::nullopt;
   }
   if (!std::isfinite(v)) {
-    why = fmt::format("expected a finite number, got '{}'", shown(text));
+    why = fmt::format("expected a finite number, got '{}'", excerpt(text));
     return std::nullopt;
   }
   return v;
@@ -163,7 +158,7 @@ Result<HourlySeries> hourly_rows(const Result<std::vector<CsvRow>>& rows_r, cons
     if (*v < lowest || *v > highest)
       return column_error(path, row.line, value_name,
                           fmt::format("must be in [{}, {}] {}, got '{}'", lowest, highest, unit,
-                                      shown(row.fields[static_cast<size_t>(value_col)])));
+                                      excerpt(row.fields[static_cast<size_t>(value_col)])));
     values.push_back(*v);
   }
   return HourlySeries(start, std::move(values));

@@ -15,12 +15,12 @@ namespace {
 namespace fs = std::filesystem;
 
 // A fake /proc: for each pid, stat (with its parent and start time), environ and cgroup.
-struct FakeProc {
+struct FakeProcTree {
   fs::path dir;
-  FakeProc() : dir(fs::temp_directory_path() / ("frugal-pj-" + std::to_string(::getpid()))) {
+  FakeProcTree() : dir(fs::temp_directory_path() / ("frugal-pj-" + std::to_string(::getpid()))) {
     fs::create_directories(dir);
   }
-  ~FakeProc() { fs::remove_all(dir); }
+  ~FakeProcTree() { fs::remove_all(dir); }
   void process(int pid, int ppid, int start, const std::string& environ = "",
                const std::string& cgroup = "0::/user.slice\n") const {
     const fs::path p = dir / std::to_string(pid);
@@ -39,7 +39,7 @@ std::string env(std::initializer_list<std::string> vars) {
 }
 
 TEST(AgentProcessJobs, JobFromTheProcessOrItsAncestors) {
-  FakeProc p;
+  FakeProcTree p;
   p.process(100, 1, 5, env({"PATH=/bin"}));
   p.process(200, 100, 6, env({"HOME=/root", "FRUGAL_JOB_ID=17", "SLURM_JOB_ID=99"}));
   p.process(300, 200, 7, env({"PATH=/bin"}));  // a GPU process that cleared its environment
@@ -53,7 +53,7 @@ TEST(AgentProcessJobs, JobFromTheProcessOrItsAncestors) {
 }
 
 TEST(AgentProcessJobs, SlurmJobFromTheCgroup) {
-  FakeProc p;
+  FakeProcTree p;
   p.process(500, 1, 9, "", "0::/system.slice/slurmstepd.scope/job_123/step_0/user/task_0\n");
   ProcessJobs jobs(p.dir.string());
   const ProcessJobs::Owner o = jobs.owner(500);
@@ -62,7 +62,7 @@ TEST(AgentProcessJobs, SlurmJobFromTheCgroup) {
 }
 
 TEST(AgentProcessJobs, AReusedPidIsReadAgain) {
-  FakeProc p;
+  FakeProcTree p;
   p.process(600, 1, 10, env({"FRUGAL_JOB_ID=5"}));
   ProcessJobs jobs(p.dir.string());
   EXPECT_EQ(jobs.owner(600).job, "5");

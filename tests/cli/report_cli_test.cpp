@@ -19,12 +19,12 @@ namespace {
 namespace fs = std::filesystem;
 using testing::slurp;
 
-struct CliRun {
+struct ReportRun {
   int code = -1;
   std::string out, err;
 };
 
-CliRun frugal(const std::string& args, const fs::path& dir) {
+ReportRun run_frugal(const std::string& args, const fs::path& dir) {
   const std::string cmd = std::string("cd '") + FRUGAL_SOURCE_DIR + "' && '" + FRUGAL_BINARY +
                           "' " + args + " >'" + (dir / "out").string() + "' 2>'" +
                           (dir / "err").string() + "'";
@@ -58,15 +58,15 @@ class ReportCli : public ::testing::Test {
 };
 
 TEST_F(ReportCli, RendersTheSamePageAsCompareHtml) {
-  const CliRun cmp = frugal(std::string("compare ") + kInputs +
-                                " --policies backfill,frugal --baseline frugal --html " +
-                                at("c.html") + " --report-json " + at("c.json"),
-                            dir_);
+  const ReportRun cmp = run_frugal(std::string("compare ") + kInputs +
+                                       " --policies backfill,frugal --baseline frugal --html " +
+                                       at("c.html") + " --report-json " + at("c.json"),
+                                   dir_);
   ASSERT_EQ(cmp.code, 0) << cmp.err;
-  const CliRun rep = frugal("report --json " + at("c.json") + " --html " + at("r.html") +
-                                " --baseline frugal --title 'frugal report: " + kTrace +
-                                "' --jobs-csv-link c.html.jobs.csv",
-                            dir_);
+  const ReportRun rep = run_frugal("report --json " + at("c.json") + " --html " + at("r.html") +
+                                       " --baseline frugal --title 'frugal report: " + kTrace +
+                                       "' --jobs-csv-link c.html.jobs.csv",
+                                   dir_);
   ASSERT_EQ(rep.code, 0) << rep.err;
   const std::string page = slurp(dir_ / "c.html");
   ASSERT_GT(page.size(), 20000u);
@@ -80,10 +80,10 @@ TEST_F(ReportCli, RendersTheSamePageAsCompareHtml) {
 
 TEST_F(ReportCli, ReportJsonWithoutHtmlAndTheJobOptions) {
   // simulate: the document alone, 0 job rows, and the job CSV without --html.
-  const CliRun sim =
-      frugal(std::string("simulate ") + kInputs + " --policy backfill" + " --report-json " +
-                 at("s.json") + " --report-jobs 0" + " --jobs-csv " + at("s.csv"),
-             dir_);
+  const ReportRun sim =
+      run_frugal(std::string("simulate ") + kInputs + " --policy backfill" + " --report-json " +
+                     at("s.json") + " --report-jobs 0" + " --jobs-csv " + at("s.csv"),
+                 dir_);
   ASSERT_EQ(sim.code, 0) << sim.err;
   EXPECT_FALSE(fs::exists(dir_ / "s.json.jobs.csv"));
   const nlohmann::json s = nlohmann::json::parse(slurp(dir_ / "s.json"));
@@ -96,17 +96,17 @@ TEST_F(ReportCli, ReportJsonWithoutHtmlAndTheJobOptions) {
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "policy,id,team,class,gpus,model,pool,submit_s,wait_s,run_s,cost_usd,waste_usd,done");
   // whatif: the same options, with a cap.
-  const CliRun wi = frugal(std::string("whatif ") + kInputs + " --policies fifo,backfill" +
-                               " --report-json " + at("w.json") + " --report-jobs 25",
-                           dir_);
+  const ReportRun wi = run_frugal(std::string("whatif ") + kInputs + " --policies fifo,backfill" +
+                                      " --report-json " + at("w.json") + " --report-jobs 25",
+                                  dir_);
   ASSERT_EQ(wi.code, 0) << wi.err;
   const nlohmann::json w = nlohmann::json::parse(slurp(dir_ / "w.json"));
   ASSERT_GE(w["runs"].size(), 2u);
   for (const auto& r : w["runs"]) EXPECT_EQ(r["jobs"].size(), 25u) << r["policy"];
   // Two documents: their runs in order, each policy's card once.
-  const CliRun rep = frugal("report --json " + at("s.json") + " --json " + at("w.json") +
-                                " --html " + at("sw.html") + " --title T",
-                            dir_);
+  const ReportRun rep = run_frugal("report --json " + at("s.json") + " --json " + at("w.json") +
+                                       " --html " + at("sw.html") + " --title T",
+                                   dir_);
   ASSERT_EQ(rep.code, 0) << rep.err;
   const std::string page = slurp(dir_ / "sw.html");
   EXPECT_NE(page.find("<title>T</title>"), std::string::npos);
@@ -134,13 +134,13 @@ TEST_F(ReportCli, ErrorsAreNamed) {
        "/nonexistent-dir/x.html: cannot write"},
   };
   for (const Case& c : cases) {
-    const CliRun r = frugal("report " + c.args, dir_);
+    const ReportRun r = run_frugal("report " + c.args, dir_);
     EXPECT_EQ(r.code, 1) << c.args;
     EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << "\n" << r.err;
     EXPECT_EQ(r.err.rfind("frugal report: ", 0), 0u) << r.err;
   }
   EXPECT_FALSE(fs::exists(dir_ / "x.html"));
-  EXPECT_NE(frugal("report --html " + at("x.html"), dir_).code, 0);  // --json is required
+  EXPECT_NE(run_frugal("report --html " + at("x.html"), dir_).code, 0);  // --json is required
 }
 
 }  // namespace

@@ -18,7 +18,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::slurp;
 
-struct CliRun {
+struct StorageCostRun {
   int code = -1;
   std::string out, err;
 };
@@ -34,7 +34,7 @@ class StorageCostCli : public ::testing::Test {
     std::error_code ec;
     fs::remove_all(dir_, ec);
   }
-  CliRun frugal(const std::string& args) const {
+  StorageCostRun frugal(const std::string& args) const {
     const std::string cmd = std::string("cd '") + FRUGAL_SOURCE_DIR + "' && '" + FRUGAL_BINARY +
                             "' " + args + " >'" + (dir_ / "out").string() + "' 2>'" +
                             (dir_ / "err").string() + "'";
@@ -43,10 +43,10 @@ class StorageCostCli : public ::testing::Test {
   }
   // The ledger's storage USD of a simulate --format json run of `trace`.
   double storage_usd(const std::string& extra) const {
-    const CliRun r = frugal("simulate --trace '" + (dir_ / "t.csv").string() +
-                            "' --cluster examples/clusters/a100-640.yaml --policy fifo "
-                            "--format json " +
-                            extra);
+    const StorageCostRun r = frugal("simulate --trace '" + (dir_ / "t.csv").string() +
+                                    "' --cluster examples/clusters/a100-640.yaml --policy fifo "
+                                    "--format json " +
+                                    extra);
     EXPECT_EQ(r.code, 0) << r.err;
     auto j = nlohmann::json::parse(r.out, nullptr, false);
     if (j.is_discarded() || !j.contains("cost")) {
@@ -59,7 +59,7 @@ class StorageCostCli : public ::testing::Test {
 };
 
 TEST_F(StorageCostCli, ThirtyDayRunWithAndWithoutTheLifecycle) {
-  const CliRun r = frugal(
+  const StorageCostRun r = frugal(
       "storage-cost --lifecycle examples/lifecycle/llm.yaml --checkpoint-gb 1000 --interval-h 2 "
       "--run-days 30 --write-min 10");
   ASSERT_EQ(r.code, 0) << r.err;
@@ -70,7 +70,8 @@ TEST_F(StorageCostCli, ThirtyDayRunWithAndWithoutTheLifecycle) {
 
 TEST_F(StorageCostCli, BadPolicyFileIsAClearError) {
   std::ofstream(dir_ / "bad.yaml") << "lifecycle: {keep_hot: 2, warm_after: 60}\n";
-  const CliRun r = frugal("storage-cost --lifecycle '" + (dir_ / "bad.yaml").string() + "'");
+  const StorageCostRun r =
+      frugal("storage-cost --lifecycle '" + (dir_ / "bad.yaml").string() + "'");
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find("unknown key(s) 'warm_after'"), std::string::npos) << r.err;
 }

@@ -21,7 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::slurp;
 
-struct CliRun {
+struct StorageWhatifRun {
   int code = -1;
   std::string out, err;
 };
@@ -42,7 +42,7 @@ class StorageWhatifCli : public ::testing::Test {
     std::error_code ec;
     fs::remove_all(dir_, ec);
   }
-  CliRun frugal(const std::string& args) const {
+  StorageWhatifRun frugal(const std::string& args) const {
     const std::string cmd = std::string("cd '") + FRUGAL_SOURCE_DIR + "' && '" + FRUGAL_BINARY +
                             "' " + args + " >'" + (dir_ / "out").string() + "' 2>'" +
                             (dir_ / "err").string() + "'";
@@ -55,7 +55,7 @@ class StorageWhatifCli : public ::testing::Test {
   }
   // (policy, actual, storage USD) of each run of a whatif --format json.
   std::vector<std::tuple<std::string, bool, double>> whatif(const std::string& extra) const {
-    const CliRun r = frugal("whatif " + inputs() + "--policies fifo,backfill " + extra);
+    const StorageWhatifRun r = frugal("whatif " + inputs() + "--policies fifo,backfill " + extra);
     EXPECT_EQ(r.code, 0) << r.err;
     std::vector<std::tuple<std::string, bool, double>> out;
     const auto j = nlohmann::json::parse(r.out, nullptr, false);
@@ -69,7 +69,7 @@ class StorageWhatifCli : public ::testing::Test {
     return out;
   }
   double simulate(const std::string& extra) const {
-    const CliRun r = frugal("simulate " + inputs() + "--policy fifo " + extra);
+    const StorageWhatifRun r = frugal("simulate " + inputs() + "--policy fifo " + extra);
     EXPECT_EQ(r.code, 0) << r.err;
     const auto j = nlohmann::json::parse(r.out, nullptr, false);
     if (j.is_discarded() || !j.contains("cost")) {
@@ -108,7 +108,7 @@ TEST_F(StorageWhatifCli, EveryRunPricesTheCheckpointSeriesAsSimulateDoes) {
 
 TEST_F(StorageWhatifCli, ABadPolicyFileIsAClearError) {
   std::ofstream(dir_ / "bad.yaml") << "lifecycle: {keep_hot: 2, warm_after: 60}\n";
-  CliRun r =
+  StorageWhatifRun r =
       frugal("whatif " + inputs() + "--storage-lifecycle '" + (dir_ / "bad.yaml").string() + "'");
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find("--storage-lifecycle"), std::string::npos) << r.err;

@@ -26,8 +26,8 @@ using testing::run_priced;
 constexpr double kEps = 1e-9;
 constexpr double kMonth = 30 * 86400.0;
 
-JobSpec job(std::string id, Seconds submit, int gpus, Seconds duration, double util = 1.0,
-            std::string team = "t") {
+JobSpec priced_job(std::string id, Seconds submit, int gpus, Seconds duration, double util = 1.0,
+                   std::string team = "t") {
   JobSpec j = testing::job(std::move(id), submit, gpus, duration);
   j.utilization = util;
   j.team = std::move(team);
@@ -54,7 +54,7 @@ void expect_balanced(const LedgerReport& l) {
 // hours 0 and 1: per GPU 100 + 300 × 0.6 + 100 = 380 W; × 2 GPUs × PUE 1.5 = 1.14 kW.
 TEST(LedgerHand, OneJobOneNode) {
   const ClusterSpec c = hand_cluster(Capacity::kReserved, {gpu_node("n", kA100, 2, 200)});
-  const SimResult r = run_priced({job("j", 0, 2, 2 * kHour, 0.6)}, c, "fifo");
+  const SimResult r = run_priced({priced_job("j", 0, 2, 2 * kHour, 0.6)}, c, "fifo");
   ASSERT_EQ(r.jobs[0].finish, 2 * kHour);
   const LedgerReport& l = r.ledger;
   const CostAccount& t = l.by_team.at("t");
@@ -79,7 +79,7 @@ TEST(LedgerHand, OneJobOneNode) {
 TEST(LedgerHand, NegativePriceIsReportedNotClamped) {
   const ClusterSpec c = hand_cluster(Capacity::kReserved, {gpu_node("n", kA100, 2, 200)});
   // Runs in hour 1 only (−20 USD/MWh): 0.00114 MW × −20 = −$0.0228
-  const SimResult r = run_priced({job("j", kHour, 2, kHour, 0.6)}, c, "fifo");
+  const SimResult r = run_priced({priced_job("j", kHour, 2, kHour, 0.6)}, c, "fifo");
   const LedgerReport& l = r.ledger;
   EXPECT_NEAR(l.total.compute.energy_usd, -0.0228, kEps);
   EXPECT_NEAR(l.by_team.at("t").compute.energy_usd, -0.0228, kEps);
@@ -92,7 +92,7 @@ TEST(LedgerHand, NegativePriceIsReportedNotClamped) {
 // A 1-GPU job at full load on the 2-GPU node for hours 0..1; the other GPU sits idle.
 TEST(LedgerHand, IdleCapacityIsUnattributed) {
   const ClusterSpec c = hand_cluster(Capacity::kReserved, {gpu_node("n", kA100, 2, 200)});
-  const SimResult r = run_priced({job("j", 0, 1, 2 * kHour)}, c, "fifo");
+  const SimResult r = run_priced({priced_job("j", 0, 1, 2 * kHour)}, c, "fifo");
   const LedgerReport& l = r.ledger;
   // Job: (400 + 100) W × 1.5 = 0.75 kW; $2 × 2 h = $4 rental; 0.00075 × 80 = $0.06
   const CostAccount& t = l.by_team.at("t");
@@ -115,12 +115,12 @@ TEST(LedgerHand, IdleCapacityIsUnattributed) {
 // hot tier from submission (0) to finish (3 h).
 TEST(LedgerHand, StorageAndHotTierWhileQueued) {
   const ClusterSpec c = hand_cluster(Capacity::kReserved, {gpu_node("n", kA100, 2)});
-  JobSpec blocker = job("b", 0, 2, kHour, 1.0, "other");
-  JobSpec data = job("d", 0, 2, 2 * kHour);
+  JobSpec blocker = priced_job("b", 0, 2, kHour, 1.0, "other");
+  JobSpec data = priced_job("d", 0, 2, 2 * kHour);
   data.dataset = "corpus";
   data.dataset_gb = 100;
   data.checkpoint_gb = 20;
-  JobSpec warm = job("w", 0, 2, 3 * kHour, 1.0, "warm");
+  JobSpec warm = priced_job("w", 0, 2, 3 * kHour, 1.0, "warm");
   warm.dataset_gb = 100;
   warm.checkpoint_gb = 20;
   warm.storage_tier = "warm";
@@ -148,9 +148,9 @@ TEST(LedgerHand, StorageAndHotTierWhileQueued) {
 // to y (the later holder): 100 × $0.10 × 5 h / 720 h = $0.069444…
 TEST(LedgerHand, DuplicateStorageAcrossTeams) {
   const ClusterSpec c = hand_cluster(Capacity::kReserved, {gpu_node("n", kA100, 4)});
-  JobSpec x = job("x", 0, 1, 10 * kHour, 1.0, "x");
-  JobSpec y = job("y", 5 * kHour, 1, 10 * kHour, 1.0, "y");
-  JobSpec z = job("z", 0, 1, 10 * kHour, 1.0, "z");
+  JobSpec x = priced_job("x", 0, 1, 10 * kHour, 1.0, "x");
+  JobSpec y = priced_job("y", 5 * kHour, 1, 10 * kHour, 1.0, "y");
+  JobSpec z = priced_job("z", 0, 1, 10 * kHour, 1.0, "z");
   x.dataset = y.dataset = "shared";
   z.dataset = "own";
   x.dataset_gb = y.dataset_gb = z.dataset_gb = 100;
@@ -169,8 +169,8 @@ TEST(LedgerHand, DuplicateStorageAcrossTeams) {
 
 TEST(LedgerHand, DisjointDatasetUsesAreNotDuplicates) {
   const ClusterSpec c = hand_cluster(Capacity::kReserved, {gpu_node("n", kA100, 4)});
-  JobSpec x = job("x", 0, 1, kHour, 1.0, "x");
-  JobSpec y = job("y", 2 * kHour, 1, kHour, 1.0, "y");
+  JobSpec x = priced_job("x", 0, 1, kHour, 1.0, "x");
+  JobSpec y = priced_job("y", 2 * kHour, 1, kHour, 1.0, "y");
   x.dataset = y.dataset = "shared";
   x.dataset_gb = y.dataset_gb = 100;
   const SimResult r = run_priced({x, y}, c, "fifo");
@@ -182,12 +182,12 @@ TEST(LedgerHand, DisjointDatasetUsesAreNotDuplicates) {
 // 1.14 kW → 0.00114 MW × (100 − (−20)) × 1 h = $0.1368.
 TEST(LedgerHand, PeakPremium) {
   const ClusterSpec c = hand_cluster(Capacity::kReserved, {gpu_node("n", kA100, 2, 200)});
-  JobSpec d = job("d", 0, 2, kHour, 0.6, "deadline");
+  JobSpec d = priced_job("d", 0, 2, kHour, 0.6, "deadline");
   d.deadline = 4 * kHour;
-  JobSpec f = job("f", kHour, 2, kHour, 0.6, "deferrable");
+  JobSpec f = priced_job("f", kHour, 2, kHour, 0.6, "deferrable");
   f.deferrable = true;  // no deadline: 24 h allowed; started at −20, nothing cheaper
-  JobSpec g = job("g", 2 * kHour, 2, kHour, 0.6, "fixed");  // neither: no premium
-  JobSpec e = job("e", 4 * kHour, 2, kHour, 0.6, "deferrable2");
+  JobSpec g = priced_job("g", 2 * kHour, 2, kHour, 0.6, "fixed");  // neither: no premium
+  JobSpec e = priced_job("e", 4 * kHour, 2, kHour, 0.6, "deferrable2");
   e.deferrable = true;  // started in hour 4 = hour 0 (100); hour 5 (−20) within 24 h
   const SimResult r = run_priced({d, f, g, e}, c, "fifo");
   ASSERT_EQ(r.jobs[0].first_start, 0);
@@ -205,7 +205,7 @@ TEST(LedgerHand, PeakPremium) {
 // A deadline that leaves no room (latest start = submit) has no premium.
 TEST(LedgerHand, TightDeadlineHasNoPeakPremium) {
   const ClusterSpec c = hand_cluster(Capacity::kReserved, {gpu_node("n", kA100, 2, 200)});
-  JobSpec d = job("d", 0, 2, kHour, 0.6);
+  JobSpec d = priced_job("d", 0, 2, kHour, 0.6);
   d.deadline = kHour;
   const SimResult r = run_priced({d}, c, "fifo");
   EXPECT_EQ(r.ledger.total.waste.peak_premium_usd, 0);
@@ -217,12 +217,12 @@ TEST(LedgerHand, TightDeadlineHasNoPeakPremium) {
 TEST(LedgerHand, Oversized) {
   ClusterSpec c =
       hand_cluster(Capacity::kReserved, {gpu_node("a", kA100, 1), gpu_node("v", kV100, 2)});
-  JobSpec e = job("e", 0, 1, kHour, 1.0, "eval");
+  JobSpec e = priced_job("e", 0, 1, kHour, 1.0, "eval");
   e.job_class = JobClass::kEval;
   e.preferred_model = kA100;
-  JobSpec p = job("p", 2 * kHour, 1, kHour, 1.0, "pretrain");
+  JobSpec p = priced_job("p", 2 * kHour, 1, kHour, 1.0, "pretrain");
   p.preferred_model = kA100;
-  JobSpec pinned = job("q", 4 * kHour, 1, kHour, 1.0, "pinned");
+  JobSpec pinned = priced_job("q", 4 * kHour, 1, kHour, 1.0, "pinned");
   pinned.job_class = JobClass::kEval;
   pinned.allowed_models = {kA100};  // may not use the V100: nothing cheaper allowed
   const SimResult r = run_priced({e, p, pinned}, c, "fifo");
@@ -243,8 +243,9 @@ TEST(LedgerHand, Oversized) {
 TEST(LedgerHand, StrandedByFragmentation) {
   const ClusterSpec c =
       hand_cluster(Capacity::kReserved, {gpu_node("n0", kA100, 8), gpu_node("n1", kA100, 8)});
-  const std::vector<JobSpec> jobs = {job("z", 0, 4, kHour), job("y1", 0, 4, 10 * kHour),
-                                     job("y2", 0, 4, 10 * kHour), job("q", 0, 8, kHour)};
+  const std::vector<JobSpec> jobs = {
+      priced_job("z", 0, 4, kHour), priced_job("y1", 0, 4, 10 * kHour),
+      priced_job("y2", 0, 4, 10 * kHour), priced_job("q", 0, 8, kHour)};
   const SimResult r = run_priced(jobs, c, "firstfit");
   ASSERT_EQ(r.jobs[3].first_start, 10 * kHour);
   ASSERT_EQ(r.jobs[3].finish, 11 * kHour);
@@ -288,7 +289,7 @@ struct Direct {
 // of it rework: $2.036. The rerun segment (1 h, all kept) adds none.
 TEST(LedgerDirect, Rework) {
   Direct d(hand_cluster(Capacity::kReserved, {gpu_node("n", kA100, 2)}));
-  JobSpec j = job("j", 0, 2, 2 * kHour);
+  JobSpec j = priced_job("j", 0, 2, 2 * kHour);
   j.checkpoint_interval = 1800;
   const Placement p = d.on(0, 2);
   d.ledger.segment(0, j, p, 0, 1.5 * kHour, 1 * kHour);
@@ -309,8 +310,8 @@ TEST(LedgerDirect, Rework) {
 // its $1.4 = $0.7; together $2.1 = the card's $4 × (1 − the 47.5 % it was busy on average).
 TEST(LedgerDirect, AGuestIsChargedItsShareAndTheHostsIdleFallsByAsMuch) {
   Direct d(hand_cluster(Capacity::kReserved, {gpu_node("n", kA100, 1)}));
-  JobSpec h = job("h", 0, 1, 2 * kHour, 0.3, "host-team");
-  JobSpec g = job("g", 0, 1, kHour, 0.5, "guest-team");
+  JobSpec h = priced_job("h", 0, 1, 2 * kHour, 0.3, "host-team");
+  JobSpec g = priced_job("g", 0, 1, kHour, 0.5, "guest-team");
   d.ledger.segment(0, h, d.on(0, 1), 0, 2 * kHour, 2 * kHour);
   Placement share = d.on(0, 1);
   share.slots[0].milli = 700;
@@ -333,7 +334,7 @@ TEST(LedgerDirect, AGuestIsChargedItsShareAndTheHostsIdleFallsByAsMuch) {
 // Direct oversized check with the same prices as the end-to-end one.
 TEST(LedgerDirect, Oversized) {
   Direct d(hand_cluster(Capacity::kReserved, {gpu_node("a", kA100, 2), gpu_node("v", kV100, 2)}));
-  JobSpec e = job("e", 0, 2, kHour);
+  JobSpec e = priced_job("e", 0, 2, kHour);
   e.job_class = JobClass::kFinetune;
   d.ledger.segment(0, e, d.on(0, 2), 0, kHour, kHour);
   d.ledger.job_ended(0, e, 0, kHour, kHour);
@@ -346,7 +347,7 @@ TEST(LedgerDirect, Oversized) {
 // 8 × 100 W × 1.5 = 1.2 kW × 100 USD/MWh = $0.12.
 TEST(LedgerDirect, Stranded) {
   Direct d(hand_cluster(Capacity::kReserved, {gpu_node("n0", kA100, 8), gpu_node("n1", kA100, 8)}));
-  const JobSpec four = job("f", 0, 4, kHour);
+  const JobSpec four = priced_job("f", 0, 4, kHour);
   ASSERT_TRUE(d.state.allocate(d.on(0, 4), four).ok());
   ASSERT_TRUE(d.state.allocate(d.on(1, 4), four).ok());
   const std::vector<int64_t> provisioned = {16};

@@ -17,7 +17,7 @@ using testing::kA100;
 using testing::kHour;
 using testing::run_priced;
 
-constexpr double kEps = 1e-9;
+constexpr double kLifecycleEps = 1e-9;
 
 // 10 h on 2 GPUs from 0, 100 GB dataset, a 20 GB checkpoint every hour.
 JobSpec checkpointing_job(std::string id = "j", Seconds interval = kHour) {
@@ -48,7 +48,8 @@ double storage_usd(const std::vector<JobSpec>& jobs, const ClusterSpec& c,
 
 TEST(StorageLedgerLifecycle, OffByDefaultOneCopyOnTheDeclaredTier) {
   const ClusterSpec c = hand_cluster(Capacity::kReserved, {gpu_node("n", kA100, 2)});
-  EXPECT_NEAR(storage_usd({checkpointing_job()}, c, std::nullopt), 120 * 0.10 * 10 / 720.0, kEps);
+  EXPECT_NEAR(storage_usd({checkpointing_job()}, c, std::nullopt), 120 * 0.10 * 10 / 720.0,
+              kLifecycleEps);
 }
 
 TEST(StorageLedgerLifecycle, PricesTheCheckpointSeriesPerTier) {
@@ -56,12 +57,12 @@ TEST(StorageLedgerLifecycle, PricesTheCheckpointSeriesPerTier) {
   // Checkpoints complete at 1 h .. 10 h; the newest stays hot, the others go warm at once:
   // hot 20 GB x 9 h, warm 20 GB x (8 + 7 + ... + 0) h = 720 GB-h. Dataset: 100 GB hot 10 h.
   const double want = 100 * 0.10 * 10 / 720.0 + 20 * 9 * 0.10 / 720.0 + 720 * 0.02 / 720.0;
-  EXPECT_NEAR(storage_usd({checkpointing_job()}, c, keep_one_hot_rest_warm()), want, kEps);
+  EXPECT_NEAR(storage_usd({checkpointing_job()}, c, keep_one_hot_rest_warm()), want, kLifecycleEps);
   // Keeping every checkpoint hot: 20 GB x 45 h.
   storage::LifecyclePolicies all;
   all.default_policy = storage::keep_everything_policy();
   EXPECT_NEAR(storage_usd({checkpointing_job()}, c, all),
-              100 * 0.10 * 10 / 720.0 + 20 * 45 * 0.10 / 720.0, kEps);
+              100 * 0.10 * 10 / 720.0 + 20 * 45 * 0.10 / 720.0, kLifecycleEps);
 }
 
 TEST(StorageLedgerLifecycle, PerTeamPolicies) {
@@ -77,19 +78,20 @@ TEST(StorageLedgerLifecycle, PerTeamPolicies) {
   const SimResult r = run_priced({a, b}, c, "fifo", o);
   const double dataset = 100 * 0.10 * 10 / 720.0;
   EXPECT_NEAR(r.ledger.by_team.at("t").storage_usd,
-              dataset + 20 * 9 * 0.10 / 720.0 + 720 * 0.02 / 720.0, kEps);
-  EXPECT_NEAR(r.ledger.by_team.at("lean").storage_usd, dataset + 20 * 9 * 0.10 / 720.0, kEps);
+              dataset + 20 * 9 * 0.10 / 720.0 + 720 * 0.02 / 720.0, kLifecycleEps);
+  EXPECT_NEAR(r.ledger.by_team.at("lean").storage_usd, dataset + 20 * 9 * 0.10 / 720.0,
+              kLifecycleEps);
 }
 
 TEST(StorageLedgerLifecycle, JobsWithoutPeriodicCheckpointsAndClustersWithoutTiersUnchanged) {
   const ClusterSpec c = hand_cluster(Capacity::kReserved, {gpu_node("n", kA100, 2)});
   const double one_copy = 120 * 0.10 * 10 / 720.0;
   EXPECT_NEAR(storage_usd({checkpointing_job("j", 0)}, c, keep_one_hot_rest_warm()), one_copy,
-              kEps);
+              kLifecycleEps);
   ClusterSpec no_cold = c;
   no_cold.storage_tiers = {{"hot", 0.10}, {"warm", 0.02}};
   EXPECT_NEAR(storage_usd({checkpointing_job()}, no_cold, keep_one_hot_rest_warm()), one_copy,
-              kEps);
+              kLifecycleEps);
 }
 
 }  // namespace

@@ -20,7 +20,7 @@ namespace {
 
 constexpr double kT = 1796018400;  // 2026-11-30T06:00:00Z: the sacct fixture's hour
 
-std::string data(const std::string& name) {
+std::string import_data(const std::string& name) {
   std::ifstream in(std::string(FRUGAL_SOURCE_DIR) + "/tests/data/slurm/" + name);
   std::ostringstream ss;
   ss << in.rdbuf();
@@ -40,7 +40,7 @@ class SlurmImportTest : public ::testing::Test {
     return catalog.relative_speed(model(name), opts.reference, cls);
   }
   Result<SlurmImport> sacct(const std::string& file) const {
-    auto records = parse_sacct_json(data(file), file);
+    auto records = parse_sacct_json(import_data(file), file);
     if (!records.ok()) return records.error();
     return import_slurm(records.value(), catalog, map, opts);
   }
@@ -159,12 +159,13 @@ TEST_F(SlurmImportTest, UnknownGresTypeIsAnErrorOrTheDocumentedDefaultNeverA100)
 }
 
 TEST_F(SlurmImportTest, SacctBadInputNamesFileJobFieldAndLine) {
-  auto missing = parse_sacct_json(data("sacct_missing_field.json"), "sacct_missing_field.json");
+  auto missing =
+      parse_sacct_json(import_data("sacct_missing_field.json"), "sacct_missing_field.json");
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.error().message,
             "sacct_missing_field.json: jobs[1] (job 302): time.start: missing");
   // A comma removed after "name": "train-llm" on line 86: the parser stops on line 87.
-  auto malformed = parse_sacct_json(data("sacct_malformed.json"), "sacct_malformed.json");
+  auto malformed = parse_sacct_json(import_data("sacct_malformed.json"), "sacct_malformed.json");
   ASSERT_FALSE(malformed.ok());
   EXPECT_EQ(
       malformed.error().message.rfind("sacct_malformed.json:87: not valid JSON (line 87, ", 0), 0u)
@@ -226,9 +227,9 @@ TEST_F(SlurmImportTest, JobcompRequeuedJobIsOneJob) {
 }
 
 TEST_F(SlurmImportTest, JobcompFromTheLocalClusterWithItsGresLog) {
-  auto gres = parse_gres_log(data("gres.log"), "gres.log");
+  auto gres = parse_gres_log(import_data("gres.log"), "gres.log");
   ASSERT_TRUE(gres.ok()) << gres.error().message;
-  auto got = jobcomp(data("jobcomp.log"), gres.value());
+  auto got = jobcomp(import_data("jobcomp.log"), gres.value());
   ASSERT_TRUE(got.ok()) << got.error().message;
   const SlurmImport& r = got.value();
   EXPECT_EQ(r.never_started, 1);  // 4: cancelled while pending
@@ -256,7 +257,7 @@ TEST_F(SlurmImportTest, JobcompUntypedGpusTakeTheModelOfTheirNodeOrFail) {
   EXPECT_NE(got.error().message.find("jobcomp.log:1 (job 7): Tres: untyped GPUs"),
             std::string::npos)
       << got.error().message;
-  auto nodes = parse_nodes_json(data("nodes.json"), "nodes.json");
+  auto nodes = parse_nodes_json(import_data("nodes.json"), "nodes.json");
   ASSERT_TRUE(nodes.ok()) << nodes.error().message;
   opts.nodes = nodes.value();
   got = jobcomp(text);
@@ -287,7 +288,7 @@ TEST_F(SlurmImportTest, PinModelsKeepsEachJobOnTheModelsItRanOn) {
       "JobId=5 JobState=COMPLETED Partition=gpu StartTime=2026-11-30T05:02:00 "
       "EndTime=2026-11-30T05:03:00 NodeList=gpu3 Tres=cpu=1,gres/gpu=4,gres/gpu:h100=4 "
       "SubmitTime=2026-11-30T05:01:00\n";
-  auto nodes = parse_nodes_json(data("nodes.json"), "nodes.json");
+  auto nodes = parse_nodes_json(import_data("nodes.json"), "nodes.json");
   ASSERT_TRUE(nodes.ok()) << nodes.error().message;
   opts.nodes = nodes.value();
   auto any = jobcomp(text);

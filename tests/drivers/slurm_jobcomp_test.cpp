@@ -13,7 +13,7 @@
 namespace frugal {
 namespace {
 
-std::string data(const std::string& name) {
+std::string jobcomp_data(const std::string& name) {
   std::ifstream in(std::string(FRUGAL_SOURCE_DIR) + "/tests/data/slurm/" + name);
   std::ostringstream ss;
   ss << in.rdbuf();
@@ -21,7 +21,7 @@ std::string data(const std::string& name) {
 }
 
 TEST(SlurmJobcomp, ParsesRecordedRecords) {
-  auto r = parse_jobcomp(data("jobcomp.log"), "jobcomp.log");
+  auto r = parse_jobcomp(jobcomp_data("jobcomp.log"), "jobcomp.log");
   ASSERT_TRUE(r.ok()) << r.error().message;
   const auto& v = r.value();
   ASSERT_EQ(v.size(), 7u);
@@ -38,7 +38,8 @@ TEST(SlurmJobcomp, ParsesRecordedRecords) {
   EXPECT_FALSE(v[2].ran());
   EXPECT_EQ(v[3].state, "PENDING");  // a requeued run
   EXPECT_TRUE(v[3].ran());
-  auto shifted = parse_jobcomp(data("jobcomp.log"), "jobcomp.log", 3600);  // UTC+1 controller
+  auto shifted =
+      parse_jobcomp(jobcomp_data("jobcomp.log"), "jobcomp.log", 3600);  // UTC+1 controller
   ASSERT_TRUE(shifted.ok());
   EXPECT_EQ(shifted.value()[0].start_unix, 1796014873 - 3600);
 }
@@ -84,14 +85,14 @@ TEST(SlurmJobcomp, GresLogRoundTrip) {
 TEST(SlurmAccounting, RecordedRunsFeedTheLedger) {
   auto catalog = load_builtin_catalog();
   ASSERT_TRUE(catalog.ok());
-  auto nodes = parse_nodes_json(data("nodes.json"), "nodes.json");
+  auto nodes = parse_nodes_json(jobcomp_data("nodes.json"), "nodes.json");
   ASSERT_TRUE(nodes.ok());
   SlurmConfig cfg;
   auto cluster = cluster_from_slurm(nodes.value(), cfg, catalog.value());
   ASSERT_TRUE(cluster.ok());
-  auto records = parse_jobcomp(data("jobcomp.log"), "jobcomp.log");
+  auto records = parse_jobcomp(jobcomp_data("jobcomp.log"), "jobcomp.log");
   ASSERT_TRUE(records.ok());
-  auto gres = parse_gres_log(data("gres.log"), "gres.log");
+  auto gres = parse_gres_log(jobcomp_data("gres.log"), "gres.log");
   ASSERT_TRUE(gres.ok()) << gres.error().message;
   auto a = attribute_jobcomp(records.value(), gres.value(), cluster.value(), catalog.value(), cfg);
   ASSERT_TRUE(a.ok()) << a.error().message;
@@ -119,7 +120,7 @@ TEST(SlurmAccounting, RecordedRunsFeedTheLedger) {
 
 // The recorded test cluster's nodes (tests/data/slurm/nodes.json) as a cluster.
 Result<ClusterSpec> recorded_cluster(const GpuCatalog& catalog) {
-  auto nodes = parse_nodes_json(data("nodes.json"), "nodes.json");
+  auto nodes = parse_nodes_json(jobcomp_data("nodes.json"), "nodes.json");
   if (!nodes.ok()) return nodes.error();
   return cluster_from_slurm(nodes.value(), SlurmConfig{}, catalog);
 }

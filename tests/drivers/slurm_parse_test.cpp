@@ -13,7 +13,7 @@
 namespace frugal {
 namespace {
 
-std::string data(const std::string& name) {
+std::string parse_data(const std::string& name) {
   std::ifstream in(std::string(FRUGAL_SOURCE_DIR) + "/tests/data/slurm/" + name);
   std::ostringstream ss;
   ss << in.rdbuf();
@@ -58,7 +58,7 @@ TEST(SlurmGres, ReadsTypedUntypedAndIndices) {
 }
 
 TEST(SlurmJson, NodesFromRecordedAnswer) {
-  auto r = parse_nodes_json(data("nodes.json"), "nodes.json");
+  auto r = parse_nodes_json(parse_data("nodes.json"), "nodes.json");
   ASSERT_TRUE(r.ok()) << r.error().message;
   const auto& n = r.value();
   ASSERT_EQ(n.size(), 4u);
@@ -81,7 +81,7 @@ TEST(SlurmJson, NodesFromRecordedAnswer) {
 }
 
 TEST(SlurmJson, JobsFromRecordedAnswer) {
-  auto r = parse_jobs_json(data("jobs.json"), "jobs.json");
+  auto r = parse_jobs_json(parse_data("jobs.json"), "jobs.json");
   ASSERT_TRUE(r.ok()) << r.error().message;
   const auto& j = r.value();
   ASSERT_EQ(j.size(), 5u);
@@ -106,7 +106,7 @@ TEST(SlurmJson, JobsFromRecordedAnswer) {
 }
 
 TEST(SlurmJson, PartitionsAndErrors) {
-  auto p = parse_partitions_json(data("partitions.json"), "partitions.json");
+  auto p = parse_partitions_json(parse_data("partitions.json"), "partitions.json");
   ASSERT_TRUE(p.ok()) << p.error().message;
   ASSERT_EQ(p.value().size(), 1u);
   EXPECT_EQ(p.value()[0].name, "gpu");
@@ -125,7 +125,7 @@ TEST(SlurmJson, PartitionsAndErrors) {
 TEST(SlurmInventory, MapsGresTypesToCatalogModels) {
   auto catalog = load_builtin_catalog();
   ASSERT_TRUE(catalog.ok());
-  auto nodes = parse_nodes_json(data("nodes.json"), "nodes.json");
+  auto nodes = parse_nodes_json(parse_data("nodes.json"), "nodes.json");
   ASSERT_TRUE(nodes.ok());
   SlurmConfig cfg;
   auto spec = cluster_from_slurm(nodes.value(), cfg, catalog.value(), "gpu");

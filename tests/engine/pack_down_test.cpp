@@ -17,13 +17,13 @@ using testing::gpu_node;
 using testing::kA100;
 using testing::run_priced;
 
-constexpr double kDelay = 300, kTimeout = 900;
+constexpr double kPackDelay = 300, kPackTimeout = 900;
 
 // Flat prices, one on-demand pool of `n` 8-GPU A100 nodes ($4 per GPU-hour).
 ClusterSpec on_demand(int n) {
   Region r;
   r.name = "flat";
-  return testing::on_demand_a100(r, n, kDelay, kTimeout);
+  return testing::on_demand_a100(r, n, kPackDelay, kPackTimeout);
 }
 
 // a (6 GPUs, 1 h), b (6 GPUs) and c (2 GPUs) arrive at 0; two nodes boot until 300: a and c
@@ -38,12 +38,13 @@ TEST(PackDown, EmptiesALightlyUsedNodeSoItIsReleased) {
   const SimResult packed = run_priced(jobs, cl, "fifo+packdown");
   EXPECT_EQ(plain.jobs[2].migrations, 0);
   ASSERT_EQ(packed.jobs[2].migrations, 1);
-  EXPECT_DOUBLE_EQ(packed.jobs[2].finish, kDelay + 20000 + 60);
+  EXPECT_DOUBLE_EQ(packed.jobs[2].finish, kPackDelay + 20000 + 60);
   EXPECT_DOUBLE_EQ(packed.jobs[2].rework_gpu_seconds, 2 * 60.0);
   EXPECT_DOUBLE_EQ(packed.jobs[1].finish, plain.jobs[1].finish);
   // Provisioned node-seconds: plain 2 × (20,300 + 900); packed (3,900 + 900) + (20,360 + 900).
-  const double plain_s = 2 * (kDelay + 20000 + kTimeout);
-  const double packed_s = (kDelay + 3600 + kTimeout) + (kDelay + 20000 + 60 + kTimeout);
+  const double plain_s = 2 * (kPackDelay + 20000 + kPackTimeout);
+  const double packed_s =
+      (kPackDelay + 3600 + kPackTimeout) + (kPackDelay + 20000 + 60 + kPackTimeout);
   EXPECT_NEAR(plain.ledger.total.compute.rental_usd, 8 * 4 * plain_s / 3600, 1e-6);
   EXPECT_NEAR(packed.ledger.total.compute.rental_usd, 8 * 4 * packed_s / 3600, 1e-6);
 }
@@ -82,7 +83,7 @@ TEST(PackDown, MovesAFullNodesJobOntoAnIdleReservedNode) {
   const SimResult packed = run_priced(jobs, cl, "fifo+packdown");
   EXPECT_EQ(plain.jobs[1].migrations, 0);
   ASSERT_EQ(packed.jobs[1].migrations, 1);
-  EXPECT_DOUBLE_EQ(packed.jobs[1].finish, kDelay + 20000 + 60);
+  EXPECT_DOUBLE_EQ(packed.jobs[1].finish, kPackDelay + 20000 + 60);
   // On-demand node-seconds: plain 300 + 20,000 + 900, packed 300 + 3,300 + 900 ($4 per
   // GPU-hour); the reserved node is paid in both, 60 s longer in packed.
   EXPECT_LT(packed.ledger.total.compute.rental_usd,
@@ -108,7 +109,7 @@ TEST(PackDown, MovesAnElasticJobAtItsRequestOntoAnIdleReservedNode) {
                                      testing::job("r2", 0, 6, 3600), elastic("a", 4, 2, 6, 20000)};
   const SimResult plain = run_priced(jobs, cl, "fifo+elastic");
   const SimResult packed = run_priced(jobs, cl, "fifo+elastic+packdown");
-  const double end = kDelay + 30 + 20000 * std::pow(4.0 / 6.0, 0.8);
+  const double end = kPackDelay + 30 + 20000 * std::pow(4.0 / 6.0, 0.8);
   EXPECT_NEAR(plain.jobs[2].finish, end, 1e-6);
   EXPECT_EQ(plain.jobs[2].migrations, 0);
   ASSERT_EQ(packed.jobs[2].migrations, 1);
@@ -128,7 +129,7 @@ TEST(PackDown, KeepsTheReservedSpareWhenTheMoveSavesLessThanABoot) {
   const std::vector<JobSpec> jobs = {testing::job("r", 0, 8, 3600), testing::job("c", 0, 2, 3350)};
   const SimResult r = run_priced(jobs, cl, "fifo+packdown");
   ASSERT_EQ(r.jobs.size(), 2u);
-  EXPECT_DOUBLE_EQ(r.jobs[1].finish, kDelay + 3350);
+  EXPECT_DOUBLE_EQ(r.jobs[1].finish, kPackDelay + 3350);
   EXPECT_EQ(r.jobs[1].migrations, 0);
 }
 
@@ -143,8 +144,8 @@ TEST(SoonFree, NoNodeForDemandARunningJobFreesFirst) {
   const SimResult soon = run_priced(jobs, cl, "fifo+soonfree");
   EXPECT_EQ(plain.nodes_provisioned, 2);
   EXPECT_EQ(soon.nodes_provisioned, 1);
-  EXPECT_DOUBLE_EQ(plain.jobs[1].first_start, kDelay + 1000);
-  EXPECT_DOUBLE_EQ(soon.jobs[1].first_start, kDelay + 1000);
+  EXPECT_DOUBLE_EQ(plain.jobs[1].first_start, kPackDelay + 1000);
+  EXPECT_DOUBLE_EQ(soon.jobs[1].first_start, kPackDelay + 1000);
   EXPECT_LT(soon.ledger.total.total_usd(), plain.ledger.total.total_usd());
 }
 
@@ -155,7 +156,7 @@ TEST(SoonFree, ProvisionsWhenWaitingIsSlower) {
                                      testing::job("b", 1200, 8, 1000)};
   const SimResult soon = run_priced(jobs, cl, "fifo+soonfree");
   EXPECT_EQ(soon.nodes_provisioned, 2);
-  EXPECT_DOUBLE_EQ(soon.jobs[1].first_start, 1200 + kDelay);
+  EXPECT_DOUBLE_EQ(soon.jobs[1].first_start, 1200 + kPackDelay);
 }
 
 // A running job past its runtime estimate frees its GPUs at an unknown time: soon-free stops
@@ -169,11 +170,11 @@ TEST(SoonFree, StopsCountingOnAJobPastItsEstimate) {
   jobs[0].estimate = 1000;
   const SimResult soon = run_priced(jobs, cl, "fifo+soonfree");
   EXPECT_EQ(soon.nodes_provisioned, 2);
-  EXPECT_DOUBLE_EQ(soon.jobs[1].first_start, 1300 + kDelay);
+  EXPECT_DOUBLE_EQ(soon.jobs[1].first_start, 1300 + kPackDelay);
   // Arriving after the overrun began, b gets a node at once.
   jobs[1].submit = 2000;
   const SimResult late = run_priced(jobs, cl, "fifo+soonfree");
-  EXPECT_DOUBLE_EQ(late.jobs[1].first_start, 2000 + kDelay);
+  EXPECT_DOUBLE_EQ(late.jobs[1].first_start, 2000 + kPackDelay);
 }
 
 // Q (8 GPUs, 500 s), R (6, 1000 s) and E (2, max 8, 3000 s) arrive at 0; two nodes boot
@@ -184,11 +185,11 @@ TEST(ElasticOnDemand, GrowsOnlyOnTheNodesItHolds) {
   const std::vector<JobSpec> jobs = {testing::job("Q", 0, 8, 500), testing::job("R", 0, 6, 1000),
                                      elastic("E", 2, 1, 8, 3000)};
   const SimResult r = run_priced(jobs, on_demand(2), "fifo+elastic");
-  const double end = kDelay + 1000 + 30 + 2000 / std::pow(4.0, 0.8);
+  const double end = kPackDelay + 1000 + 30 + 2000 / std::pow(4.0, 0.8);
   EXPECT_NEAR(r.jobs[2].finish, end, 1e-6);
   EXPECT_EQ(r.jobs[2].resizes, 1);
   // od0: requested at 0, released at 800 + 900; od1: until E's end + 900 ($4 per GPU-hour).
-  const double node_s = (kDelay + 500 + kTimeout) + (end + kTimeout);
+  const double node_s = (kPackDelay + 500 + kPackTimeout) + (end + kPackTimeout);
   EXPECT_NEAR(r.ledger.total.compute.rental_usd, 8 * 4 * node_s / 3600, 1e-6);
 }
 
@@ -203,7 +204,7 @@ TEST(ElasticOnDemand, AutoscaleFirstWaitsForANodeInsteadOfShrinking) {
   const SimResult first = run_priced(jobs, on_demand(2), "frugal:autoscale_first=1");
   EXPECT_DOUBLE_EQ(shrink.jobs[1].first_start, 1000);
   EXPECT_EQ(shrink.jobs[0].resizes, 3);  // grown, shrunk for J, grown again when J ends
-  EXPECT_DOUBLE_EQ(first.jobs[1].first_start, 1000 + kDelay);
+  EXPECT_DOUBLE_EQ(first.jobs[1].first_start, 1000 + kPackDelay);
   EXPECT_EQ(first.jobs[0].resizes, 1);  // grown only
   EXPECT_LT(first.jobs[0].finish, shrink.jobs[0].finish);
 }
@@ -216,9 +217,9 @@ TEST(ElasticOnDemand, StartedBelowItsRequestItMovesBackToItsRequestOnly) {
   const std::vector<JobSpec> jobs = {testing::job("Q", 0, 8, 100), testing::job("R", 0, 6, 5000),
                                      elastic("E", 4, 2, 8, 1000)};
   const SimResult r = run_priced(jobs, on_demand(2), "fifo+elastic");
-  EXPECT_DOUBLE_EQ(r.jobs[2].first_start, kDelay);
+  EXPECT_DOUBLE_EQ(r.jobs[2].first_start, kPackDelay);
   EXPECT_EQ(r.jobs[2].resizes, 1);
-  EXPECT_NEAR(r.jobs[2].finish, kDelay + 130 + (1000 - 100 * std::pow(0.5, 0.8)), 1e-6);
+  EXPECT_NEAR(r.jobs[2].finish, kPackDelay + 130 + (1000 - 100 * std::pow(0.5, 0.8)), 1e-6);
 }
 
 }  // namespace

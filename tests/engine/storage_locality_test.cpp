@@ -157,7 +157,7 @@ Engine deferring_engine() {
                 EngineOptions{kA100});
 }
 
-const Decision* find(const std::vector<Decision>& ds, Decision::Kind k) {
+const Decision* find_decision(const std::vector<Decision>& ds, Decision::Kind k) {
   for (const Decision& d : ds)
     if (d.kind == k) return &d;
   return nullptr;
@@ -173,15 +173,15 @@ TEST(StoragePrefetch, StagingEndsBeforeTheDeferredStart) {
   d.datasets = {"corpus@3"};
   e.submit(0, &d, 0);
   const auto& first = e.schedule(0);
-  const Decision* defer = find(first, Decision::Kind::kDefer);
+  const Decision* defer = find_decision(first, Decision::Kind::kDefer);
   ASSERT_NE(defer, nullptr);
   const Seconds start = defer->until;
   ASSERT_GT(start, 1500);
-  EXPECT_EQ(find(first, Decision::Kind::kPrefetch), nullptr);  // not yet: too early
+  EXPECT_EQ(find_decision(first, Decision::Kind::kPrefetch), nullptr);  // not yet: too early
   const Seconds wake = e.next_wakeup();
   EXPECT_DOUBLE_EQ(wake, start - 1500);
   const auto& ds = e.schedule(wake);
-  const Decision* pf = find(ds, Decision::Kind::kPrefetch);
+  const Decision* pf = find_decision(ds, Decision::Kind::kPrefetch);
   ASSERT_NE(pf, nullptr);
   EXPECT_EQ(pf->job, 0u);
   EXPECT_DOUBLE_EQ(pf->until, start);
@@ -189,7 +189,7 @@ TEST(StoragePrefetch, StagingEndsBeforeTheDeferredStart) {
   EXPECT_LE(wake + 600 / 0.5, start);  // staging finishes before the planned start
   EXPECT_NE(pf->reason.find("corpus@3"), std::string::npos);
   EXPECT_TRUE(e.datasets()->holds(0, "corpus@3"));
-  EXPECT_EQ(find(e.schedule(start - 1), Decision::Kind::kPrefetch), nullptr);  // once
+  EXPECT_EQ(find_decision(e.schedule(start - 1), Decision::Kind::kPrefetch), nullptr);  // once
   EXPECT_EQ(started_on(e.schedule(start), 0), 0);
   EXPECT_EQ(e.check_invariants(), "");
 }
@@ -203,8 +203,8 @@ TEST(StoragePrefetch, AShortDeferralPrefetchesAtOnce) {
   d.dataset_gb = 1e5;  // 1e5 s at 1 GB/s: longer than any deferral here
   e.submit(0, &d, 0);
   const auto& ds = e.schedule(0);
-  ASSERT_NE(find(ds, Decision::Kind::kDefer), nullptr);
-  EXPECT_NE(find(ds, Decision::Kind::kPrefetch), nullptr);
+  ASSERT_NE(find_decision(ds, Decision::Kind::kDefer), nullptr);
+  EXPECT_NE(find_decision(ds, Decision::Kind::kPrefetch), nullptr);
 }
 
 TEST(StoragePrefetch, NothingForADeferredJobWithoutDatasets) {
@@ -214,10 +214,10 @@ TEST(StoragePrefetch, NothingForADeferredJobWithoutDatasets) {
   d.deadline = 6 * 3600;
   e.submit(0, &d, 0);
   const auto& ds = e.schedule(0);
-  const Decision* defer = find(ds, Decision::Kind::kDefer);
+  const Decision* defer = find_decision(ds, Decision::Kind::kDefer);
   ASSERT_NE(defer, nullptr);
   EXPECT_DOUBLE_EQ(e.next_wakeup(), defer->until);
-  EXPECT_EQ(find(ds, Decision::Kind::kPrefetch), nullptr);
+  EXPECT_EQ(find_decision(ds, Decision::Kind::kPrefetch), nullptr);
 }
 
 TEST(StoragePrefetch, TheSimulatorCarriesDeferredJobsWithDatasets) {

@@ -19,7 +19,7 @@ using testing::kEpoch;
 using testing::profile;
 using testing::run_priced;
 
-constexpr double kDelay = 300, kTimeout = 900;
+constexpr double kTouDelay = 300, kTouTimeout = 900;
 constexpr double kNightEnd = 36000;   // off-peak 00:00-10:00 UTC, every day
 constexpr double kNextNight = 86400;  // the next off-peak start
 constexpr double kDay = 86400;
@@ -34,7 +34,7 @@ ClusterSpec night_discount(int n) {
   for (int h = 0; h < 10; ++h) hours[h] = 1;
   r.offpeak = HourlySeries(kEpoch, hours);
   r.time_of_use.discount = 0.4;
-  return testing::on_demand_a100(r, n, kDelay, kTimeout);
+  return testing::on_demand_a100(r, n, kTouDelay, kTouTimeout);
 }
 
 // `c` with a second pool (index 1) of `capacity` holding `nodes`, listed before the others
@@ -79,8 +79,8 @@ TEST(TouElastic, GrowsOntoANewNodeAtNightAndGivesItBackAtPeak) {
   EXPECT_EQ(flat.jobs[0].resizes, 0);
   // od0 from 0 until E's end + the idle timeout; od1 from 300 until 10:00 + the timeout.
   EXPECT_NEAR(tou.ledger.total.compute.rental_usd,
-              rental(8, 0, end + kTimeout) + rental(8, 300, kNightEnd + kTimeout), 1e-6);
-  EXPECT_NEAR(flat.ledger.total.compute.rental_usd, rental(8, 0, 72300 + kTimeout), 1e-6);
+              rental(8, 0, end + kTouTimeout) + rental(8, 300, kNightEnd + kTouTimeout), 1e-6);
+  EXPECT_NEAR(flat.ledger.total.compute.rental_usd, rental(8, 0, 72300 + kTouTimeout), 1e-6);
   EXPECT_LT(tou.ledger.total.compute.rental_usd, 0.94 * flat.ledger.total.compute.rental_usd);
 }
 
@@ -118,7 +118,7 @@ TEST(TouElastic, StartsSmallAtPeakAndGrowsAtNight) {
   const std::vector<JobSpec> jobs = {elastic("E", 40000, 16, 8, 32, 150000)};
   const SimResult tou = run_priced(jobs, night_discount(4), "fifo+elastic+tou");
   const SimResult flat = run_priced(jobs, night_discount(4), "fifo+elastic");
-  const double grow = kNextNight + kDelay, shrink = kDay + kNightEnd;
+  const double grow = kNextNight + kTouDelay, shrink = kDay + kNightEnd;
   // Progress in reference seconds: 8 GPUs run at 0.5^0.8 of the request's speed, 32 at 2^0.8.
   const double done = (grow - 40300) * kA + (shrink - grow - 30) * kB;
   EXPECT_DOUBLE_EQ(tou.jobs[0].first_start, 40300);

@@ -16,7 +16,7 @@
 namespace frugal {
 namespace {
 
-const GpuCatalog& catalog() {
+const GpuCatalog& cluster_catalog() {
   static const GpuCatalog cat = [] {
     auto r = load_builtin_catalog();
     return r.ok() ? r.value() : GpuCatalog{};
@@ -31,19 +31,19 @@ std::string one_group(const std::string& group) {
          group + "}\n";
 }
 
-std::string error_of(const std::string& text) {
-  auto r = parse_cluster_yaml(text, "cluster.yaml", catalog());
+std::string cluster_error_of(const std::string& text) {
+  auto r = parse_cluster_yaml(text, "cluster.yaml", cluster_catalog());
   EXPECT_FALSE(r.ok()) << text;
   return r.ok() ? std::string() : r.error().message;
 }
 
-void expect_error(const std::string& text, const std::string& needle) {
-  const std::string msg = error_of(text);
+void expect_cluster_error(const std::string& text, const std::string& needle) {
+  const std::string msg = cluster_error_of(text);
   EXPECT_NE(msg.find(needle), std::string::npos) << "message: " << msg << "\nwanted: " << needle;
   EXPECT_EQ(msg.rfind("cluster.yaml: ", 0), 0u) << msg;
 }
 
-const char* kGood = R"(
+const char* kGoodCluster = R"(
 regions:
   - name: us-west
     timezone: America/Los_Angeles
@@ -63,7 +63,7 @@ regions:
 )";
 
 TEST(ClusterYaml, HappyPath) {
-  auto r = parse_cluster_yaml(kGood, "cluster.yaml", catalog());
+  auto r = parse_cluster_yaml(kGoodCluster, "cluster.yaml", cluster_catalog());
   ASSERT_TRUE(r.ok()) << r.error().message;
   const ClusterSpec& c = r.value();
   ASSERT_EQ(c.regions.size(), 2u);
@@ -80,13 +80,13 @@ TEST(ClusterYaml, HappyPath) {
   const NodeSpec& h = c.nodes[3];
   EXPECT_EQ(h.name, "h100-3");
   EXPECT_EQ(h.pool, 0u);
-  EXPECT_EQ(h.model, catalog().find("H100"));
+  EXPECT_EQ(h.model, cluster_catalog().find("H100"));
   EXPECT_EQ(h.gpus, 8);
   EXPECT_EQ(h.cpu_milli, 96000);
   EXPECT_EQ(h.memory_mib, 1024 * 1024);
 
   EXPECT_EQ(c.nodes[4].name, "a100-0");
-  EXPECT_EQ(c.nodes[4].model, catalog().find("A100-80GB"));
+  EXPECT_EQ(c.nodes[4].model, cluster_catalog().find("A100-80GB"));
   EXPECT_EQ(c.nodes[4].cpu_milli, 0);
   const NodeSpec& cpu = c.nodes[6];
   EXPECT_EQ(cpu.name, "cpu-0");
@@ -147,7 +147,7 @@ regions:
 )";
 
 TEST(ClusterYaml, CostKeysHappyPath) {
-  auto r = parse_cluster_yaml(kCostKeys, "cluster.yaml", catalog());
+  auto r = parse_cluster_yaml(kCostKeys, "cluster.yaml", cluster_catalog());
   ASSERT_TRUE(r.ok()) << r.error().message;
   const ClusterSpec& c = r.value();
   EXPECT_EQ(c.epoch_unix_s, 1677648600);  // 2023-03-01T05:30:00Z
@@ -192,10 +192,10 @@ TEST(ClusterYaml, CostKeysHappyPath) {
   EXPECT_DOUBLE_EQ(od.provisioning_delay_s, 120);
   EXPECT_DOUBLE_EQ(od.idle_timeout_s, 0);
   ASSERT_EQ(od.rental.size(), 2u);
-  EXPECT_EQ(od.rental[0].model, catalog().find("H100"));
+  EXPECT_EQ(od.rental[0].model, cluster_catalog().find("H100"));
   EXPECT_DOUBLE_EQ(od.rental[0].on_demand_usd_h, 9.5);
   EXPECT_DOUBLE_EQ(od.rental[0].reserved_usd_h, 6);
-  EXPECT_EQ(od.rental[1].model, catalog().find("A100-80GB"));
+  EXPECT_EQ(od.rental[1].model, cluster_catalog().find("A100-80GB"));
   EXPECT_LT(od.rental[1].on_demand_usd_h, 0);  // catalog value
   EXPECT_DOUBLE_EQ(od.rental[1].reserved_usd_h, 2.5);
   EXPECT_EQ(c.pools[1].capacity, Capacity::kReserved);
@@ -207,10 +207,10 @@ TEST(ClusterYaml, EpochForms) {
   auto with_epoch = [](const std::string& e) {
     return "epoch: " + e + "\n" + one_group("name: g, count: 1, gpus_per_node: 0");
   };
-  auto r = parse_cluster_yaml(with_epoch("2024-02-29T23:59:59+00:00"), "c.yaml", catalog());
+  auto r = parse_cluster_yaml(with_epoch("2024-02-29T23:59:59+00:00"), "c.yaml", cluster_catalog());
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r.value().epoch_unix_s, 1709251199);
-  r = parse_cluster_yaml(with_epoch("1970-01-01T00:00:00Z"), "c.yaml", catalog());
+  r = parse_cluster_yaml(with_epoch("1970-01-01T00:00:00Z"), "c.yaml", cluster_catalog());
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r.value().epoch_unix_s, 0);
 
@@ -218,10 +218,10 @@ TEST(ClusterYaml, EpochForms) {
                           "2023-13-01T00:00:00Z", "2023-02-29T00:00:00Z", "2023-01-01T24:00:00Z",
                           "2023-01-01T00:00:00+02:00", "2023-01-01T00:00:00Zjunk",
                           "-023-01-01T00:00:00Z", " 2023-01-01T00:00:00Z", "2023-1-01T00:00:00Z"})
-    expect_error(
+    expect_cluster_error(
         with_epoch(std::string("'") + bad + "'"),
         "epoch: expected a UTC time like 2023-01-01T00:00:00Z, got '" + std::string(bad) + "'");
-  expect_error(with_epoch("[1]"), "epoch: expected a text value");
+  expect_cluster_error(with_epoch("[1]"), "epoch: expected a text value");
 }
 
 // A one-region cluster whose region carries `extra` (indented YAML lines) before its pools.
@@ -239,97 +239,108 @@ std::string pool_with(const std::string& extra) {
 }
 
 TEST(ClusterYaml, RejectsBadPoolCostKeys) {
-  expect_error(pool_with("        capacity: preemptible\n"),
-               "regions[0].pools[0].capacity: must be one of owned, reserved, on_demand, spot, "
-               "got 'preemptible'");
-  expect_error(pool_with("        capacity: Owned\n"), "got 'Owned'");
-  expect_error(pool_with("        provisioning_delay_s: -1\n"),
-               "regions[0].pools[0].provisioning_delay_s: must be between 0 and 86400, got -1");
-  expect_error(pool_with("        provisioning_delay_s: 86401\n"), "got 86401");
-  expect_error(pool_with("        idle_timeout_s: 604801\n"),
-               "regions[0].pools[0].idle_timeout_s: must be between 0 and 604800, got 604801");
-  expect_error(pool_with("        idle_timeout_s: soon\n"), "idle_timeout_s: expected a number");
-  expect_error(pool_with("        rental: {K80: {on_demand_usd_h: 1}}\n"),
-               "regions[0].pools[0].rental.K80: unknown GPU model 'K80' (known models: H200");
-  expect_error(pool_with("        rental: {H100: {on_demand_usd_h: -1}}\n"),
-               "rental.H100.on_demand_usd_h: must be between 0 and 100000, got -1");
-  expect_error(pool_with("        rental: {H100: {spot_usd_h: 1}}\n"),
-               "rental.H100: unknown key(s) 'spot_usd_h'");
-  expect_error(pool_with("        rental: {H100: {}}\n"),
-               "rental.H100: give on_demand_usd_h, reserved_usd_h or both");
-  expect_error(pool_with("        rental: {H100: {on_demand_usd_h: 1}, h100-sxm: "
-                         "{reserved_usd_h: 1}}\n"),
-               "rental.h100-sxm: model 'H100' is listed twice");
-  expect_error(pool_with("        rental: [H100]\n"), "rental: expected a map");
-  expect_error(pool_with("        price: 3\n"),
-               "regions[0].pools[0]: unknown key(s) 'price' (allowed: name, capacity, "
-               "provisioning_delay_s, idle_timeout_s, rental, node_groups, spot_price_factor, "
-               "reclaim_notice_s, reclaim_rate_per_node_hour, spot_allow_core)");
+  expect_cluster_error(
+      pool_with("        capacity: preemptible\n"),
+      "regions[0].pools[0].capacity: must be one of owned, reserved, on_demand, spot, "
+      "got 'preemptible'");
+  expect_cluster_error(pool_with("        capacity: Owned\n"), "got 'Owned'");
+  expect_cluster_error(
+      pool_with("        provisioning_delay_s: -1\n"),
+      "regions[0].pools[0].provisioning_delay_s: must be between 0 and 86400, got -1");
+  expect_cluster_error(pool_with("        provisioning_delay_s: 86401\n"), "got 86401");
+  expect_cluster_error(
+      pool_with("        idle_timeout_s: 604801\n"),
+      "regions[0].pools[0].idle_timeout_s: must be between 0 and 604800, got 604801");
+  expect_cluster_error(pool_with("        idle_timeout_s: soon\n"),
+                       "idle_timeout_s: expected a number");
+  expect_cluster_error(
+      pool_with("        rental: {K80: {on_demand_usd_h: 1}}\n"),
+      "regions[0].pools[0].rental.K80: unknown GPU model 'K80' (known models: H200");
+  expect_cluster_error(pool_with("        rental: {H100: {on_demand_usd_h: -1}}\n"),
+                       "rental.H100.on_demand_usd_h: must be between 0 and 100000, got -1");
+  expect_cluster_error(pool_with("        rental: {H100: {spot_usd_h: 1}}\n"),
+                       "rental.H100: unknown key(s) 'spot_usd_h'");
+  expect_cluster_error(pool_with("        rental: {H100: {}}\n"),
+                       "rental.H100: give on_demand_usd_h, reserved_usd_h or both");
+  expect_cluster_error(pool_with("        rental: {H100: {on_demand_usd_h: 1}, h100-sxm: "
+                                 "{reserved_usd_h: 1}}\n"),
+                       "rental.h100-sxm: model 'H100' is listed twice");
+  expect_cluster_error(pool_with("        rental: [H100]\n"), "rental: expected a map");
+  expect_cluster_error(
+      pool_with("        price: 3\n"),
+      "regions[0].pools[0]: unknown key(s) 'price' (allowed: name, capacity, "
+      "provisioning_delay_s, idle_timeout_s, rental, node_groups, spot_price_factor, "
+      "reclaim_notice_s, reclaim_rate_per_node_hour, spot_allow_core)");
 }
 
 TEST(ClusterYaml, RejectsBadOverhead) {
-  expect_error(one_group("name: g, count: 1, gpus_per_node: 0, overhead_w: -5"),
-               "node_groups[0].overhead_w: must be between 0 and 20000, got -5");
-  expect_error(one_group("name: g, count: 1, gpus_per_node: 0, overhead_w: 20001"), "got 20001");
-  expect_error(one_group("name: g, count: 1, gpus_per_node: 0, overhead_w: .nan"),
-               "overhead_w: must be a finite number");
+  expect_cluster_error(one_group("name: g, count: 1, gpus_per_node: 0, overhead_w: -5"),
+                       "node_groups[0].overhead_w: must be between 0 and 20000, got -5");
+  expect_cluster_error(one_group("name: g, count: 1, gpus_per_node: 0, overhead_w: 20001"),
+                       "got 20001");
+  expect_cluster_error(one_group("name: g, count: 1, gpus_per_node: 0, overhead_w: .nan"),
+                       "overhead_w: must be a finite number");
 }
 
 TEST(ClusterYaml, RejectsBadRegionCostKeys) {
-  expect_error(region_with("    pue: -1.2\n"), "regions[0].pue: must be between 1 and 3, got -1.2");
-  expect_error(region_with("    pue: 0.9\n"), "regions[0].pue: must be between 1 and 3, got 0.9");
-  expect_error(region_with("    pue: 3.5\n"), "got 3.5");
-  expect_error(region_with("    egress_usd_per_gb: -0.01\n"),
-               "regions[0].egress_usd_per_gb: must be between 0 and 10, got -0.01");
-  expect_error(region_with("    time_of_use: {offpeak: ['22:00-08:00'], discount: 1.5}\n"),
-               "regions[0].time_of_use.discount: must be between 0 and 0.9, got 1.5");
-  expect_error(region_with("    time_of_use: {offpeak: ['22:00-08:00'], discount: -0.1}\n"),
-               "time_of_use.discount: must be between 0 and 0.9");
-  expect_error(region_with("    time_of_use: {offpeak: ['22:00-08:00']}\n"),
-               "regions[0].time_of_use.discount: required field is missing");
-  expect_error(region_with("    time_of_use: {discount: 0.2}\n"),
-               "regions[0].time_of_use: no off-peak time");
-  expect_error(region_with("    time_of_use: {offpeak: ['25:00-08:00'], discount: 0.2}\n"),
-               "regions[0].time_of_use.offpeak[0]: ");
-  expect_error(region_with("    time_of_use: {offpeak: '22:00-08:00', discount: 0.2}\n"),
-               "time_of_use.offpeak: expected a list");
-  expect_error(region_with("    time_of_use: {weekends: maybe, discount: 0.2}\n"),
-               "time_of_use.weekends: expected true or false, got 'maybe'");
-  expect_error(region_with("    time_of_use: {holidays: ['2023-02-30'], discount: 0.2}\n"),
-               "time_of_use.holidays[0]: expected a date YYYY-MM-DD, got '2023-02-30'");
-  expect_error(region_with("    time_of_use: {holidays: ['July 4'], discount: 0.2}\n"),
-               "time_of_use.holidays[0]: expected a date");
-  expect_error(region_with("    time_of_use: {holidays: ['+023-07-04'], discount: 0.2}\n"),
-               "time_of_use.holidays[0]: expected a date");
-  expect_error(region_with("    time_of_use: {weekends: true, discount: 0.2, peak: 1}\n"),
-               "time_of_use: unknown key(s) 'peak'");
-  expect_error(region_with("    electricity: {usd_per_mwh: -80}\n"),
-               "regions[0].electricity.usd_per_mwh: must be between 0 and 100000, got -80");
-  expect_error(region_with("    electricity: {carbon_g_per_kwh: 9000}\n"),
-               "regions[0].electricity.carbon_g_per_kwh: must be between 0 and 5000");
-  expect_error(region_with("    electricity: {prices: a.csv, usd_per_mwh: 80}\n"),
-               "electricity.usd_per_mwh: give either prices (a file) or usd_per_mwh");
-  expect_error(region_with("    electricity: {carbon: a.csv, carbon_g_per_kwh: 80}\n"),
-               "electricity.carbon_g_per_kwh: give either carbon (a file) or carbon_g_per_kwh");
-  expect_error(region_with("    electricity: {price: 80}\n"),
-               "regions[0].electricity: unknown key(s) 'price'");
-  expect_error(region_with("    electricity: 80\n"), "regions[0].electricity: expected a map");
+  expect_cluster_error(region_with("    pue: -1.2\n"),
+                       "regions[0].pue: must be between 1 and 3, got -1.2");
+  expect_cluster_error(region_with("    pue: 0.9\n"),
+                       "regions[0].pue: must be between 1 and 3, got 0.9");
+  expect_cluster_error(region_with("    pue: 3.5\n"), "got 3.5");
+  expect_cluster_error(region_with("    egress_usd_per_gb: -0.01\n"),
+                       "regions[0].egress_usd_per_gb: must be between 0 and 10, got -0.01");
+  expect_cluster_error(region_with("    time_of_use: {offpeak: ['22:00-08:00'], discount: 1.5}\n"),
+                       "regions[0].time_of_use.discount: must be between 0 and 0.9, got 1.5");
+  expect_cluster_error(region_with("    time_of_use: {offpeak: ['22:00-08:00'], discount: -0.1}\n"),
+                       "time_of_use.discount: must be between 0 and 0.9");
+  expect_cluster_error(region_with("    time_of_use: {offpeak: ['22:00-08:00']}\n"),
+                       "regions[0].time_of_use.discount: required field is missing");
+  expect_cluster_error(region_with("    time_of_use: {discount: 0.2}\n"),
+                       "regions[0].time_of_use: no off-peak time");
+  expect_cluster_error(region_with("    time_of_use: {offpeak: ['25:00-08:00'], discount: 0.2}\n"),
+                       "regions[0].time_of_use.offpeak[0]: ");
+  expect_cluster_error(region_with("    time_of_use: {offpeak: '22:00-08:00', discount: 0.2}\n"),
+                       "time_of_use.offpeak: expected a list");
+  expect_cluster_error(region_with("    time_of_use: {weekends: maybe, discount: 0.2}\n"),
+                       "time_of_use.weekends: expected true or false, got 'maybe'");
+  expect_cluster_error(region_with("    time_of_use: {holidays: ['2023-02-30'], discount: 0.2}\n"),
+                       "time_of_use.holidays[0]: expected a date YYYY-MM-DD, got '2023-02-30'");
+  expect_cluster_error(region_with("    time_of_use: {holidays: ['July 4'], discount: 0.2}\n"),
+                       "time_of_use.holidays[0]: expected a date");
+  expect_cluster_error(region_with("    time_of_use: {holidays: ['+023-07-04'], discount: 0.2}\n"),
+                       "time_of_use.holidays[0]: expected a date");
+  expect_cluster_error(region_with("    time_of_use: {weekends: true, discount: 0.2, peak: 1}\n"),
+                       "time_of_use: unknown key(s) 'peak'");
+  expect_cluster_error(region_with("    electricity: {usd_per_mwh: -80}\n"),
+                       "regions[0].electricity.usd_per_mwh: must be between 0 and 100000, got -80");
+  expect_cluster_error(region_with("    electricity: {carbon_g_per_kwh: 9000}\n"),
+                       "regions[0].electricity.carbon_g_per_kwh: must be between 0 and 5000");
+  expect_cluster_error(region_with("    electricity: {prices: a.csv, usd_per_mwh: 80}\n"),
+                       "electricity.usd_per_mwh: give either prices (a file) or usd_per_mwh");
+  expect_cluster_error(
+      region_with("    electricity: {carbon: a.csv, carbon_g_per_kwh: 80}\n"),
+      "electricity.carbon_g_per_kwh: give either carbon (a file) or carbon_g_per_kwh");
+  expect_cluster_error(region_with("    electricity: {price: 80}\n"),
+                       "regions[0].electricity: unknown key(s) 'price'");
+  expect_cluster_error(region_with("    electricity: 80\n"),
+                       "regions[0].electricity: expected a map");
 }
 
 TEST(ClusterYaml, RejectsBadStorageTiers) {
   const std::string tail = one_group("name: g, count: 1, gpus_per_node: 0");
-  expect_error("storage_tiers: []\n" + tail, "storage_tiers: list at least one tier");
-  expect_error("storage_tiers: [{name: hot, usd_per_gb_month: -1}]\n" + tail,
-               "storage_tiers[0].usd_per_gb_month: must be between 0 and 1000, got -1");
-  expect_error("storage_tiers: [{name: hot}]\n" + tail,
-               "storage_tiers[0].usd_per_gb_month: required field is missing");
-  expect_error(
+  expect_cluster_error("storage_tiers: []\n" + tail, "storage_tiers: list at least one tier");
+  expect_cluster_error("storage_tiers: [{name: hot, usd_per_gb_month: -1}]\n" + tail,
+                       "storage_tiers[0].usd_per_gb_month: must be between 0 and 1000, got -1");
+  expect_cluster_error("storage_tiers: [{name: hot}]\n" + tail,
+                       "storage_tiers[0].usd_per_gb_month: required field is missing");
+  expect_cluster_error(
       "storage_tiers: [{name: a, usd_per_gb_month: 1}, {name: a, usd_per_gb_month: 2}]\n" + tail,
       "storage_tiers[1].name: duplicate storage tier name 'a'");
-  expect_error("storage_tiers: [{name: a, usd_per_gb_month: 1, iops: 3}]\n" + tail,
-               "storage_tiers[0]: unknown key(s) 'iops'");
-  expect_error("storage_tier: []\n" + tail,
-               ": unknown key(s) 'storage_tier' (allowed: epoch, storage_tiers, regions)");
+  expect_cluster_error("storage_tiers: [{name: a, usd_per_gb_month: 1, iops: 3}]\n" + tail,
+                       "storage_tiers[0]: unknown key(s) 'iops'");
+  expect_cluster_error("storage_tier: []\n" + tail,
+                       ": unknown key(s) 'storage_tier' (allowed: epoch, storage_tiers, regions)");
 }
 
 // A scratch directory for data files, removed at the end of the test.
@@ -393,7 +404,7 @@ TEST(ClusterYaml, ElectricityFilesRelativeToTheSpec) {
       "    electricity: {zone: TEST, prices: data/p.csv, carbon: data/c.csv}\n"
       "    time_of_use: {offpeak: ['00:00-06:00'], discount: 0.25}\n");
   const std::string origin = (dir.path() / "cluster.yaml").string();
-  auto r = parse_cluster_yaml(spec, origin, catalog());
+  auto r = parse_cluster_yaml(spec, origin, cluster_catalog());
   ASSERT_TRUE(r.ok()) << r.error().message;
   const Region& reg = r.value().regions[0];
   EXPECT_EQ(reg.price_zone, "TEST");
@@ -411,7 +422,7 @@ TEST(ClusterYaml, ElectricityFilesRelativeToTheSpec) {
   // An absolute path works from anywhere.
   const std::string abs =
       region_with("    electricity: {prices: " + (dir.path() / "data/p.csv").string() + "}\n");
-  auto r2 = parse_cluster_yaml(abs, "elsewhere/cluster.yaml", catalog());
+  auto r2 = parse_cluster_yaml(abs, "elsewhere/cluster.yaml", cluster_catalog());
   ASSERT_TRUE(r2.ok()) << r2.error().message;
   EXPECT_EQ(r2.value().regions[0].electricity_usd_per_mwh.hours(), 48u);
 }
@@ -420,7 +431,7 @@ TEST(ClusterYaml, RejectsMissingPriceFile) {
   ScratchDir dir("missing");
   const std::string origin = (dir.path() / "cluster.yaml").string();
   auto r = parse_cluster_yaml(region_with("    electricity: {prices: data/nope.csv}\n"), origin,
-                              catalog());
+                              cluster_catalog());
   ASSERT_FALSE(r.ok());
   const std::string& msg = r.error().message;
   EXPECT_EQ(msg.rfind(origin + ": regions[0].electricity.prices: cannot load electricity "
@@ -431,7 +442,7 @@ TEST(ClusterYaml, RejectsMissingPriceFile) {
   EXPECT_NE(msg.find((dir.path() / "data/nope.csv").string()), std::string::npos) << msg;
 
   r = parse_cluster_yaml(region_with("    electricity: {carbon: data/nope.csv}\n"), origin,
-                         catalog());
+                         cluster_catalog());
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("electricity.carbon: cannot load carbon intensity "
                                    "'data/nope.csv'"),
@@ -447,9 +458,9 @@ bool real_time_zones() {
 
 TEST(ClusterYaml, RejectsUnknownTimezone) {
   if (!real_time_zones()) GTEST_SKIP() << "time_of_use.cpp without the tz database";
-  expect_error(region_with("    timezone: Mars/Olympus_Mons\n"),
-               "regions[0].timezone: unknown time zone 'Mars/Olympus_Mons'");
-  expect_error(region_with("    timezone: America/Los Angeles\n"), "unknown time zone");
+  expect_cluster_error(region_with("    timezone: Mars/Olympus_Mons\n"),
+                       "regions[0].timezone: unknown time zone 'Mars/Olympus_Mons'");
+  expect_cluster_error(region_with("    timezone: America/Los Angeles\n"), "unknown time zone");
 }
 
 TEST(ClusterYaml, OffpeakFollowsLocalTimeAndDaylightSaving) {
@@ -457,7 +468,7 @@ TEST(ClusterYaml, OffpeakFollowsLocalTimeAndDaylightSaving) {
   auto r = parse_cluster_yaml(
       region_with("    timezone: America/Los_Angeles\n"
                   "    time_of_use: {offpeak: ['22:00-08:00'], discount: 0.4}\n"),
-      "c.yaml", catalog());
+      "c.yaml", cluster_catalog());
   ASSERT_TRUE(r.ok()) << r.error().message;
   const HourlySeries& off = r.value().regions[0].offpeak;
   ASSERT_EQ(off.hours(), 8760u);
@@ -476,39 +487,41 @@ TEST(ClusterYaml, OffpeakFollowsLocalTimeAndDaylightSaving) {
 
 TEST(ClusterYaml, OneGroupOk) {
   auto r = parse_cluster_yaml(one_group("name: g, count: 2, gpu_model: L4, gpus_per_node: 1"),
-                              "c.yaml", catalog());
+                              "c.yaml", cluster_catalog());
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r.value().nodes.size(), 2u);
 }
 
 TEST(ClusterYaml, RejectsBadCounts) {
-  expect_error(one_group("name: g, count: -3, gpu_model: H100, gpus_per_node: 8"),
-               "regions[0].pools[0].node_groups[0].count: must be between 1 and 100000, got -3");
-  expect_error(one_group("name: g, count: 0, gpu_model: H100, gpus_per_node: 8"),
-               "node_groups[0].count: must be between 1 and 100000, got 0");
-  expect_error(one_group("name: g, count: 100001, gpu_model: H100, gpus_per_node: 8"),
-               "got 100001");
-  expect_error(one_group("name: g, count: 99999999999999999999999, gpu_model: H100, "
-                         "gpus_per_node: 8"),
-               "count: expected an integer");
-  expect_error(one_group("name: g, count: 2.5, gpu_model: H100, gpus_per_node: 8"),
-               "count: expected an integer");
-  expect_error(one_group("name: g, count: 1, gpu_model: H100, gpus_per_node: 65"),
-               "gpus_per_node: must be between 0 and 64, got 65");
-  expect_error(one_group("name: g, count: 1, gpu_model: H100, gpus_per_node: -1"),
-               "gpus_per_node: must be between 0 and 64");
-  expect_error(one_group("name: g, count: 1, gpu_model: H100, gpus_per_node: 8, cpus: -4"),
-               "node_groups[0].cpus: must be between 0 and");
-  expect_error(one_group("name: g, count: 1, gpu_model: H100, gpus_per_node: 8, "
-                         "memory_gib: 1e30"),
-               "node_groups[0].memory_gib: must be between 0 and");
-  expect_error(one_group("name: g, count: 1, gpu_model: H100, gpus_per_node: 8, cpus: .inf"),
-               "cpus: must be a finite number");
+  expect_cluster_error(
+      one_group("name: g, count: -3, gpu_model: H100, gpus_per_node: 8"),
+      "regions[0].pools[0].node_groups[0].count: must be between 1 and 100000, got -3");
+  expect_cluster_error(one_group("name: g, count: 0, gpu_model: H100, gpus_per_node: 8"),
+                       "node_groups[0].count: must be between 1 and 100000, got 0");
+  expect_cluster_error(one_group("name: g, count: 100001, gpu_model: H100, gpus_per_node: 8"),
+                       "got 100001");
+  expect_cluster_error(one_group("name: g, count: 99999999999999999999999, gpu_model: H100, "
+                                 "gpus_per_node: 8"),
+                       "count: expected an integer");
+  expect_cluster_error(one_group("name: g, count: 2.5, gpu_model: H100, gpus_per_node: 8"),
+                       "count: expected an integer");
+  expect_cluster_error(one_group("name: g, count: 1, gpu_model: H100, gpus_per_node: 65"),
+                       "gpus_per_node: must be between 0 and 64, got 65");
+  expect_cluster_error(one_group("name: g, count: 1, gpu_model: H100, gpus_per_node: -1"),
+                       "gpus_per_node: must be between 0 and 64");
+  expect_cluster_error(one_group("name: g, count: 1, gpu_model: H100, gpus_per_node: 8, cpus: -4"),
+                       "node_groups[0].cpus: must be between 0 and");
+  expect_cluster_error(one_group("name: g, count: 1, gpu_model: H100, gpus_per_node: 8, "
+                                 "memory_gib: 1e30"),
+                       "node_groups[0].memory_gib: must be between 0 and");
+  expect_cluster_error(
+      one_group("name: g, count: 1, gpu_model: H100, gpus_per_node: 8, cpus: .inf"),
+      "cpus: must be a finite number");
 }
 
 TEST(ClusterYaml, RejectsUnknownModel) {
   const std::string msg =
-      error_of(one_group("name: grp, count: 1, gpu_model: K80, gpus_per_node: 8"));
+      cluster_error_of(one_group("name: grp, count: 1, gpu_model: K80, gpus_per_node: 8"));
   EXPECT_NE(msg.find("regions[0].pools[0].node_groups[0].gpu_model: unknown GPU model 'K80'"),
             std::string::npos)
       << msg;
@@ -517,60 +530,62 @@ TEST(ClusterYaml, RejectsUnknownModel) {
 }
 
 TEST(ClusterYaml, RejectsMissingFields) {
-  expect_error(one_group("name: g, count: 1, gpus_per_node: 8"),
-               "node_groups[0].gpu_model: required field is missing");
-  expect_error(one_group("name: g, gpu_model: H100, gpus_per_node: 8"),
-               "node_groups[0].count: required field is missing");
-  expect_error(one_group("name: g, count: 1, gpu_model: H100"),
-               "node_groups[0].gpus_per_node: required field is missing");
-  expect_error(one_group("count: 1, gpu_model: H100, gpus_per_node: 1"),
-               "node_groups[0].name: required field is missing");
-  expect_error("regions:\n  - name: r\n", "regions[0].pools: required field is missing");
-  expect_error("regions:\n  - name: r\n    pools:\n      - name: p\n",
-               "regions[0].pools[0].node_groups: required field is missing");
-  expect_error("regions:\n  - pools: []\n", "regions[0].name: required field is missing");
+  expect_cluster_error(one_group("name: g, count: 1, gpus_per_node: 8"),
+                       "node_groups[0].gpu_model: required field is missing");
+  expect_cluster_error(one_group("name: g, gpu_model: H100, gpus_per_node: 8"),
+                       "node_groups[0].count: required field is missing");
+  expect_cluster_error(one_group("name: g, count: 1, gpu_model: H100"),
+                       "node_groups[0].gpus_per_node: required field is missing");
+  expect_cluster_error(one_group("count: 1, gpu_model: H100, gpus_per_node: 1"),
+                       "node_groups[0].name: required field is missing");
+  expect_cluster_error("regions:\n  - name: r\n", "regions[0].pools: required field is missing");
+  expect_cluster_error("regions:\n  - name: r\n    pools:\n      - name: p\n",
+                       "regions[0].pools[0].node_groups: required field is missing");
+  expect_cluster_error("regions:\n  - pools: []\n", "regions[0].name: required field is missing");
 }
 
 TEST(ClusterYaml, RejectsUnknownKeys) {
-  expect_error(one_group("name: g, count: 1, gpu_model: H100, gpus_per_node: 8, gpus: 8"),
-               "regions[0].pools[0].node_groups[0]: unknown key(s) 'gpus'");
-  expect_error("regions:\n  - name: r\n    price: 3\n    pools: []\n",
-               "regions[0]: unknown key(s) 'price'");
-  expect_error("region: []\n", "unknown key(s) 'region'");
+  expect_cluster_error(one_group("name: g, count: 1, gpu_model: H100, gpus_per_node: 8, gpus: 8"),
+                       "regions[0].pools[0].node_groups[0]: unknown key(s) 'gpus'");
+  expect_cluster_error("regions:\n  - name: r\n    price: 3\n    pools: []\n",
+                       "regions[0]: unknown key(s) 'price'");
+  expect_cluster_error("region: []\n", "unknown key(s) 'region'");
 }
 
 TEST(ClusterYaml, RejectsDuplicatesAndEmpties) {
-  expect_error(
+  expect_cluster_error(
       "regions:\n"
       "  - {name: r, pools: [{name: p, node_groups: [{name: a, count: 1, gpus_per_node: 0}]}]}\n"
       "  - {name: r, pools: [{name: q, node_groups: [{name: b, count: 1, gpus_per_node: 0}]}]}\n",
       "regions[1].name: duplicate region name 'r'");
-  expect_error(
+  expect_cluster_error(
       "regions:\n"
       "  - {name: r, pools: [{name: p, node_groups: [{name: a, count: 1, gpus_per_node: 0}]},\n"
       "                      {name: p, node_groups: [{name: b, count: 1, gpus_per_node: 0}]}]}\n",
       "regions[0].pools[1].name: duplicate pool name 'p'");
-  expect_error(
+  expect_cluster_error(
       "regions:\n"
       "  - {name: r, pools: [{name: p, node_groups: [{name: a, count: 1, gpus_per_node: 0},\n"
       "                                              {name: a, count: 1, gpus_per_node: 0}]}]}\n",
       "node_groups[1].name: duplicate node group name 'a'");
-  expect_error("regions: []\n", "regions: the cluster has no regions");
-  expect_error("regions:\n  - {name: r, pools: []}\n", "regions[0].pools: region has no pools");
-  expect_error("regions:\n  - {name: r, pools: [{name: p, node_groups: []}]}\n",
-               "has no node groups");
-  expect_error("regions:\n  - {name: r, timezone: '', pools: []}\n",
-               "regions[0].timezone: must not be empty");
-  expect_error("regions:\n  - {name: r, timezone: , pools: []}\n",
-               "regions[0].timezone: must not be empty");
+  expect_cluster_error("regions: []\n", "regions: the cluster has no regions");
+  expect_cluster_error("regions:\n  - {name: r, pools: []}\n",
+                       "regions[0].pools: region has no pools");
+  expect_cluster_error("regions:\n  - {name: r, pools: [{name: p, node_groups: []}]}\n",
+                       "has no node groups");
+  expect_cluster_error("regions:\n  - {name: r, timezone: '', pools: []}\n",
+                       "regions[0].timezone: must not be empty");
+  expect_cluster_error("regions:\n  - {name: r, timezone: , pools: []}\n",
+                       "regions[0].timezone: must not be empty");
 }
 
 TEST(ClusterYaml, RejectsGarbage) {
-  expect_error("", "empty document");
-  expect_error("regions: [ {name: x", "invalid YAML");
-  expect_error("- 1\n- 2\n", "expected a map");
-  expect_error("regions: {name: r}\n", "regions: expected a list");
-  expect_error("regions:\n  - name: [a, b]\n    pools: []\n", "regions[0].name: expected a text");
+  expect_cluster_error("", "empty document");
+  expect_cluster_error("regions: [ {name: x", "invalid YAML");
+  expect_cluster_error("- 1\n- 2\n", "expected a map");
+  expect_cluster_error("regions: {name: r}\n", "regions: expected a list");
+  expect_cluster_error("regions:\n  - name: [a, b]\n    pools: []\n",
+                       "regions[0].name: expected a text");
 }
 
 ClusterSpec load_example(const std::string& name) {
@@ -578,7 +593,7 @@ ClusterSpec load_example(const std::string& name) {
   auto text = yamlio::read_text_file(path);
   EXPECT_TRUE(text.ok()) << path;
   if (!text.ok()) return {};
-  auto r = parse_cluster_yaml(text.value(), path, catalog());
+  auto r = parse_cluster_yaml(text.value(), path, cluster_catalog());
   EXPECT_TRUE(r.ok()) << r.error().message;
   return r.ok() ? r.value() : ClusterSpec{};
 }
@@ -590,7 +605,7 @@ TEST(ClusterYaml, ExampleHeteroSmallLoads) {
   bool seen[4] = {false, false, false, false};
   const char* models[4] = {"H100", "A100-80GB", "L4", "T4"};
   for (const auto& n : c.nodes)
-    for (int i = 0; i < 4; ++i) seen[i] = seen[i] || n.model == catalog().find(models[i]);
+    for (int i = 0; i < 4; ++i) seen[i] = seen[i] || n.model == cluster_catalog().find(models[i]);
   for (int i = 0; i < 4; ++i) EXPECT_TRUE(seen[i]) << models[i];
 }
 
@@ -598,7 +613,7 @@ TEST(ClusterYaml, LoadClusterFileResolvesDataNextToTheFile) {
   ScratchDir dir("load");
   dir.write("data/p.csv", price_csv(24));
   dir.write("cluster.yaml", region_with("    electricity: {prices: data/p.csv}\n"));
-  auto r = load_cluster_file((dir.path() / "cluster.yaml").string(), catalog());
+  auto r = load_cluster_file((dir.path() / "cluster.yaml").string(), cluster_catalog());
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r.value().regions[0].electricity_usd_per_mwh.hours(), 24u);
 }
@@ -650,7 +665,7 @@ TEST(ClusterYaml, ExampleTwoRegionLoads) {
   int64_t largest = 0;
   for (const auto& [key, gpus] : per_pool_model) largest = std::max(largest, gpus);
   EXPECT_GE(largest, 64);
-  EXPECT_GE((per_pool_model[{0, *catalog().find("H100")}]), 64);
+  EXPECT_GE((per_pool_model[{0, *cluster_catalog().find("H100")}]), 64);
   // Host overhead on every node; some CPU-only nodes.
   int cpu_only = 0;
   for (const NodeSpec& n : c.nodes) {
@@ -662,8 +677,8 @@ TEST(ClusterYaml, ExampleTwoRegionLoads) {
   bool override_seen = false;
   for (const Pool& p : c.pools)
     for (const RentalOverride& o : p.rental)
-      override_seen = override_seen ||
-                      (o.model == catalog().find("A100-80GB") && p.capacity == Capacity::kOnDemand);
+      override_seen = override_seen || (o.model == cluster_catalog().find("A100-80GB") &&
+                                        p.capacity == Capacity::kOnDemand);
   EXPECT_TRUE(override_seen);
 }
 
@@ -671,7 +686,7 @@ TEST(ClusterYaml, ExampleA100_640Loads) {
   const ClusterSpec c = load_example("a100-640.yaml");
   EXPECT_EQ(c.nodes.size(), 80u);
   EXPECT_EQ(c.total_gpus(), 640);
-  for (const auto& n : c.nodes) EXPECT_EQ(n.model, catalog().find("A100-80GB"));
+  for (const auto& n : c.nodes) EXPECT_EQ(n.model, cluster_catalog().find("A100-80GB"));
 }
 
 }  // namespace

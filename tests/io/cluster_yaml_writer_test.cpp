@@ -11,7 +11,7 @@
 namespace frugal {
 namespace {
 
-const GpuCatalog& catalog() {
+const GpuCatalog& writer_catalog() {
   static const GpuCatalog cat = load_builtin_catalog().value();
   return cat;
 }
@@ -88,12 +88,13 @@ void expect_same(const ClusterSpec& a, const ClusterSpec& b) {
 // Written, read back (from another directory: series are named by absolute path), and
 // written again: the same cluster and the same text.
 void round_trip(const ClusterSpec& spec) {
-  const auto yaml = write_cluster_yaml(spec, catalog());
+  const auto yaml = write_cluster_yaml(spec, writer_catalog());
   ASSERT_TRUE(yaml.ok()) << yaml.error().message;
-  const auto back = parse_cluster_yaml(yaml.value(), "/nonexistent/recorded.yaml", catalog());
+  const auto back =
+      parse_cluster_yaml(yaml.value(), "/nonexistent/recorded.yaml", writer_catalog());
   ASSERT_TRUE(back.ok()) << back.error().message << "\n" << yaml.value();
   expect_same(spec, back.value());
-  const auto again = write_cluster_yaml(back.value(), catalog());
+  const auto again = write_cluster_yaml(back.value(), writer_catalog());
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again.value(), yaml.value());
 }
@@ -102,8 +103,8 @@ TEST(ClusterYamlWriter, ExampleClustersReadBackTheSame) {
   for (const char* name : {"two-region.yaml", "two-region-sun.yaml", "hetero-4pool.yaml",
                            "hetero-small.yaml", "a100-640.yaml"}) {
     SCOPED_TRACE(name);
-    const auto spec =
-        load_cluster_file(std::string(FRUGAL_SOURCE_DIR "/examples/clusters/") + name, catalog());
+    const auto spec = load_cluster_file(std::string(FRUGAL_SOURCE_DIR "/examples/clusters/") + name,
+                                        writer_catalog());
     ASSERT_TRUE(spec.ok()) << spec.error().message;
     round_trip(spec.value());
   }
@@ -138,7 +139,7 @@ TEST(ClusterYamlWriter, SpotTermsRentalAndFlatPricesReadBackTheSame) {
       "        idle_timeout_s: 0\n"
       "        node_groups:\n"
       "          - {name: s, count: 2, gpu_model: H100, gpus_per_node: 8}\n";
-  const auto spec = parse_cluster_yaml(text, "c.yaml", catalog());
+  const auto spec = parse_cluster_yaml(text, "c.yaml", writer_catalog());
   ASSERT_TRUE(spec.ok()) << spec.error().message;
   round_trip(spec.value());
 }
@@ -147,8 +148,8 @@ TEST(ClusterYamlWriter, SpotTermsRentalAndFlatPricesReadBackTheSame) {
 // with their names; any other node is a group of its own, its name made valid and unique.
 TEST(ClusterYamlWriter, InventoryNodesBecomeGroups) {
   ClusterSpec c = make_single_pool_cluster("local", "local");
-  const GpuModelId l4 = *catalog().find("L4");
-  const GpuModelId h100 = *catalog().find("H100");
+  const GpuModelId l4 = *writer_catalog().find("L4");
+  const GpuModelId h100 = *writer_catalog().find("H100");
   const auto node = [&](const std::string& name, GpuModelId m, int gpus) {
     NodeSpec n;
     n.name = name;
@@ -162,9 +163,9 @@ TEST(ClusterYamlWriter, InventoryNodesBecomeGroups) {
   node("rack-1", h100, 8);
   node("rack-2", l4, 2);  // another model: not in rack's group
   node("gpu01-0", l4, 2);
-  const auto yaml = write_cluster_yaml(c, catalog());
+  const auto yaml = write_cluster_yaml(c, writer_catalog());
   ASSERT_TRUE(yaml.ok()) << yaml.error().message;
-  const auto back = parse_cluster_yaml(yaml.value(), "x.yaml", catalog());
+  const auto back = parse_cluster_yaml(yaml.value(), "x.yaml", writer_catalog());
   ASSERT_TRUE(back.ok()) << back.error().message << "\n" << yaml.value();
   ASSERT_EQ(back.value().nodes.size(), 6u) << yaml.value();
   std::vector<std::string> names;
@@ -189,12 +190,12 @@ TEST(ClusterYamlWriter, LeavesOutEmptyPoolsAndRegions) {
   NodeSpec n;
   n.name = "a-0";
   n.pool = 1;
-  n.model = *catalog().find("L4");
+  n.model = *writer_catalog().find("L4");
   n.gpus = 1;
   c.nodes.push_back(n);
-  const auto yaml = write_cluster_yaml(c, catalog());
+  const auto yaml = write_cluster_yaml(c, writer_catalog());
   ASSERT_TRUE(yaml.ok()) << yaml.error().message;
-  const auto back = parse_cluster_yaml(yaml.value(), "x.yaml", catalog());
+  const auto back = parse_cluster_yaml(yaml.value(), "x.yaml", writer_catalog());
   ASSERT_TRUE(back.ok()) << back.error().message;
   ASSERT_EQ(back.value().regions.size(), 1u);
   EXPECT_EQ(back.value().regions[0].name, "used");
@@ -204,12 +205,12 @@ TEST(ClusterYamlWriter, LeavesOutEmptyPoolsAndRegions) {
 
 TEST(ClusterYamlWriter, RefusesWhatItCannotWrite) {
   const ClusterSpec none = make_single_pool_cluster("r", "p");
-  const auto empty = write_cluster_yaml(none, catalog());
+  const auto empty = write_cluster_yaml(none, writer_catalog());
   ASSERT_FALSE(empty.ok());
   EXPECT_NE(empty.error().message.find("no nodes"), std::string::npos);
-  ClusterSpec c = make_homogeneous_cluster(8, *catalog().find("L4"));
+  ClusterSpec c = make_homogeneous_cluster(8, *writer_catalog().find("L4"));
   c.regions[0].electricity_usd_per_mwh = HourlySeries(0, {1, 2});  // from no file
-  const auto series = write_cluster_yaml(c, catalog());
+  const auto series = write_cluster_yaml(c, writer_catalog());
   ASSERT_FALSE(series.ok());
   EXPECT_NE(series.error().message.find("electricity prices came from no file"), std::string::npos)
       << series.error().message;

@@ -13,7 +13,7 @@ namespace {
 
 using nlohmann::json;
 
-size_t count(const std::string& s, const std::string& what) {
+size_t count_of(const std::string& s, const std::string& what) {
   size_t n = 0;
   for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
   return n;
@@ -51,14 +51,14 @@ TEST(HtmlPack, DrawsUnallocatedAndFragmentationAgainstArrivedLoadWithTheBound) {
   auto page = render_html_report(json{{"pack", pack_doc()}}, {});
   ASSERT_TRUE(page.ok()) << page.error().message;
   const std::string& h = page.value();
-  EXPECT_EQ(count(h, "data-chart=\"pack-unallocated\""), 1u);
-  EXPECT_EQ(count(h, "data-chart=\"pack-fragmentation\""), 1u);
+  EXPECT_EQ(count_of(h, "data-chart=\"pack-unallocated\""), 1u);
+  EXPECT_EQ(count_of(h, "data-chart=\"pack-fragmentation\""), 1u);
   // Levels 0..4 hold nothing from 90 % on: the zoomed chart is left out.
-  EXPECT_EQ(count(h, "data-chart=\"pack-unallocated-high\""), 0u);
+  EXPECT_EQ(count_of(h, "data-chart=\"pack-unallocated-high\""), 0u);
   // Five points each for fgd and the bound, four for frugal (its null is skipped).
   for (const char* id : {"fgd:unallocated_pct", "bound:unallocated_pct", "fgd:fragmentation_pct"})
-    EXPECT_EQ(count(path_of(h, id), " L") + 1, 5u) << id;
-  EXPECT_EQ(count(path_of(h, "frugal:unallocated_pct"), " L") + 1, 4u);
+    EXPECT_EQ(count_of(path_of(h, id), " L") + 1, 5u) << id;
+  EXPECT_EQ(count_of(path_of(h, "frugal:unallocated_pct"), " L") + 1, 4u);
   EXPECT_EQ(path_of(h, "bound:fragmentation_pct"), "<missing>");  // no bound on fragmentation
   // The x axis in arrived %, not hours; the last tick is the last level.
   EXPECT_NE(h.find(">4%</text>"), std::string::npos);

@@ -17,17 +17,17 @@ namespace {
 using namespace date::literals;  // NOLINT(google-build-using-namespace)
 using std::chrono::hours;
 
-constexpr int64_t k2023 = 1672531200;  // 2023-01-01T00:00:00Z
+constexpr int64_t kTou2023 = 1672531200;  // 2023-01-01T00:00:00Z
 constexpr size_t kYear = 8760;
 
 // Unix seconds of a UTC date and hour.
-int64_t utc(date::year_month_day ymd, int hour) {
+int64_t tou_utc(date::year_month_day ymd, int hour) {
   return static_cast<int64_t>(date::sys_days{ymd}.time_since_epoch().count()) * 86400 + hour * 3600;
 }
 
 // Index of that UTC hour in a series starting at 2023-01-01T00Z.
 size_t idx(date::year_month_day ymd, int hour) {
-  return static_cast<size_t>((utc(ymd, hour) - k2023) / 3600);
+  return static_cast<size_t>((tou_utc(ymd, hour) - kTou2023) / 3600);
 }
 
 bool contains(const std::string& haystack, const std::string& needle) {
@@ -102,11 +102,11 @@ TEST(TimeOfUse, ValidTimezone) {
 }
 
 TEST(TimeOfUse, LosAngelesNightsAndWeekends2023) {
-  auto r = offpeak_series(night(true), "America/Los_Angeles", k2023, kYear);
+  auto r = offpeak_series(night(true), "America/Los_Angeles", kTou2023, kYear);
   ASSERT_TRUE(r.ok()) << r.error().message;
   const HourlySeries& s = r.value();
   ASSERT_EQ(s.hours(), kYear);
-  EXPECT_EQ(s.start(), k2023);
+  EXPECT_EQ(s.start(), kTou2023);
   const auto& v = s.values();
   // Tuesday 2023-01-03 06:00Z = Monday 22:00 PST: off-peak.
   EXPECT_EQ(v[idx(2023_y / 1 / 3, 6)], 1.0);
@@ -114,7 +114,7 @@ TEST(TimeOfUse, LosAngelesNightsAndWeekends2023) {
   EXPECT_EQ(v[idx(2023_y / 1 / 3, 15)], 1.0);  // Tuesday 07:00 PST
   EXPECT_EQ(v[idx(2023_y / 1 / 3, 16)], 0.0);  // Tuesday 08:00 PST: the window has ended
   EXPECT_EQ(v[idx(2023_y / 1 / 3, 20)], 0.0);  // Tuesday 12:00 PST: peak
-  EXPECT_EQ(s.at(static_cast<double>(utc(2023_y / 1 / 3, 20)) + 1800), 0.0);
+  EXPECT_EQ(s.at(static_cast<double>(tou_utc(2023_y / 1 / 3, 20)) + 1800), 0.0);
   // Friday noon is peak; Saturday and Sunday noon are off-peak (weekends).
   EXPECT_EQ(v[idx(2023_y / 1 / 6, 20)], 0.0);
   EXPECT_EQ(v[idx(2023_y / 1 / 7, 20)], 1.0);
@@ -133,14 +133,14 @@ TEST(TimeOfUse, LosAngelesNightsAndWeekends2023) {
 }
 
 TEST(TimeOfUse, WeekendsDisabledMeansSaturdayNoonIsPeak) {
-  auto r = offpeak_series(night(false), "America/Los_Angeles", k2023, kYear);
+  auto r = offpeak_series(night(false), "America/Los_Angeles", kTou2023, kYear);
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r.value().values()[idx(2023_y / 1 / 7, 20)], 0.0);
   EXPECT_EQ(r.value().values()[idx(2023_y / 1 / 7, 6)], 1.0);  // Friday 22:00 PST
 }
 
 TEST(TimeOfUse, DaylightSavingDaysHaveTwentyThreeAndTwentyFiveHours) {
-  auto r = offpeak_series(night(false), "America/Los_Angeles", k2023, kYear);
+  auto r = offpeak_series(night(false), "America/Los_Angeles", kTou2023, kYear);
   ASSERT_TRUE(r.ok()) << r.error().message;
   const HourlySeries& s = r.value();
   const auto& v = s.values();
@@ -170,7 +170,7 @@ TEST(TimeOfUse, HolidaysAreWholeLocalDays) {
   TimeOfUse t;
   t.holidays = {"2023-07-04", "2023-12-25"};
   t.discount = 0.5;
-  auto r = offpeak_series(t, "America/Los_Angeles", k2023, kYear);
+  auto r = offpeak_series(t, "America/Los_Angeles", kTou2023, kYear);
   ASSERT_TRUE(r.ok()) << r.error().message;
   const HourlySeries& s = r.value();
   // No windows, no weekends: only the holidays' 2 × 24 local hours are off-peak.
@@ -186,7 +186,7 @@ TEST(TimeOfUse, HolidaysAreWholeLocalDays) {
 TEST(TimeOfUse, HalfHourOffsetZonesUseTheLocalStartOfEachUtcHour) {
   TimeOfUse t;
   t.windows = {{22 * 60, 8 * 60}};
-  auto r = offpeak_series(t, "Asia/Kolkata", k2023, 24 * 7);  // UTC+05:30
+  auto r = offpeak_series(t, "Asia/Kolkata", kTou2023, 24 * 7);  // UTC+05:30
   ASSERT_TRUE(r.ok()) << r.error().message;
   const auto& v = r.value().values();
   EXPECT_EQ(v[idx(2023_y / 1 / 3, 16)], 0.0);  // 21:30 IST
@@ -196,7 +196,7 @@ TEST(TimeOfUse, HalfHourOffsetZonesUseTheLocalStartOfEachUtcHour) {
 }
 
 TEST(TimeOfUse, Errors) {
-  auto unknown = offpeak_series(night(true), "Mars/Olympus_Mons", k2023, 24);
+  auto unknown = offpeak_series(night(true), "Mars/Olympus_Mons", kTou2023, 24);
   ASSERT_FALSE(unknown.ok());
   EXPECT_TRUE(contains(unknown.error().message, "'Mars/Olympus_Mons'")) << unknown.error().message;
 
@@ -204,26 +204,26 @@ TEST(TimeOfUse, Errors) {
   for (const char* h : {"2023-02-30", "July 4", "2023-7-4"}) {
     SCOPED_TRACE(h);
     bad_holiday.holidays = {h};
-    auto r = offpeak_series(bad_holiday, "UTC", k2023, 24);
+    auto r = offpeak_series(bad_holiday, "UTC", kTou2023, 24);
     ASSERT_FALSE(r.ok());
     EXPECT_TRUE(contains(r.error().message, h)) << r.error().message;
   }
 
-  auto not_whole = offpeak_series(night(false), "UTC", k2023 + 60, 24);
+  auto not_whole = offpeak_series(night(false), "UTC", kTou2023 + 60, 24);
   EXPECT_FALSE(not_whole.ok());
 
   TimeOfUse bad_window;
   bad_window.windows = {{1500, 60}};
-  EXPECT_FALSE(offpeak_series(bad_window, "UTC", k2023, 24).ok());
+  EXPECT_FALSE(offpeak_series(bad_window, "UTC", kTou2023, 24).ok());
 }
 
 TEST(TimeOfUse, UtcScheduleAndEmptySeries) {
-  auto r = offpeak_series(night(false), "UTC", k2023, 24);
+  auto r = offpeak_series(night(false), "UTC", kTou2023, 24);
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(off_hours(r.value(), 0, 24), 10.0);
   EXPECT_EQ(r.value().values()[8], 0.0);
   EXPECT_EQ(r.value().values()[7], 1.0);
-  auto empty = offpeak_series(night(false), "UTC", k2023, 0);
+  auto empty = offpeak_series(night(false), "UTC", kTou2023, 0);
   ASSERT_TRUE(empty.ok());
   EXPECT_TRUE(empty.value().empty());
 }

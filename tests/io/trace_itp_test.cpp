@@ -14,7 +14,7 @@ using testing::options;
 using testing::shared_data;
 using testing::TempDir;
 
-bool contains(const std::string& s, const std::string& what) {
+bool itp_contains(const std::string& s, const std::string& what) {
   return s.find(what) != std::string::npos;
 }
 
@@ -84,8 +84,9 @@ TEST(TraceItp, BrokenRealCopyReportsTheLine) {
                                             "cluster04.csv", 1234, "x,5810,288476,sixteen");
   auto trace = read_trace(path, options());
   ASSERT_FALSE(trace.ok());
-  EXPECT_TRUE(contains(trace.error().message, ":1234: field 'num_gpu'")) << trace.error().message;
-  EXPECT_TRUE(contains(trace.error().message, "sixteen"));
+  EXPECT_TRUE(itp_contains(trace.error().message, ":1234: field 'num_gpu'"))
+      << trace.error().message;
+  EXPECT_TRUE(itp_contains(trace.error().message, "sixteen"));
 }
 
 TEST(TraceItp, TruncatedAndExtraColumnRows) {
@@ -95,7 +96,7 @@ TEST(TraceItp, TruncatedAndExtraColumnRows) {
                                         "a,0,100\n"),
                               options());
   ASSERT_FALSE(truncated.ok());
-  EXPECT_TRUE(contains(truncated.error().message, "t.csv:2: truncated row: expected 4 fields"))
+  EXPECT_TRUE(itp_contains(truncated.error().message, "t.csv:2: truncated row: expected 4 fields"))
       << truncated.error().message;
   auto extra = read_trace(dir.write("e.csv",
                                     "job_id,submission_time,duration,num_gpu\n"
@@ -103,7 +104,8 @@ TEST(TraceItp, TruncatedAndExtraColumnRows) {
                                     "b,0,100,1,9\n"),
                           options());
   ASSERT_FALSE(extra.ok());
-  EXPECT_TRUE(contains(extra.error().message, "e.csv:3: extra columns")) << extra.error().message;
+  EXPECT_TRUE(itp_contains(extra.error().message, "e.csv:3: extra columns"))
+      << extra.error().message;
 }
 
 TEST(TraceItp, NegativeDurationAndHugeGpuCounts) {
@@ -113,7 +115,7 @@ TEST(TraceItp, NegativeDurationAndHugeGpuCounts) {
                                   "a,0,-5,1\n"),
                         options());
   ASSERT_FALSE(neg.ok());
-  EXPECT_TRUE(contains(neg.error().message, "n.csv:2: field 'duration': must be >= 0"))
+  EXPECT_TRUE(itp_contains(neg.error().message, "n.csv:2: field 'duration': must be >= 0"))
       << neg.error().message;
   auto huge = read_trace(dir.write("h.csv",
                                    "job_id,submission_time,duration,num_gpu\n"
@@ -121,14 +123,14 @@ TEST(TraceItp, NegativeDurationAndHugeGpuCounts) {
                          options());
   ASSERT_FALSE(huge.ok());
   // Named by the file's column, not JobSpec's field.
-  EXPECT_TRUE(contains(huge.error().message, "h.csv:2: field 'num_gpu': 5000 GPUs"))
+  EXPECT_TRUE(itp_contains(huge.error().message, "h.csv:2: field 'num_gpu': 5000 GPUs"))
       << huge.error().message;
   auto nan = read_trace(dir.write("x.csv",
                                   "job_id,submission_time,duration,num_gpu\n"
                                   "a,nan,5,1\n"),
                         options());
   ASSERT_FALSE(nan.ok());
-  EXPECT_TRUE(contains(nan.error().message, "field 'submission_time'"));
+  EXPECT_TRUE(itp_contains(nan.error().message, "field 'submission_time'"));
 }
 
 TEST(TraceItp, SkipBadRowsCountsAndKeepsFirstMessages) {
@@ -143,7 +145,7 @@ TEST(TraceItp, SkipBadRowsCountsAndKeepsFirstMessages) {
   EXPECT_EQ(trace.value().jobs.size(), 10u);
   EXPECT_EQ(trace.value().skipped_rows, 9u);
   ASSERT_EQ(trace.value().warnings.size(), 5u);
-  EXPECT_TRUE(contains(trace.value().warnings[0], "s.csv:12: field 'duration'"))
+  EXPECT_TRUE(itp_contains(trace.value().warnings[0], "s.csv:12: field 'duration'"))
       << trace.value().warnings[0];
 }
 
@@ -155,7 +157,7 @@ TEST(TraceItp, DuplicateIdIsAnError) {
                                     "a,1,1,1\n"),
                           options());
   ASSERT_FALSE(trace.ok());
-  EXPECT_TRUE(contains(trace.error().message, "d.csv:3: field 'job_id': duplicate job id 'a'"))
+  EXPECT_TRUE(itp_contains(trace.error().message, "d.csv:3: field 'job_id': duplicate job id 'a'"))
       << trace.error().message;
 }
 
@@ -176,23 +178,24 @@ TEST(TraceReader, CrlfBomAndBlankLinesKeepFileLineNumbers) {
                                   "b,0,?,1\r\n"),
                         options());
   ASSERT_FALSE(bad.ok());
-  EXPECT_TRUE(contains(bad.error().message, "c2.csv:4: field 'duration'")) << bad.error().message;
+  EXPECT_TRUE(itp_contains(bad.error().message, "c2.csv:4: field 'duration'"))
+      << bad.error().message;
 }
 
 TEST(TraceReader, EmptyMissingAndUnknownFormat) {
   TempDir dir;
   auto empty = read_trace(dir.write("empty.csv", ""), options());
   ASSERT_FALSE(empty.ok());
-  EXPECT_TRUE(contains(empty.error().message, "empty.csv: empty file"));
+  EXPECT_TRUE(itp_contains(empty.error().message, "empty.csv: empty file"));
   auto blank = read_trace(dir.write("blank.csv", "\n \r\n"), options());
   EXPECT_FALSE(blank.ok());
   auto missing = read_trace((dir.path() / "nope.csv").string(), options());
   ASSERT_FALSE(missing.ok());
-  EXPECT_TRUE(contains(missing.error().message, "nope.csv"));
+  EXPECT_TRUE(itp_contains(missing.error().message, "nope.csv"));
   auto unknown = read_trace(dir.write("a.csv", kItp), options("philly"));
   ASSERT_FALSE(unknown.ok());
-  EXPECT_TRUE(contains(unknown.error().message, "philly"));
-  for (const auto& f : trace_formats()) EXPECT_TRUE(contains(unknown.error().message, f)) << f;
+  EXPECT_TRUE(itp_contains(unknown.error().message, "philly"));
+  for (const auto& f : trace_formats()) EXPECT_TRUE(itp_contains(unknown.error().message, f)) << f;
 }
 
 TEST(TraceReader, HeaderlessFileNeedsForcedFormat) {
@@ -200,8 +203,8 @@ TEST(TraceReader, HeaderlessFileNeedsForcedFormat) {
   const auto path = dir.write("noheader.csv", "a,0,100,1\nb,5,200,2\n");
   auto detected = read_trace(path, options());
   ASSERT_FALSE(detected.ok());
-  EXPECT_TRUE(contains(detected.error().message, "--trace-format")) << detected.error().message;
-  EXPECT_TRUE(contains(detected.error().message, "noheader.csv:1:"));
+  EXPECT_TRUE(itp_contains(detected.error().message, "--trace-format")) << detected.error().message;
+  EXPECT_TRUE(itp_contains(detected.error().message, "noheader.csv:1:"));
   auto forced = read_trace(path, options("itp"));
   ASSERT_TRUE(forced.ok()) << forced.error().message;
   ASSERT_EQ(forced.value().jobs.size(), 2u);
@@ -210,22 +213,24 @@ TEST(TraceReader, HeaderlessFileNeedsForcedFormat) {
   // Line numbers still count from the first line of the file.
   auto bad = read_trace(dir.write("nh2.csv", "a,0,100,1\nb,5,zz,2\n"), options("itp"));
   ASSERT_FALSE(bad.ok());
-  EXPECT_TRUE(contains(bad.error().message, "nh2.csv:2: field 'duration'")) << bad.error().message;
+  EXPECT_TRUE(itp_contains(bad.error().message, "nh2.csv:2: field 'duration'"))
+      << bad.error().message;
 }
 
 TEST(TraceReader, UnknownHeaderSuggestsForcing) {
   TempDir dir;
   auto trace = read_trace(dir.write("u.csv", "foo,bar\n1,2\n"), options());
   ASSERT_FALSE(trace.ok());
-  EXPECT_TRUE(contains(trace.error().message, "unrecognised header 'foo,bar'"));
-  EXPECT_TRUE(contains(trace.error().message, "--trace-format"));
+  EXPECT_TRUE(itp_contains(trace.error().message, "unrecognised header 'foo,bar'"));
+  EXPECT_TRUE(itp_contains(trace.error().message, "--trace-format"));
 }
 
 TEST(TraceReader, ForcedFormatWithWrongHeaderNamesMissingColumn) {
   TempDir dir;
   auto trace = read_trace(dir.write("p.csv", kItp), options("pollux"));
   ASSERT_FALSE(trace.ok());
-  EXPECT_TRUE(contains(trace.error().message, "missing column 'name'")) << trace.error().message;
+  EXPECT_TRUE(itp_contains(trace.error().message, "missing column 'name'"))
+      << trace.error().message;
 }
 
 }  // namespace

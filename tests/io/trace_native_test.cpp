@@ -12,7 +12,7 @@ using testing::options;
 using testing::TempDir;
 using testing::test_catalog;
 
-bool contains(const std::string& s, const std::string& what) {
+bool native_contains(const std::string& s, const std::string& what) {
   return s.find(what) != std::string::npos;
 }
 
@@ -73,43 +73,46 @@ TEST(TraceNative, CsvErrorsNameColumnClassTierAndRange) {
   TempDir dir;
   auto col = read_trace(dir.write("c.csv", "id,submit,duration,colour\nx,0,5,red\n"), options());
   ASSERT_FALSE(col.ok());
-  EXPECT_TRUE(contains(col.error().message, "c.csv:1: unknown column 'colour'"))
+  EXPECT_TRUE(native_contains(col.error().message, "c.csv:1: unknown column 'colour'"))
       << col.error().message;
   auto cls =
       read_trace(dir.write("k.csv", "id,submit,duration,class\nx,0,5,training\n"), options());
   ASSERT_FALSE(cls.ok());
-  EXPECT_TRUE(contains(cls.error().message, "k.csv:2: field 'class': unknown job class 'training'"))
+  EXPECT_TRUE(
+      native_contains(cls.error().message, "k.csv:2: field 'class': unknown job class 'training'"))
       << cls.error().message;
   auto tier = read_trace(dir.write("t.csv", "id,submit,duration,tier\nx,0,5,gold\n"), options());
   ASSERT_FALSE(tier.ok());
-  EXPECT_TRUE(contains(tier.error().message, "field 'tier': unknown tier 'gold'"));
+  EXPECT_TRUE(native_contains(tier.error().message, "field 'tier': unknown tier 'gold'"));
   auto frac =
       read_trace(dir.write("f.csv", "id,submit,duration,gpus,gpu_milli\nx,0,5,2,500\n"), options());
   ASSERT_FALSE(frac.ok());
-  EXPECT_TRUE(contains(frac.error().message, "f.csv:2: field 'gpu_milli'")) << frac.error().message;
+  EXPECT_TRUE(native_contains(frac.error().message, "f.csv:2: field 'gpu_milli'"))
+      << frac.error().message;
   auto elastic = read_trace(dir.write("e.csv", "id,submit,duration,min_gpus,max_gpus\nx,0,5,8,2\n"),
                             options());
   ASSERT_FALSE(elastic.ok());
-  EXPECT_TRUE(contains(elastic.error().message, "e.csv:2: field 'min_gpus'"));
+  EXPECT_TRUE(native_contains(elastic.error().message, "e.csv:2: field 'min_gpus'"));
   auto missing = read_trace(dir.write("r.csv", "id,submit,duration\nx,,5\n"), options());
   ASSERT_FALSE(missing.ok());
-  EXPECT_TRUE(contains(missing.error().message, "r.csv:2: field 'submit'"));
+  EXPECT_TRUE(native_contains(missing.error().message, "r.csv:2: field 'submit'"));
   auto model =
       read_trace(dir.write("p.csv", "id,submit,duration,preferred_model\nx,0,5,K80\n"), options());
   ASSERT_FALSE(model.ok());
-  EXPECT_TRUE(contains(model.error().message, "unknown GPU model 'K80'"));
+  EXPECT_TRUE(native_contains(model.error().message, "unknown GPU model 'K80'"));
   // A column named twice (which one counted was arbitrary).
   auto twice = read_trace(dir.write("2.csv", "id,submit,duration,id\nx,0,5,y\n"), options());
   ASSERT_FALSE(twice.ok());
-  EXPECT_TRUE(
-      contains(twice.error().message, "2.csv:1: column 'id' appears twice (columns 1 and 4)"))
+  EXPECT_TRUE(native_contains(twice.error().message,
+                              "2.csv:1: column 'id' appears twice (columns 1 and 4)"))
       << twice.error().message;
   // An absolute deadline before the submit (it was accepted and counted as a miss).
   auto early =
       read_trace(dir.write("d.csv", "id,submit,duration,deadline\nx,100,5,50\n"), options());
   ASSERT_FALSE(early.ok());
-  EXPECT_TRUE(contains(early.error().message,
-                       "d.csv:2: field 'deadline': absolute deadline 50 is before submit 100"))
+  EXPECT_TRUE(
+      native_contains(early.error().message,
+                      "d.csv:2: field 'deadline': absolute deadline 50 is before submit 100"))
       << early.error().message;
   EXPECT_TRUE(
       read_trace(dir.write("o.csv", "id,submit,duration,deadline\nx,100,5,100\n"), options()).ok());
@@ -160,7 +163,7 @@ TEST(TraceNative, Jsonl) {
   // A JSON object must sit on one line: the above is deliberately broken at line 1.
   auto broken = read_trace(path, options());
   ASSERT_FALSE(broken.ok());
-  EXPECT_TRUE(contains(broken.error().message, "j.jsonl:1:")) << broken.error().message;
+  EXPECT_TRUE(native_contains(broken.error().message, "j.jsonl:1:")) << broken.error().message;
 
   const auto good = dir.write(
       "g.jsonl",
@@ -201,16 +204,17 @@ TEST(TraceNative, JsonlGarbageLineAndSkipping) {
   const auto path = dir.write("x.jsonl", text);
   auto strict = read_trace(path, options());
   ASSERT_FALSE(strict.ok());
-  EXPECT_TRUE(contains(strict.error().message, "x.jsonl:3: not a valid JSON object"))
+  EXPECT_TRUE(native_contains(strict.error().message, "x.jsonl:3: not a valid JSON object"))
       << strict.error().message;
   auto skipped = read_trace(path, options("native", true));
   ASSERT_TRUE(skipped.ok()) << skipped.error().message;
   EXPECT_EQ(skipped.value().jobs.size(), 2u);
   EXPECT_EQ(skipped.value().skipped_rows, 6u);
   ASSERT_EQ(skipped.value().warnings.size(), 5u);
-  EXPECT_TRUE(contains(skipped.value().warnings[1], "x.jsonl:4: missing key 'duration'"));
-  EXPECT_TRUE(contains(skipped.value().warnings[2], "x.jsonl:5: field 'duration'"));
-  EXPECT_TRUE(contains(skipped.value().warnings[3], "x.jsonl:6: field 'colour': unknown field"));
+  EXPECT_TRUE(native_contains(skipped.value().warnings[1], "x.jsonl:4: missing key 'duration'"));
+  EXPECT_TRUE(native_contains(skipped.value().warnings[2], "x.jsonl:5: field 'duration'"));
+  EXPECT_TRUE(
+      native_contains(skipped.value().warnings[3], "x.jsonl:6: field 'colour': unknown field"));
 }
 
 }  // namespace

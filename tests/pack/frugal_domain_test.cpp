@@ -13,7 +13,7 @@
 namespace frugal::pack {
 namespace {
 
-const std::string kOpenb = std::string(FRUGAL_SHARED_DATA) + "/traces/openb";
+const std::string kOpenbDomain = std::string(FRUGAL_SHARED_DATA) + "/traces/openb";
 
 void add(std::vector<Pod>& pods, int count, int64_t cpu, int32_t milli, uint64_t mask,
          const std::string& key) {
@@ -67,13 +67,13 @@ TEST(PackTypical, PerDomainKeepsARareRestrictedClass) {
 // and strictly more from 100 % on (mean of seeds 42..51, the artifact's draws). With frugal
 // scoring on FGD's global typical pods it fell 0.002..0.009 points below FGD at 42..96 %.
 TEST(PackFrugal, NeverBelowFgdOnGpuspec20) {
-  if (!std::filesystem::exists(kOpenb + "/openb_pod_list_gpuspec20.csv"))
-    GTEST_SKIP() << "no openb traces at " << kOpenb;
+  if (!std::filesystem::exists(kOpenbDomain + "/openb_pod_list_gpuspec20.csv"))
+    GTEST_SKIP() << "no openb traces at " << kOpenbDomain;
   auto catalog = load_builtin_catalog();
   ASSERT_TRUE(catalog.ok());
-  auto nodes = load_pack_nodes(kOpenb + "/openb_node_list_gpu_node.csv", catalog.value());
+  auto nodes = load_pack_nodes(kOpenbDomain + "/openb_node_list_gpu_node.csv", catalog.value());
   ASSERT_TRUE(nodes.ok()) << nodes.error().message;
-  auto pods = load_pack_pods(kOpenb + "/openb_pod_list_gpuspec20.csv", catalog.value());
+  auto pods = load_pack_pods(kOpenbDomain + "/openb_pod_list_gpuspec20.csv", catalog.value());
   ASSERT_TRUE(pods.ok()) << pods.error().message;
   ExperimentConfig cfg;
   cfg.policies = {Policy::kFgd, Policy::kFrugal};

@@ -10,8 +10,8 @@
 namespace frugal::pack {
 namespace {
 
-void add(std::vector<Pod>& pods, int count, int64_t cpu, int32_t milli, uint64_t mask,
-         const std::string& key) {
+void add_pod(std::vector<Pod>& pods, int count, int64_t cpu, int32_t milli, uint64_t mask,
+             const std::string& key) {
   for (int i = 0; i < count; ++i)
     pods.push_back(Pod{"p", cpu, 1024, milli > 0 ? 1 : 0, milli, mask, key});
 }
@@ -35,10 +35,10 @@ void expect_same(const TypicalPods& a, const TypicalPods& b) {
 
 TEST(PackFrugalTypical, NoGpuSpecEqualsGlobalCut) {
   std::vector<Pod> pods;
-  add(pods, 50, 4000, 1000, 0, "");
-  add(pods, 30, 2000, 500, 0, "");
-  add(pods, 15, 8000, 0, 0, "");
-  add(pods, 5, 1000, 250, 0, "");
+  add_pod(pods, 50, 4000, 1000, 0, "");
+  add_pod(pods, 30, 2000, 500, 0, "");
+  add_pod(pods, 15, 8000, 0, 0, "");
+  add_pod(pods, 5, 1000, 250, 0, "");
   expect_same(typical_pods(pods, 90), frugal_typical_pods(pods, cluster(), 0.5, 0.0, 90));
 }
 
@@ -46,10 +46,10 @@ TEST(PackFrugalTypical, NoGpuSpecEqualsGlobalCut) {
 // class whose list covers the whole cluster is pooled and cut as FGD cuts it.
 TEST(PackFrugalTypical, KeepsNarrowDomainsPoolsWideOnes) {
   std::vector<Pod> pods;
-  add(pods, 60, 4000, 1000, 0, "");
-  add(pods, 33, 2000, 500, 0, "");
-  add(pods, 4, 8000, 1000, uint64_t{1} << 1, "M1");
-  add(pods, 3, 6000, 1000, uint64_t{3}, "M0|M1");
+  add_pod(pods, 60, 4000, 1000, 0, "");
+  add_pod(pods, 33, 2000, 500, 0, "");
+  add_pod(pods, 4, 8000, 1000, uint64_t{1} << 1, "M1");
+  add_pod(pods, 3, 6000, 1000, uint64_t{3}, "M0|M1");
   const TypicalPods t = frugal_typical_pods(pods, cluster(), 0.5, 0.0, 95);
   double sum = 0;
   bool narrow = false, wide = false;
@@ -73,9 +73,9 @@ TEST(PackFrugalTypical, KeepsNarrowDomainsPoolsWideOnes) {
 // pressure of 0.248. At min_pressure 0.2 they keep their domain, at 0.3 they are pooled.
 TEST(PackFrugalTypical, PoolsARareNarrowDomain) {
   std::vector<Pod> pods;
-  add(pods, 60, 4000, 1000, 0, "");
-  add(pods, 33, 2000, 500, 0, "");
-  add(pods, 4, 8000, 1000, uint64_t{1} << 1, "M1");
+  add_pod(pods, 60, 4000, 1000, 0, "");
+  add_pod(pods, 33, 2000, 500, 0, "");
+  add_pod(pods, 4, 8000, 1000, uint64_t{1} << 1, "M1");
   auto has_m1 = [](const TypicalPods& t) {
     return std::any_of(t.pods.begin(), t.pods.end(),
                        [](const TypicalPod& p) { return p.model_key == "M1"; });

@@ -15,7 +15,7 @@
 namespace frugal::pack {
 namespace {
 
-const std::string kOpenb = std::string(FRUGAL_SHARED_DATA) + "/traces/openb";
+const std::string kOpenbSpec = std::string(FRUGAL_SHARED_DATA) + "/traces/openb";
 const std::string kRef = std::string(FRUGAL_SHARED_DATA) + "/../reference/fgd";
 
 std::filesystem::path write_temp(const std::string& name, const std::string& text) {
@@ -78,9 +78,9 @@ TEST(PackGpuSpec, FgdReplaysPublishedGpuspec10Seed) {
     GTEST_SKIP() << "no FGD reference data at " << kRef;
   auto catalog = load_builtin_catalog();
   ASSERT_TRUE(catalog.ok());
-  auto nodes = load_pack_nodes(kOpenb + "/openb_node_list_gpu_node.csv", catalog.value());
+  auto nodes = load_pack_nodes(kOpenbSpec + "/openb_node_list_gpu_node.csv", catalog.value());
   ASSERT_TRUE(nodes.ok()) << nodes.error().message;
-  auto pods = load_pack_pods(kOpenb + "/openb_pod_list_gpuspec10.csv", catalog.value());
+  auto pods = load_pack_pods(kOpenbSpec + "/openb_pod_list_gpuspec10.csv", catalog.value());
   ASSERT_TRUE(pods.ok()) << pods.error().message;
   ExperimentConfig cfg;
   cfg.policies = {Policy::kFgd};

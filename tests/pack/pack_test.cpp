@@ -22,13 +22,13 @@ namespace frugal::pack {
 namespace {
 
 const std::string kData = FRUGAL_SHARED_DATA;
-const std::string kOpenb = kData + "/traces/openb";
-const std::string kRef = kData + "/../reference/fgd";
+const std::string kOpenbPack = kData + "/traces/openb";
+const std::string kRefPack = kData + "/../reference/fgd";
 
-#define REQUIRE_FGD_REFERENCE()                                          \
-  do {                                                                   \
-    if (!std::filesystem::exists(kRef + "/published_allo_discrete.csv")) \
-      GTEST_SKIP() << "no FGD reference data at " << kRef;               \
+#define REQUIRE_FGD_REFERENCE()                                              \
+  do {                                                                       \
+    if (!std::filesystem::exists(kRefPack + "/published_allo_discrete.csv")) \
+      GTEST_SKIP() << "no FGD reference data at " << kRefPack;               \
   } while (0)
 
 TypicalPods two_typical(uint64_t share_mask = 0) {
@@ -168,7 +168,7 @@ TEST(PackTypical, OpenbDefaultHas35Keys) {
   REQUIRE_FGD_REFERENCE();
   auto catalog = load_builtin_catalog();
   ASSERT_TRUE(catalog.ok());
-  auto pods = load_pack_pods(kOpenb + "/openb_pod_list_default.csv", catalog.value());
+  auto pods = load_pack_pods(kOpenbPack + "/openb_pod_list_default.csv", catalog.value());
   ASSERT_TRUE(pods.ok()) << pods.error().message;
   EXPECT_EQ(pods.value().size(), 8152u);
   const TypicalPods t = typical_pods(pods.value());
@@ -207,13 +207,13 @@ TEST(GoRand, ReproducesSeed42ReplayFiles) {
   REQUIRE_FGD_REFERENCE();
   auto catalog = load_builtin_catalog();
   ASSERT_TRUE(catalog.ok());
-  auto nodes = load_pack_nodes(kOpenb + "/openb_node_list_gpu_node.csv", catalog.value());
+  auto nodes = load_pack_nodes(kOpenbPack + "/openb_node_list_gpu_node.csv", catalog.value());
   ASSERT_TRUE(nodes.ok()) << nodes.error().message;
-  auto pods = load_pack_pods(kOpenb + "/openb_pod_list_default.csv", catalog.value());
+  auto pods = load_pack_pods(kOpenbPack + "/openb_pod_list_default.csv", catalog.value());
   ASSERT_TRUE(pods.ok()) << pods.error().message;
-  auto order = load_replay_order(kRef + "/seed42_pod_order.csv");
+  auto order = load_replay_order(kRefPack + "/seed42_pod_order.csv");
   ASSERT_TRUE(order.ok()) << order.error().message;
-  auto ranks = load_node_ranks(kRef + "/seed42_node_prefix.csv", nodes.value());
+  auto ranks = load_node_ranks(kRefPack + "/seed42_node_prefix.csv", nodes.value());
   ASSERT_TRUE(ranks.ok()) << ranks.error().message;
   const GoDraws d = go_rand_draws(pods.value(), nodes.value(), 1.3, 42);
   EXPECT_EQ(d.order.size(), order.value().size());
@@ -233,7 +233,7 @@ TEST(GoRand, ReproducesSeed42ReplayFiles) {
 // The published per-level allocation of (workload, policy, seed), levels 0..130.
 std::vector<double> published_alloc(const std::string& workload, const std::string& policy,
                                     int seed) {
-  std::ifstream f(kRef + "/published_allo_discrete.csv");
+  std::ifstream f(kRefPack + "/published_allo_discrete.csv");
   std::string line;
   std::getline(f, line);
   while (std::getline(f, line)) {
@@ -253,13 +253,13 @@ std::vector<double> published_alloc(const std::string& workload, const std::stri
 void check_replay(Policy policy, const std::string& published_name) {
   auto catalog = load_builtin_catalog();
   ASSERT_TRUE(catalog.ok());
-  auto nodes = load_pack_nodes(kOpenb + "/openb_node_list_gpu_node.csv", catalog.value());
+  auto nodes = load_pack_nodes(kOpenbPack + "/openb_node_list_gpu_node.csv", catalog.value());
   ASSERT_TRUE(nodes.ok()) << nodes.error().message;
-  auto pods = load_pack_pods(kOpenb + "/openb_pod_list_default.csv", catalog.value());
+  auto pods = load_pack_pods(kOpenbPack + "/openb_pod_list_default.csv", catalog.value());
   ASSERT_TRUE(pods.ok()) << pods.error().message;
-  auto order = load_replay_order(kRef + "/seed42_pod_order.csv");
+  auto order = load_replay_order(kRefPack + "/seed42_pod_order.csv");
   ASSERT_TRUE(order.ok()) << order.error().message;
-  auto ranks = load_node_ranks(kRef + "/seed42_node_prefix.csv", nodes.value());
+  auto ranks = load_node_ranks(kRefPack + "/seed42_node_prefix.csv", nodes.value());
   ASSERT_TRUE(ranks.ok()) << ranks.error().message;
   EXPECT_EQ(order.value().size(), 10866u);
   Replay replay{order.value(), ranks.value()};
@@ -296,9 +296,9 @@ TEST(PackFrugal, BeatsFgdOnDefaultAt100) {
   REQUIRE_FGD_REFERENCE();
   auto catalog = load_builtin_catalog();
   ASSERT_TRUE(catalog.ok());
-  auto nodes = load_pack_nodes(kOpenb + "/openb_node_list_gpu_node.csv", catalog.value());
+  auto nodes = load_pack_nodes(kOpenbPack + "/openb_node_list_gpu_node.csv", catalog.value());
   ASSERT_TRUE(nodes.ok()) << nodes.error().message;
-  auto pods = load_pack_pods(kOpenb + "/openb_pod_list_default.csv", catalog.value());
+  auto pods = load_pack_pods(kOpenbPack + "/openb_pod_list_default.csv", catalog.value());
   ASSERT_TRUE(pods.ok()) << pods.error().message;
   ExperimentConfig cfg;
   cfg.policies = {Policy::kFgd, Policy::kFrugal};

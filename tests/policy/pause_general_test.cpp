@@ -16,7 +16,7 @@ namespace {
 using testing::job;
 using testing::kA100;
 
-bool started(const std::vector<Decision>& ds, JobIdx j) {
+bool started_now(const std::vector<Decision>& ds, JobIdx j) {
   for (const Decision& d : ds)
     if (d.kind == Decision::Kind::kStart && d.job == j) return true;
   return false;
@@ -59,8 +59,8 @@ TEST(PauseGeneral, AGeneralJobWaitsWhileAConditionIsInForceAndACoreJobDoesNot) {
   e.submit(0, &general, 0);
   e.submit(1, &core, 0);
   const auto& ds = e.schedule(0);
-  EXPECT_FALSE(started(ds, 0));
-  EXPECT_TRUE(started(ds, 1));
+  EXPECT_FALSE(started_now(ds, 0));
+  EXPECT_TRUE(started_now(ds, 1));
   EXPECT_EQ(e.held_count(), 1u);
   EXPECT_EQ(e.pending_count(), 1u);
   const PluginStatus why = e.explain(0);
@@ -69,11 +69,11 @@ TEST(PauseGeneral, AGeneralJobWaitsWhileAConditionIsInForceAndACoreJobDoesNot) {
   EXPECT_EQ(e.check_invariants(), "");
   // Another rule in force too: still held; a condition it does not watch changes nothing.
   EXPECT_TRUE(e.set_conditions({"budget_burn", "disk_low"}, 5));
-  EXPECT_FALSE(started(e.schedule(5), 0));
+  EXPECT_FALSE(started_now(e.schedule(5), 0));
   // Cleared: back in the queue, it starts.
   EXPECT_TRUE(e.set_conditions({"disk_low"}, 10));
   EXPECT_EQ(e.held_count(), 0u);
-  EXPECT_TRUE(started(e.schedule(10), 0));
+  EXPECT_TRUE(started_now(e.schedule(10), 0));
   EXPECT_EQ(e.check_invariants(), "");
 }
 
@@ -82,7 +82,7 @@ TEST(PauseGeneral, QueuedJobsLeaveTheQueueWhenItBeginsAndAHeldJobMayBeWithdrawn)
   const JobSpec big = tiered("big", 0, 8, Tier::kImportant);
   const JobSpec a = tiered("a", 1, 4, Tier::kGeneral), b = tiered("b", 2, 4, Tier::kGeneral);
   e.submit(0, &big, 0);
-  ASSERT_TRUE(started(e.schedule(0), 0));
+  ASSERT_TRUE(started_now(e.schedule(0), 0));
   e.submit(1, &a, 1);
   e.submit(2, &b, 2);
   (void)e.schedule(2);
@@ -93,12 +93,12 @@ TEST(PauseGeneral, QueuedJobsLeaveTheQueueWhenItBeginsAndAHeldJobMayBeWithdrawn)
   EXPECT_TRUE(e.withdraw(2, 4));  // cancelled while held
   EXPECT_EQ(e.held_count(), 1u);
   e.finish(0, 50);
-  EXPECT_FALSE(started(e.schedule(50), 1));  // GPUs free, still held
+  EXPECT_FALSE(started_now(e.schedule(50), 1));  // GPUs free, still held
   EXPECT_EQ(e.check_invariants(), "");
   ASSERT_TRUE(e.set_conditions({}, 60));
   const auto& ds = e.schedule(60);
-  EXPECT_TRUE(started(ds, 1));
-  EXPECT_FALSE(started(ds, 2));
+  EXPECT_TRUE(started_now(ds, 1));
+  EXPECT_FALSE(started_now(ds, 2));
   EXPECT_EQ(e.check_invariants(), "");
 }
 
@@ -112,12 +112,12 @@ TEST(PauseGeneral, AConditionAboutOneTeamHoldsThatTeamsGeneralWorkOnly) {
   e.submit(1, &important, 0);
   e.submit(2, &theirs, 0);
   const auto& ds = e.schedule(0);
-  EXPECT_FALSE(started(ds, 0));
-  EXPECT_TRUE(started(ds, 1));
-  EXPECT_TRUE(started(ds, 2));
+  EXPECT_FALSE(started_now(ds, 0));
+  EXPECT_TRUE(started_now(ds, 1));
+  EXPECT_TRUE(started_now(ds, 2));
   EXPECT_EQ(e.explain(0).reason, "general tier paused: budget_burn (team alpha)");
   ASSERT_TRUE(e.set_conditions({}, 10));
-  EXPECT_TRUE(started(e.schedule(10), 0));
+  EXPECT_TRUE(started_now(e.schedule(10), 0));
 }
 
 // A running general job checkpointed and requeued while the pause is on (the service's
@@ -126,7 +126,7 @@ TEST(PauseGeneral, ARequeuedRunningJobIsHeldAfterItsCheckpoint) {
   Engine e = engine_with({"node_hot"});
   const JobSpec g = tiered("g", 0, 8, Tier::kGeneral);
   e.submit(0, &g, 0);
-  ASSERT_TRUE(started(e.schedule(0), 0));
+  ASSERT_TRUE(started_now(e.schedule(0), 0));
   ASSERT_TRUE(e.set_conditions({"node_hot"}, 10));
   ASSERT_TRUE(e.checkpoint_requeue(0, 10, 30, "general tier paused: node_hot"));
   (void)e.schedule(10);  // kSignal
@@ -139,12 +139,12 @@ TEST(PauseGeneral, ARequeuedRunningJobIsHeldAfterItsCheckpoint) {
       EXPECT_EQ(d.reason, "general tier paused: node_hot (checkpointed)");
     }
   EXPECT_TRUE(preempted);
-  EXPECT_FALSE(started(ds, 0));
+  EXPECT_FALSE(started_now(ds, 0));
   EXPECT_EQ(e.held_count(), 1u);
   EXPECT_EQ(e.running_count(), 0u);
   EXPECT_EQ(e.check_invariants(), "");
   ASSERT_TRUE(e.set_conditions({}, 100));
-  EXPECT_TRUE(started(e.schedule(100), 0));
+  EXPECT_TRUE(started_now(e.schedule(100), 0));
   EXPECT_EQ(e.check_invariants(), "");
 }
 
@@ -154,7 +154,7 @@ TEST(PauseGeneral, TierPreemptionGoesOnAndGeneralArrivalsAreHeld) {
   Engine e = engine_with({"node_hot"}, "tiers");
   const JobSpec opp = tiered("opportunistic", 0, 8, Tier::kGeneral);
   e.submit(0, &opp, 0);
-  ASSERT_TRUE(started(e.schedule(0), 0));
+  ASSERT_TRUE(started_now(e.schedule(0), 0));
   ASSERT_TRUE(e.set_conditions({"node_hot"}, 1));
   const JobSpec imp = tiered("important", 2, 8, Tier::kImportant);
   e.submit(1, &imp, 2);

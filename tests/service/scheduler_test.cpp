@@ -601,7 +601,7 @@ TEST(Scheduler, TransitionsArePersistedAndShownAsTheJobsHistory) {
 namespace frugal {
 namespace {
 
-bool alert_active(Scheduler& s, const std::string& rule) {
+bool node_alert_active(Scheduler& s, const std::string& rule) {
   const nlohmann::json body = s.alerts(kAdmin).get().body;
   for (const auto& a : body["active"])
     if (a["rule"] == rule) return true;
@@ -622,7 +622,7 @@ TEST(Scheduler, AHotNodeTakesNoGeneralWorkUntilItCools) {
     std::lock_guard<std::mutex> lock(f.shared->mu);
     f.shared->temperature_c = 92;
   }
-  ASSERT_TRUE(eventually(f, *s, [&] { return alert_active(*s, "node_hot"); }))
+  ASSERT_TRUE(eventually(f, *s, [&] { return node_alert_active(*s, "node_hot"); }))
       << s->nodes(kAdmin).get().body.dump() << s->alerts(kAdmin).get().body.dump();
   const nlohmann::json node = s->nodes(kAlpha).get().body["nodes"][0];
   EXPECT_EQ(node["placement_limit"]["takes_up_to"], "important");
@@ -644,7 +644,7 @@ TEST(Scheduler, AHotNodeTakesNoGeneralWorkUntilItCools) {
     f.shared->temperature_c = 60;
   }
   wait_state(f, *s, g, "running");
-  EXPECT_FALSE(alert_active(*s, "node_hot"));
+  EXPECT_FALSE(node_alert_active(*s, "node_hot"));
   EXPECT_FALSE(s->nodes(kAlpha).get().body["nodes"][0].contains("placement_limit"));
 }
 

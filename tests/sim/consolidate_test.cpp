@@ -41,7 +41,8 @@ std::vector<JobSpec> fragmented(Seconds l_duration, Seconds l_checkpoint = 0) {
 }
 enum { kA, kL, kX, kB, kH0, kH1, kW };
 
-void expect_run(const JobOutcome& o, Seconds first_start, Seconds finish, int migrations = 0) {
+void expect_consolidated(const JobOutcome& o, Seconds first_start, Seconds finish,
+                         int migrations = 0) {
   EXPECT_DOUBLE_EQ(o.first_start, first_start);
   EXPECT_DOUBLE_EQ(o.finish, finish);
   EXPECT_EQ(o.migrations, migrations);
@@ -52,8 +53,8 @@ void expect_run(const JobOutcome& o, Seconds first_start, Seconds finish, int mi
 TEST(Consolidate, WithoutItTheGangWaitsForTheFragmentsToEnd) {
   // bestfit: W waits until L ends at 1000 (n1 then has 4 whole cards): 1000 → 1500.
   const SimResult r = run_sim(fragmented(1000), two_by_four(), "bestfit");
-  expect_run(r.jobs[kL], 0, 1000);
-  expect_run(r.jobs[kW], 1000, 1500);
+  expect_consolidated(r.jobs[kL], 0, 1000);
+  expect_consolidated(r.jobs[kW], 1000, 1500);
   EXPECT_EQ(r.migrations, 0);
 }
 
@@ -66,13 +67,13 @@ TEST(Consolidate, MovesTheFractionalJobAndStartsTheGang) {
   // L had 300 s done (no checkpoints: all kept); it restarts for 60 s, then runs its last
   // 700 s: 300 → 1060. Rework: 0.3 GPU × 60 s = 18 GPU-s.
   const SimResult r = run_sim(fragmented(1000), two_by_four(), "bestfit+consolidate");
-  expect_run(r.jobs[kW], 300, 800);
-  expect_run(r.jobs[kL], 0, 1060, 1);
+  expect_consolidated(r.jobs[kW], 300, 800);
+  expect_consolidated(r.jobs[kL], 0, 1060, 1);
   EXPECT_DOUBLE_EQ(r.jobs[kL].run_time, 1060);
   EXPECT_DOUBLE_EQ(r.jobs[kL].rework_gpu_seconds, 0.3 * 60);
   EXPECT_EQ(r.jobs[kL].last_model, kA100);
-  expect_run(r.jobs[kH0], 100, 1100);
-  expect_run(r.jobs[kH1], 100, 1100);
+  expect_consolidated(r.jobs[kH0], 100, 1100);
+  expect_consolidated(r.jobs[kH1], 100, 1100);
   EXPECT_EQ(r.migrations, 1);
   EXPECT_EQ(r.preemptions, 0);
   // GPU-seconds: every job's share × its run time (L's includes the restart).
@@ -105,8 +106,8 @@ TEST(Consolidate, ChargesTheWorkSinceTheLastCheckpoint) {
   // move loses 100 s plus the 60 s restart: cost 0.3 × 160 = 48 GPU-s < 2800, it moves.
   // L: 800 s left after 300 + 60 s restart → ends at 1160; rework 0.3 × 160 = 48 GPU-s.
   const SimResult r = run_sim(fragmented(1000, 200), two_by_four(), "bestfit+consolidate");
-  expect_run(r.jobs[kW], 300, 800);
-  expect_run(r.jobs[kL], 0, 1160, 1);
+  expect_consolidated(r.jobs[kW], 300, 800);
+  expect_consolidated(r.jobs[kL], 0, 1160, 1);
   EXPECT_DOUBLE_EQ(r.jobs[kL].rework_gpu_seconds, 0.3 * 160);
 }
 
@@ -114,19 +115,19 @@ TEST(Consolidate, NothingMovesWhenARunningJobFreesTheSpaceSoon) {
   // L ends at 304: the wait avoided is 4 s, gain 4 × 4 = 16 GPU-s ≤ cost 18 GPU-s. Nothing
   // moves; W starts at 304 on n1 → 804.
   const SimResult r = run_sim(fragmented(304), two_by_four(), "bestfit+consolidate");
-  expect_run(r.jobs[kL], 0, 304);
-  expect_run(r.jobs[kW], 304, 804);
+  expect_consolidated(r.jobs[kL], 0, 304);
+  expect_consolidated(r.jobs[kW], 304, 804);
   EXPECT_EQ(r.migrations, 0);
   // L ends at 310: gain 4 × 10 = 40 GPU-s. At the default 60 s the move costs 18 and
   // happens; at a 150 s migration cost it costs 45 > 40 and does not.
   const SimResult cheap = run_sim(fragmented(310), two_by_four(), "bestfit+consolidate");
   EXPECT_EQ(cheap.migrations, 1);
-  expect_run(cheap.jobs[kW], 300, 800);
+  expect_consolidated(cheap.jobs[kW], 300, 800);
   SimOptions o;
   o.migration_cost_s = 150;
   const SimResult dear = run_sim(fragmented(310), two_by_four(), "bestfit+consolidate", o);
   EXPECT_EQ(dear.migrations, 0);
-  expect_run(dear.jobs[kW], 310, 810);
+  expect_consolidated(dear.jobs[kW], 310, 810);
 }
 
 TEST(Consolidate, MovesASmallWholeGpuJob) {
@@ -145,15 +146,15 @@ TEST(Consolidate, MovesASmallWholeGpuJob) {
       run_sim(jobs, cluster_of({node("n0", kA100, 4), node("n1", kA100, 4), node("n2", kA100, 4)}),
               "bestfit+consolidate");
   EXPECT_EQ(m.migrations, 1);
-  expect_run(m.jobs[6], 20, 420);
-  expect_run(m.jobs[3], 0, 1060, 1);
+  expect_consolidated(m.jobs[6], 20, 420);
+  expect_consolidated(m.jobs[3], 0, 1060, 1);
   EXPECT_DOUBLE_EQ(m.jobs[3].rework_gpu_seconds, 60);
   // Without n2 (and Z) the cluster is short of capacity, not fragmented: at 20 only 3
   // cards are free. Nothing moves; G4 waits for n0 at 1000 → 1400.
   const SimResult w = run_sim({jobs[0], jobs[1], jobs[2], jobs[3], jobs[4], jobs[6]}, two_by_four(),
                               "bestfit+consolidate");
   EXPECT_EQ(w.migrations, 0);
-  expect_run(w.jobs[5], 1000, 1400);
+  expect_consolidated(w.jobs[5], 1000, 1400);
 }
 
 TEST(Consolidate, ProfileOptionComposes) {

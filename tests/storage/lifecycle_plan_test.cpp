@@ -14,7 +14,7 @@
 namespace frugal::storage {
 namespace {
 
-constexpr double kHour = 3600.0;
+constexpr double kPlanHour = 3600.0;
 constexpr double kDay = 86400.0;
 
 CheckpointInfo cp(const std::string& job, const std::string& team, int64_t step, double done,
@@ -61,7 +61,7 @@ Plan run(const std::vector<CheckpointInfo>& cps, const std::map<std::string, Lif
   return p;
 }
 
-LifecyclePolicy policy(int keep_hot, double warm, double cold, int retain, double age = 0) {
+LifecyclePolicy plan_policy(int keep_hot, double warm, double cold, int retain, double age = 0) {
   LifecyclePolicy p;
   p.keep_hot = keep_hot;
   p.warm_after_s = warm;
@@ -87,13 +87,13 @@ TEST(StorageLifecyclePlan, TierNamesRoundTrip) {
 // 30 min after the last, under keep_hot 2, warm after 1 h, cold after 1 day, retain 20.
 TEST(StorageLifecyclePlan, FiftyCheckpointRunMovesKeepsAndDeletesExactly) {
   std::vector<CheckpointInfo> cps;
-  for (int i = 0; i < 50; ++i) cps.push_back(cp("job-1", "llm", i * 100, i * 2 * kHour));
+  for (int i = 0; i < 50; ++i) cps.push_back(cp("job-1", "llm", i * 100, i * 2 * kPlanHour));
   cps[40].tier = Tier::warm;                    // already where it belongs: no action
   cps[35].tier = Tier::cold;                    // already cold: no action
   cps[45].tier = Tier::cold;                    // colder than its age asks: never moved up
   cps.push_back(cp("job-1", "llm", 5000, -1));  // being written
-  const double now = 49 * 2 * kHour + 1800;
-  Plan p = run(cps, {{"llm", policy(2, kHour, kDay, 20)}}, now, {"job-1"});
+  const double now = 49 * 2 * kPlanHour + 1800;
+  Plan p = run(cps, {{"llm", plan_policy(2, kPlanHour, kDay, 20)}}, now, {"job-1"});
 
   // Deleted: the 30 oldest (i = 0..29), beyond retain_count 20.
   std::set<int64_t> want_removed;
@@ -128,7 +128,7 @@ TEST(StorageLifecyclePlan, FiftyCheckpointRunMovesKeepsAndDeletesExactly) {
 TEST(StorageLifecyclePlan, IncompleteCheckpointNeverTouchedEvenWhenAncient) {
   std::vector<CheckpointInfo> cps = {cp("j", "t", 1, -1), cp("j", "t", 2, 0), cp("j", "t", 3, 10),
                                      cp("j", "t", 4, -1, Tier::warm)};
-  Plan p = run(cps, {{"t", policy(0, 1, 2, 1, 5)}}, 1e9, {});
+  Plan p = run(cps, {{"t", plan_policy(0, 1, 2, 1, 5)}}, 1e9, {});
   // Finished job: both complete ones are past retain_age; the incomplete ones untouched.
   EXPECT_EQ(p.removed, (std::set<int64_t>{2, 3}));
   EXPECT_TRUE(p.moved.empty());
@@ -138,21 +138,21 @@ TEST(StorageLifecyclePlan, NewestCompleteOfRestartableJobNeverDeleted) {
   // All past retain_age (1 day); retain_count 1 too. The restartable job keeps its newest
   // complete one (step 3: step 4 is being written) and it still ages down to cold when
   // keep_hot is 0.
-  std::vector<CheckpointInfo> cps = {cp("run", "t", 1, 0), cp("run", "t", 2, kHour),
-                                     cp("run", "t", 3, 2 * kHour), cp("run", "t", 4, -1)};
-  Plan p = run(cps, {{"t", policy(0, kHour, kDay, 1, kDay)}}, 10 * kDay, {"run"});
+  std::vector<CheckpointInfo> cps = {cp("run", "t", 1, 0), cp("run", "t", 2, kPlanHour),
+                                     cp("run", "t", 3, 2 * kPlanHour), cp("run", "t", 4, -1)};
+  Plan p = run(cps, {{"t", plan_policy(0, kPlanHour, kDay, 1, kDay)}}, 10 * kDay, {"run"});
   EXPECT_EQ(p.removed, (std::set<int64_t>{1, 2}));
   EXPECT_EQ(p.moved, (std::map<int64_t, Tier>{{3, Tier::cold}}));
 }
 
 TEST(StorageLifecyclePlan, FinishedJobsNewestNotProtected) {
-  std::vector<CheckpointInfo> cps = {cp("done", "t", 1, 0), cp("done", "t", 2, kHour)};
-  Plan p = run(cps, {{"t", policy(2, kHour, kDay, 0, kDay)}}, 10 * kDay, {});
+  std::vector<CheckpointInfo> cps = {cp("done", "t", 1, 0), cp("done", "t", 2, kPlanHour)};
+  Plan p = run(cps, {{"t", plan_policy(2, kPlanHour, kDay, 0, kDay)}}, 10 * kDay, {});
   EXPECT_EQ(p.removed, (std::set<int64_t>{1, 2}));
   ASSERT_EQ(p.actions.size(), 2u);
   EXPECT_EQ(p.actions[1].reason, "older than retain_age_s (86400 s)");
   // The same job still restartable: its newest survives, kept hot by keep_hot.
-  Plan q = run(cps, {{"t", policy(2, kHour, kDay, 0, kDay)}}, 10 * kDay, {"done"});
+  Plan q = run(cps, {{"t", plan_policy(2, kPlanHour, kDay, 0, kDay)}}, 10 * kDay, {"done"});
   EXPECT_EQ(q.removed, (std::set<int64_t>{1}));
   EXPECT_TRUE(q.moved.empty());
 }
@@ -162,12 +162,14 @@ TEST(StorageLifecyclePlan, PerTeamPolicies) {
   // warm, "lean" keeps 1 and goes cold after 1 h.
   std::vector<CheckpointInfo> cps;
   for (int i = 0; i < 4; ++i) {
-    cps.push_back(cp("a", "keep", i, i * kHour));
-    cps.push_back(cp("b", "lean", i, i * kHour));
+    cps.push_back(cp("a", "keep", i, i * kPlanHour));
+    cps.push_back(cp("b", "lean", i, i * kPlanHour));
   }
-  const double now = 4 * kHour;
-  Plan p = run(cps, {{"keep", policy(1, kHour, -1, 0)}, {"lean", policy(1, 30 * 60, kHour, 1)}},
-               now, {"a", "b"});
+  const double now = 4 * kPlanHour;
+  Plan p = run(
+      cps,
+      {{"keep", plan_policy(1, kPlanHour, -1, 0)}, {"lean", plan_policy(1, 30 * 60, kPlanHour, 1)}},
+      now, {"a", "b"});
   std::map<std::string, std::set<int64_t>> removed;
   std::map<std::string, std::map<int64_t, Tier>> moved;
   for (const auto& a : p.actions) {
@@ -192,14 +194,14 @@ TEST(StorageLifecyclePlan, PerTeamPolicies) {
 TEST(StorageLifecyclePlan, ThresholdsAndNeverSettings) {
   // Exactly at warm_after_s moves; warm never (< 0) goes straight to cold at cold_after_s.
   std::vector<CheckpointInfo> cps = {cp("j", "t", 1, 0), cp("j", "t", 2, 100)};
-  Plan p = run(cps, {{"t", policy(0, 100, 200, 0)}}, 200, {"j"});
+  Plan p = run(cps, {{"t", plan_policy(0, 100, 200, 0)}}, 200, {"j"});
   EXPECT_EQ(p.moved, (std::map<int64_t, Tier>{{1, Tier::cold}, {2, Tier::warm}}));
-  Plan q = run(cps, {{"t", policy(0, -1, 200, 0)}}, 200, {"j"});
+  Plan q = run(cps, {{"t", plan_policy(0, -1, 200, 0)}}, 200, {"j"});
   EXPECT_EQ(q.moved, (std::map<int64_t, Tier>{{1, Tier::cold}}));
-  Plan r = run(cps, {{"t", policy(0, -1, -1, 0)}}, 1e9, {"j"});
+  Plan r = run(cps, {{"t", plan_policy(0, -1, -1, 0)}}, 1e9, {"j"});
   EXPECT_TRUE(r.actions.empty());
   // retain_age is strict: exactly at the age is kept.
-  Plan s = run(cps, {{"t", policy(0, -1, -1, 0, 100)}}, 200, {});
+  Plan s = run(cps, {{"t", plan_policy(0, -1, -1, 0, 100)}}, 200, {});
   EXPECT_EQ(s.removed, (std::set<int64_t>{1}));
 }
 
@@ -208,7 +210,7 @@ TEST(StorageLifecyclePlan, OrderTiesByCompletionThenName) {
   std::vector<CheckpointInfo> cps = {cp("j", "t", 5, 20), cp("j", "t", 5, 10)};
   cps[0].name = "a-late";
   cps[1].name = "b-early";
-  Plan p = run(cps, {{"t", policy(0, -1, -1, 1)}}, 30, {"j"});
+  Plan p = run(cps, {{"t", plan_policy(0, -1, -1, 1)}}, 30, {"j"});
   ASSERT_EQ(p.actions.size(), 1u);
   EXPECT_EQ(p.actions[0].index, 1u);
 }
@@ -216,13 +218,13 @@ TEST(StorageLifecyclePlan, OrderTiesByCompletionThenName) {
 TEST(StorageLifecyclePlan, DeterministicRegardlessOfInputOrder) {
   std::vector<CheckpointInfo> cps;
   for (int i = 0; i < 10; ++i) {
-    cps.push_back(cp("x", "t", i, i * kHour));
-    cps.push_back(cp("y", "t", i, i * kHour));
+    cps.push_back(cp("x", "t", i, i * kPlanHour));
+    cps.push_back(cp("y", "t", i, i * kPlanHour));
   }
   std::vector<CheckpointInfo> rev(cps.rbegin(), cps.rend());
-  std::map<std::string, LifecyclePolicy> pol{{"t", policy(2, kHour, 5 * kHour, 6)}};
-  auto a = plan(cps, pol, 10 * kHour, {"x"});
-  auto b = plan(rev, pol, 10 * kHour, {"x"});
+  std::map<std::string, LifecyclePolicy> pol{{"t", plan_policy(2, kPlanHour, 5 * kPlanHour, 6)}};
+  auto a = plan(cps, pol, 10 * kPlanHour, {"x"});
+  auto b = plan(rev, pol, 10 * kPlanHour, {"x"});
   ASSERT_EQ(a.size(), b.size());
   for (size_t k = 0; k < a.size(); ++k) {
     EXPECT_EQ(cps[a[k].index].job, rev[b[k].index].job);
