@@ -33,6 +33,7 @@ struct RunOptions {
   bool static_capacity = false;
   double horizon_hours = 0;
   double migration_cost_s = 60;
+  double decision_window_s = 0;
   double resize_cost_s = 30;
   double elastic_alpha = 0.8;
   bool predict_runtimes = false;
@@ -66,6 +67,12 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
   cmd.add_option("--migration-cost", o.migration_cost_s,
                  "Seconds of progress a migrated job loses (policies with +consolidate)")
       ->check(CLI::Range(0.0, 86400.0))
+      ->capture_default_str();
+  cmd.add_option("--decision-window", o.decision_window_s,
+                 "Handle the events within SECONDS of each other together, at the latest one's "
+                 "time (replaying a service's history: half its poll interval); 0 = each at its "
+                 "own time")
+      ->check(CLI::Range(0.0, 3600.0))
       ->capture_default_str();
   cmd.add_option("--resize-cost", o.resize_cost_s,
                  "Seconds of progress a resized elastic job loses (policies with +elastic)")
@@ -112,6 +119,7 @@ Result<std::vector<Summary>> run_all(const RunOptions& o,
   so.static_capacity = o.static_capacity;
   so.work_horizon_s = o.horizon_hours * 3600;
   so.migration_cost_s = o.migration_cost_s;
+  so.decision_window_s = o.decision_window_s;
   so.resize_cost_s = o.resize_cost_s;
   so.elastic_alpha = o.elastic_alpha;
   so.predict_runtimes = o.predict_runtimes;

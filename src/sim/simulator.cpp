@@ -175,6 +175,7 @@ class Simulation {
       if (!events_.empty()) t = std::min(t, events_.top().t);
       if (t == kNever) break;  // nothing can change any more
       if (out_of_failures()) break;
+      if (opt_.decision_window_s > 0) t = window_end(t, next_arrival);
       if (t < last_t) t = last_t;
       if (t == last_t && ++same_instant_cycles > 100000) {
         result_.invariant_violation = fmt::format("no progress at t={}", t);
@@ -221,6 +222,23 @@ class Simulation {
   }
 
  private:
+  // SimOptions::decision_window_s: the time of the latest arrival or event within the window
+  // that opens at `t`, the earliest pending one; the engine's next wake-up closes it early.
+  Seconds window_end(Seconds t, size_t next_arrival) {
+    const Seconds limit = std::min(t + opt_.decision_window_s, engine_.next_wakeup());
+    Seconds last = t;
+    for (size_t k = next_arrival; k < order_.size() && jobs_[order_[k]].submit <= limit; ++k)
+      last = std::max(last, jobs_[order_[k]].submit);
+    std::vector<Event> held;  // the queue's events up to the limit, popped to be seen
+    while (!events_.empty() && events_.top().t <= limit) {
+      last = std::max(last, events_.top().t);
+      held.push_back(events_.top());
+      events_.pop();
+    }
+    for (const Event& e : held) events_.push(e);
+    return last;
+  }
+
   // The timeline's span [t0, t1) with the cluster as it is now (SimOptions::timeline).
   void sample(Seconds t0, Seconds t1) {
     if (t1 <= t0) return;

@@ -89,6 +89,15 @@ struct SimOptions {
   // bench/evaluate): seconds after the first arrival; 0 = none. SimResult then also holds the
   // allocated GPU-seconds up to it (the work completed by it is in the jobs' finishes).
   Seconds work_horizon_s = 0;
+  // Decide once per window instead of at every event time: the events (arrivals, ends,
+  // failures) within this many seconds of the earliest pending one are handled together, at
+  // the latest one's time, and the engine schedules once; never past the engine's next
+  // wake-up. A live service observes ends only at its polls, so ends it saw together reach
+  // its history milliseconds apart (each job's start lagged its submission by its own
+  // decision latency); replaying that history event by event decides between them where the
+  // service did not. Replay a service's history with half its poll interval. 0: every event
+  // at its own time (the default; results then do not depend on this option).
+  Seconds decision_window_s = 0;
   // Checkpoint lifecycle (opt-in; Ledger::set_checkpoint_lifecycle): jobs' checkpoint series
   // priced per tier under these policies. Unset: checkpoint_gb on the declared tier.
   std::optional<storage::LifecyclePolicies> storage_lifecycle;

@@ -467,13 +467,13 @@ def csv_rows(path):
     return [dict(zip(head, x.split(","))) for x in lines[1:]]  # no quoted cells here
 
 
-def replay(svc, trace, epoch, policy, tag):
+def replay(svc, trace, epoch, policy, tag, extra=()):
     """`frugal simulate --jobs-out` of `trace` under `policy` on the service's cluster: per
     trace id (start, finish) in Unix seconds and the GPU model it ran on."""
     d = svc.dir
     subprocess.run([svc.frugal, "simulate", "--trace", trace, "--cluster", f"{d}/cluster.yaml",
                     "--policy", policy, "--jobs-out", f"{d}/{tag}-jobs.csv", "--format", "json",
-                    "--out", f"{d}/{tag}.json"], check=True, capture_output=True, text=True)
+                    "--out", f"{d}/{tag}.json", *extra], check=True, capture_output=True, text=True)
     return {r["id"]: (epoch + float(r["first_start"]), epoch + float(r["finish"]), r["model"])
             for r in csv_rows(f"{d}/{tag}-jobs.csv")}
 
@@ -486,7 +486,10 @@ def case_fidelity(svc, policy):
 
     Allowances (each printed with what was measured):
     - history replay vs the starts the service recorded (the trace's first_start): the poll
-      interval; the replay is the same engine on the same events.
+      interval; the replay is the same engine on the same events. It decides once per half
+      poll (--decision-window): ends the service saw at one poll reach its history a few
+      milliseconds apart (each job's start lagged its submission by its own decision
+      latency), and decided one at a time they can send the next job to another GPU model.
     - history replay vs Slurm's start: the poll interval plus Slurm's launch latency L (from
       frugal's release to Slurm's start: its next scheduling pass, slurm_launch_bound()).
     - Slurm accounting replay vs Slurm's start: the same plus 1 s, Slurm's times being whole
@@ -557,7 +560,8 @@ def case_fidelity(svc, policy):
     print(im.stderr.strip())
     slurm_epoch = trace_epoch(im.stderr)
 
-    reps = {"history": (replay(svc, f"{d}/history.csv", hist_epoch, policy, "history"),
+    window = ["--decision-window", f"{POLL_S / 2:g}"]
+    reps = {"history": (replay(svc, f"{d}/history.csv", hist_epoch, policy, "history", window),
                         {n: r["id"] for n, r in hist.items()}, POLL_S + launch),
             "slurm": (replay(svc, f"{d}/slurm.csv", slurm_epoch, policy, "slurm"), slurm_id,
                       POLL_S + launch + 1)}

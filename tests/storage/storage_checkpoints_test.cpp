@@ -11,7 +11,7 @@ namespace {
 
 class StorageCheckpoints : public StorageTest {};
 
-constexpr double kT0 = 1.7e9;
+constexpr double kSeriesT0 = 1.7e9;
 
 TEST_F(StorageCheckpoints, LifecycleOverFiftyCheckpointsDoesExactlyWhatThePolicySays) {
   config.default_policy = LifecyclePolicy{3, 5000, 20000, 30, 0};
@@ -20,7 +20,7 @@ TEST_F(StorageCheckpoints, LifecycleOverFiftyCheckpointsDoesExactlyWhatThePolicy
   std::map<int, std::string> content;
   for (int i = 1; i <= 50; ++i) {
     const std::string dir =
-        make_checkpoint("llm", fmt::format("step-{:06}", i * 100), true, kT0 + i * 1000.0);
+        make_checkpoint("llm", fmt::format("step-{:06}", i * 100), true, kSeriesT0 + i * 1000.0);
     content[i] = read_file(dir + "/optim/state.bin");
   }
   make_checkpoint("llm", "step-005100", false);  // being written
@@ -28,7 +28,7 @@ TEST_F(StorageCheckpoints, LifecycleOverFiftyCheckpointsDoesExactlyWhatThePolicy
   // Age of checkpoint i: (51 - i) * 1000 + 500 s. retain_count 30 keeps the newest 30 (21..50):
   // 1..20 deleted; the newest 3 (48..50) stay hot; cold after 20000 s: 21..31; warm after
   // 5000 s: 32..46; 47 (4500 s) stays hot.
-  const double now = kT0 + 51000 + 500;
+  const double now = kSeriesT0 + 51000 + 500;
   const auto can_restart = [](const std::string&) { return true; };
   auto report = m->run_lifecycle(now, can_restart);
   ASSERT_TRUE(report.ok()) << report.error().message;
@@ -66,8 +66,8 @@ TEST_F(StorageCheckpoints, LifecycleOverFiftyCheckpointsDoesExactlyWhatThePolicy
 TEST_F(StorageCheckpoints, PreemptedJobResumesFromACheckpointMovedToCold) {
   auto m = open_manager();
   ASSERT_TRUE(m);
-  make_checkpoint("train", "step-100", true, kT0);
-  const std::string newest = make_checkpoint("train", "step-200", true, kT0 + 10);
+  make_checkpoint("train", "step-100", true, kSeriesT0);
+  const std::string newest = make_checkpoint("train", "step-200", true, kSeriesT0 + 10);
   make_checkpoint("train", "step-300", false);  // preempted while writing this one
   const std::string model = read_file(newest + "/model.bin");
   auto recs = m->scan_checkpoints("train", "t", job_dir("train"), 1000);
@@ -94,15 +94,15 @@ TEST_F(StorageCheckpoints, NewestCompleteOfARestartableJobIsNeverDeleted) {
   config.default_policy = LifecyclePolicy{0, -1, -1, 0, 100};  // delete after 100 s
   auto m = open_manager();
   ASSERT_TRUE(m);
-  make_checkpoint("j", "step-1", true, kT0);
-  make_checkpoint("j", "step-2", true, kT0 + 1);
+  make_checkpoint("j", "step-1", true, kSeriesT0);
+  make_checkpoint("j", "step-2", true, kSeriesT0 + 1);
   ASSERT_TRUE(m->scan_checkpoints("j", "t", job_dir("j"), 1000).ok());
-  auto dry = m->gc(true, kT0 + 1000, [](const std::string&) { return true; });
+  auto dry = m->gc(true, kSeriesT0 + 1000, [](const std::string&) { return true; });
   ASSERT_TRUE(dry.ok());
   ASSERT_EQ(dry.value().size(), 1u);
   EXPECT_EQ(dry.value()[0].path, job_dir("j") + "/step-1");
   EXPECT_TRUE(path_exists(job_dir("j") + "/step-1"));
-  auto report = m->run_lifecycle(kT0 + 1000, [](const std::string&) { return true; });
+  auto report = m->run_lifecycle(kSeriesT0 + 1000, [](const std::string&) { return true; });
   ASSERT_TRUE(report.ok());
   EXPECT_FALSE(path_exists(job_dir("j") + "/step-1"));
   EXPECT_TRUE(path_exists(job_dir("j") + "/step-2"));
