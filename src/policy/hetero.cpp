@@ -1,6 +1,8 @@
 #include "policy/hetero.h"
 
 #include <algorithm>
+#include <map>
+#include <unordered_map>
 
 #include "policy/admit_filter.h"
 
@@ -88,36 +90,80 @@ class HeteroFilter final : public Filter {
     std::vector<double> speeds;  // scratch
     bool built = false;
     Seconds built_at = 0;
-    std::vector<std::vector<std::pair<Seconds, double>>> releases;  // per model
+    // Per model, by time: the GPUs running jobs release at their expected ends (+), and
+    // those that the core jobs examined at this time and left waiting take at their
+    // expected start (−): see drop_slower_fallbacks.
+    std::vector<std::multimap<Seconds, double>> profile;
+    std::vector<Seconds> last_claim;  // per model: the latest expected start claimed
+    struct Claim {
+      GpuModelId model;
+      Seconds start;
+      double gpus;
+    };
+    std::unordered_map<const JobSpec*, Claim> claims;
   };
 
   // Core work: a slower model stays a fallback only if starting there now finishes no later
-  // than waiting for a faster one (estimated from running jobs' expected ends), or, within
-  // kCoreFallbackSpeedFraction of the best speed, no later than that plus one best-model run.
+  // than waiting for a faster one, or, within kCoreFallbackSpeedFraction of the best speed, no
+  // later than that plus one best-model run. The wait for a model without room now is
+  // estimated from running jobs' expected ends, which the core jobs examined before this one
+  // at this time and left waiting take first, in queue order: each claims its GPUs on the
+  // model it would finish soonest on, from its expected start there. A job whose claimants
+  // take all the releases the running jobs' ends bring has no estimated start on that model
+  // (as when those releases are too few for it), and falls back as the rules above allow.
   static void drop_slower_fallbacks(const CycleView& v, State& s, const JobSpec& job,
                                     Candidates& c) {
     if (!s.built || s.built_at != v.now()) build_release_profile(v, s);
     const std::vector<double>& speed = s.speeds;
     const double need = static_cast<double>(job.total_milli()) / kMilliPerGpu;
     const Seconds est = job.runtime_estimate();
+    if (const auto own = s.claims.find(&job); own != s.claims.end()) {
+      const State::Claim& c0 = own->second;  // re-examined at the same time: claims afresh
+      unclaim(s.profile[c0.model], c0.start, -c0.gpus);
+      s.claims.erase(own);
+    }
     std::vector<GpuModelId> kept;
     Seconds best = kNever;
+    GpuModelId best_model = kNoGpuModel;
+    Seconds best_start = kNever;
+    bool room_now = false;
     for (GpuModelId m : c.models) {
-      const Seconds start = earliest_start(v.cluster(), s, m, need, v.now());
+      const bool fits_now = static_cast<double>(v.cluster().free_whole_of(m)) >= need;
+      const Seconds start = fits_now ? v.now() : earliest_start(v.cluster(), s, m, need, v.now());
       const Seconds finish = start == kNever ? kNever : start + est / std::max(speed[m], 1e-9);
       const Seconds best_run = est / std::max(speed[c.models.front()], 1e-9);
       if (kept.empty() || finish <= best ||
           (speed[m] >= kCoreFallbackSpeedFraction * speed[c.models.front()] &&
            finish <= best + best_run)) {
         kept.push_back(m);
+        room_now = room_now || fits_now;
+        if (finish < best) {
+          best_model = m;
+          best_start = start;
+        }
         best = std::min(best, finish);
       }
     }
     c.models = std::move(kept);
+    if (!room_now && best != kNever) {
+      s.profile[best_model].emplace(best_start, -need);
+      s.last_claim[best_model] = std::max(s.last_claim[best_model], best_start);
+      s.claims[&job] = State::Claim{best_model, best_start, need};
+    }
+  }
+
+  static void unclaim(std::multimap<Seconds, double>& profile, Seconds t, double delta) {
+    const auto [lo, hi] = profile.equal_range(t);
+    for (auto it = lo; it != hi; ++it)
+      if (it->second == delta) {
+        profile.erase(it);
+        return;
+      }
   }
 
   // A deadline job: a model on which it would miss its deadline starting now is dropped when
-  // some model, waiting for running jobs' expected ends, would still meet it.
+  // some model, waiting for running jobs' expected ends (after the core jobs' claims), would
+  // still meet it.
   static void drop_deadline_misses(const CycleView& v, State& s, const JobSpec& job,
                                    Candidates& c) {
     if (!s.built || s.built_at != v.now()) build_release_profile(v, s);
@@ -133,13 +179,19 @@ class HeteroFilter final : public Filter {
     std::erase_if(c.models, [&](GpuModelId m) { return v.now() + run(m) > job.deadline; });
   }
 
+  // The earliest time the model has `need` GPUs free by the profile, no earlier than the
+  // latest claimed start (the jobs examined before start first); kNever when it never has.
+  // After that start only releases remain, so the free count only grows from there.
   static Seconds earliest_start(const ClusterState& st, const State& s, GpuModelId m, double need,
                                 Seconds now) {
     double free = static_cast<double>(st.free_whole_of(m));
-    if (free >= need) return now;
-    for (const auto& [end, gpus] : s.releases[m]) {
-      free += gpus;
-      if (free >= need) return end;
+    const Seconds floor = std::max(now, s.last_claim[m]);
+    auto it = s.profile[m].begin();
+    for (; it != s.profile[m].end() && it->first <= floor; ++it) free += it->second;
+    if (free >= need) return floor;
+    for (; it != s.profile[m].end(); ++it) {
+      free += it->second;
+      if (free >= need) return it->first;
     }
     return kNever;
   }
@@ -147,11 +199,13 @@ class HeteroFilter final : public Filter {
   static void build_release_profile(const CycleView& v, State& s) {
     s.built = true;
     s.built_at = v.now();
-    s.releases.assign(v.catalog().size(), {});
+    s.profile.assign(v.catalog().size(), {});
+    s.last_claim.assign(v.catalog().size(), v.now());
+    s.claims.clear();
     for (const auto& [end, j] : ending_after(v.running_by_end(), v.now())) {
       const JobRuntime& r = v.job(j);
       if (r.placement.model != kNoGpuModel && !r.spec->fractional())
-        s.releases[r.placement.model].emplace_back(end, r.gpus());
+        s.profile[r.placement.model].emplace(end, static_cast<double>(r.gpus()));
     }
   }
 

@@ -22,15 +22,17 @@
 // preferred model is full runs on the next one instead of waiting. For core work a slower
 // model stays a fallback when starting on it now is estimated to finish no later than waiting
 // for a faster candidate (the wait estimated from running jobs' expected ends, as backfill
-// does; a job running past its expected end frees its GPUs at an unknown time and is not
-// counted), or — for a model at least kCoreFallbackSpeedFraction as fast as the best — when it
-// finishes no later than waiting plus one run on the best model: a fallback at most doubles
-// the job's estimated completion time. (Before that bound, core work fell back to any model
-// within the fraction unconditionally, and 8-GPU pretrain jobs of 7–11 A100-days ran 43 days
-// on L4 in the two-region demo; docs/EXPERIMENTS.md.) Otherwise the job waits for the faster
-// model. Auxiliary work falls back (its preferred models are the cheap, plentiful ones) except
-// to a model that would miss its deadline while another would still meet it (above). Within a model
-// the wrapped placer (bestfit) picks the GPUs.
+// does, which the core jobs ahead of it in this cycle's walk that were left waiting take
+// first, each on the model it would finish soonest on; where they take all that the running
+// jobs release, the job has no estimated start on the model; a job running past its expected
+// end frees its GPUs at an unknown time and is not counted), or — for a model at least
+// kCoreFallbackSpeedFraction as fast as the best — when it finishes no later than waiting plus one
+// run on the best model: a fallback at most doubles the job's estimated completion time. (Before
+// that bound, core work fell back to any model within the fraction unconditionally, and 8-GPU
+// pretrain jobs of 7–11 A100-days ran 43 days on L4 in the two-region demo; docs/EXPERIMENTS.md.)
+// Otherwise the job waits for the faster model. Auxiliary work falls back (its preferred models are
+// the cheap, plentiful ones) except to a model that would miss its deadline while another would
+// still meet it (above). Within a model the wrapped placer (bestfit) picks the GPUs.
 
 #include <memory>
 #include <vector>

@@ -166,6 +166,35 @@ TEST(Hetero, CoreWorkWaitsForTheFastModelWhenThatFinishesSooner) {
   }
 }
 
+// Jobs ahead in the queue that wait for the fast model take its releases first. b fills the
+// H100s until 100 s; p1 and p2 (8 GPUs of pretrain each, 4,000 s on H100, 10,000 s on A100)
+// arrive at 1. p1 waits for the H100s (done at 4,100 s, against 10,001 s on the A100s now).
+// p2 alone would wait too; behind p1, which claims b's release, it has no estimated start on
+// the H100s and takes the A100s at once.
+TEST(Hetero, CoreWorkBehindAQueueForTheFastModelFallsBack) {
+  const auto spec = reserved({node("a", kRefA100, 8), node("h", kH100, 8)});
+  EngineOptions o;
+  o.reference_model = kRefA100;
+  for (const int queued : {1, 2}) {
+    Engine e(spec, hetero_gpus(), profile("frugal-place"), o);
+    const JobSpec b = classed("b", JobClass::kPretrain, 8, 100 * 2.5);
+    const JobSpec p1 = classed("p1", JobClass::kPretrain, 8, 10000);
+    const JobSpec p2 = classed("p2", JobClass::kPretrain, 8, 10000);
+    e.submit(0, &b, 0);
+    ASSERT_EQ(e.schedule(0).size(), 1u);
+    e.submit(1, &p1, 1);
+    if (queued == 2) e.submit(2, &p2, 1);
+    std::vector<GpuModelId> got(3, kNoGpuModel);
+    for (const Decision& d : e.schedule(1))
+      if (d.kind == Decision::Kind::kStart) got[d.job] = d.placement.model;
+    EXPECT_EQ(got[1], kNoGpuModel) << queued;
+    if (queued == 2) {
+      EXPECT_EQ(got[2], kRefA100);
+    }
+    EXPECT_EQ(e.check_invariants(), "");
+  }
+}
+
 // A job still running past its estimate frees the fast model at an unknown time: the
 // slower fallback stays. b fills the H100s with an estimate of 100 s (it really runs
 // 250,000 s); at 1 the job waits for them (as above), at 500 b has overrun and the job
