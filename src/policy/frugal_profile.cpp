@@ -14,12 +14,19 @@ namespace frugal {
 namespace {
 
 class TierShortestSort final : public QueueSort {
+  // Urgent deadline jobs sort between core (0) and important (1): important ones at 0.5,
+  // general ones at 0.75.
+  static double urgent_level(Tier t) { return 0.25 * (static_cast<double>(t) + 1); }
+
  public:
   TierShortestSort(Seconds starvation_s, std::optional<DeadlineMargin> urgent)
       : starvation_s_(starvation_s), urgent_(urgent) {}
   std::string name() const override { return "tier-shortest"; }
   QueueKey key(const JobRuntime& j) const override {
-    return {static_cast<double>(effective_tier(j)), j.spec->runtime_estimate(), j.seq, 0};
+    const double est = j.spec->runtime_estimate();
+    if (urgent_ && j.starved && j.spec->deadline != kNever && j.spec->tier != Tier::kCore)
+      return {urgent_level(j.spec->tier), est, j.seq, 0};
+    return {static_cast<double>(effective_tier(j)), est, j.seq, 0};
   }
   Seconds starvation_after() const override { return starvation_s_ > 0 ? starvation_s_ : kNever; }
   Seconds starve_at(const JobRuntime& j, Seconds queued) const override {
@@ -53,7 +60,7 @@ std::vector<OptionSpec> frugal_option_specs() {
                    "a general-tier job queued this long counts as important"});
   specs.push_back(flag("urgent", d.urgent,
                        "a queued deadline job whose slack runs out (deadline - estimate - "
-                       "margin) counts as starved"));
+                       "margin) goes after core work, before other important work"));
   specs.push_back(flag("sun", d.sun, "follow-the-sun for movable jobs (as +sun)"));
   specs.push_back(flag("release", d.prompt_release, "hand idle on-demand nodes back at once"));
   specs.push_back(flag("autoscale_first", d.autoscale_first,

@@ -3,10 +3,13 @@
 // service (default_profile_name()). Its pipeline (`frugal policies` prints it):
 //
 //   QueueSort   tier-shortest: effective tier (core > important > general; a general job
-//               queued `tiers.starvation_s` counts as important, and with `urgent` so does a
-//               deadline job once its slack runs out: deadline − estimate − max(margin_s,
-//               margin_frac × estimate), the time-shift margins), then the shortest runtime
-//               estimate, then arrival.
+//               queued `tiers.starvation_s` counts as important), then the shortest runtime
+//               estimate, then arrival. With `urgent`, a queued important or general job
+//               with a deadline whose slack has run out (deadline − estimate −
+//               max(margin_s, margin_frac × estimate), the time-shift margins) is urgent:
+//               it goes after core work and before every job that is not urgent (urgent
+//               important jobs before urgent general ones, each shortest first), and it
+//               counts as important for preemption.
 //   Admit       time-shift (policy/time_shift.h) with the options below.
 //   Filter      hetero-fast (policy/hetero.h); Place: ordered bestfit.
 //   PostFilter  easy-backfill.   Preempt: tier-preempt (policy/tiers.h), checkpoint-first.
@@ -72,7 +75,8 @@ FeatureSet frugal_features(const FrugalOptions& o);
 std::string default_profile_name();
 
 // QueueSort "tier-shortest" (exposed for tests). With `urgent`, a deadline job also counts
-// as starved from deadline − estimate − max(margin_s, margin_frac × estimate) (as queued).
+// as starved from deadline − estimate − max(margin_s, margin_frac × estimate) (as queued),
+// and a starved non-core deadline job is urgent (above).
 struct DeadlineMargin {
   Seconds margin_s = 3600;
   double margin_frac = 0.25;

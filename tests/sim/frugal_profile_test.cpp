@@ -21,10 +21,10 @@ JobSpec tiered(std::string id, Seconds submit, int gpus, Seconds duration, Tier 
 }
 
 SimResult run_frugal(const std::vector<JobSpec>& jobs, const ClusterSpec& cluster,
-                     SimOptions so = {}) {
+                     SimOptions so = {}, const std::string& policy = "frugal") {
   so.check_invariants = true;
   so.reference_model = kA100;
-  SimResult r = simulate(jobs, cluster, test_gpus(), profile("frugal"), so);
+  SimResult r = simulate(jobs, cluster, test_gpus(), profile(policy), so);
   EXPECT_EQ(r.invariant_violation, "");
   return r;
 }
@@ -149,16 +149,46 @@ TEST(FrugalProfile, UrgentDeadlineJobBeatsShortest) {
   SimResult r = run_frugal(jobs, c);
   EXPECT_DOUBLE_EQ(r.jobs[1].first_start, 20000);
   EXPECT_DOUBLE_EQ(r.jobs[2].first_start, 25000);
-  SimOptions so;
-  so.check_invariants = true;
-  so.reference_model = kA100;
-  r = simulate(jobs, c, test_gpus(), profile("frugal:urgent=0"), so);
+  r = run_frugal(jobs, c, {}, "frugal:urgent=0");
   EXPECT_DOUBLE_EQ(r.jobs[2].first_start, 20000);
   EXPECT_DOUBLE_EQ(r.jobs[1].first_start, 20100);
   // A deadline the job can still make later does not promote it yet.
   jobs[1].deadline = 40000;
   r = run_frugal(jobs, c);
   EXPECT_DOUBLE_EQ(r.jobs[2].first_start, 20000);
+}
+
+// Once urgent (slack out at 17,400 s, as above), a deadline job of the general or the
+// important tier goes after core work and before other important work, even shorter work;
+// with urgent=0 the important job goes first. Among urgent jobs the tier still orders.
+TEST(FrugalProfile, UrgentDeadlineJobGoesBeforeImportantWork) {
+  const auto c = cluster_of({node("n0", kA100, 1)});
+  for (const Tier tier : {Tier::kGeneral, Tier::kImportant}) {
+    std::vector<JobSpec> jobs = {tiered("busy", 0, 1, 20000, Tier::kCore),
+                                 tiered("due", 10, 1, 5000, tier),
+                                 tiered("important", 100, 1, 100, Tier::kImportant),
+                                 tiered("core", 200, 1, 100, Tier::kCore)};
+    jobs[1].deadline = 26000;
+    SimResult r = run_frugal(jobs, c);
+    EXPECT_DOUBLE_EQ(r.jobs[3].first_start, 20000);
+    EXPECT_DOUBLE_EQ(r.jobs[1].first_start, 20100);
+    EXPECT_DOUBLE_EQ(r.jobs[2].first_start, 25100);
+    r = run_frugal(jobs, c, {}, "frugal:urgent=0");
+    EXPECT_DOUBLE_EQ(r.jobs[2].first_start, 20100);
+    EXPECT_DOUBLE_EQ(r.jobs[1].first_start, 20200);
+  }
+  // Two urgent jobs (slack out at 17,400 s and 18,400 s): the important one first, though
+  // the general one is shorter.
+  const std::vector<JobSpec> both = [] {
+    std::vector<JobSpec> v = {tiered("busy", 0, 1, 20000, Tier::kCore),
+                              tiered("due-general", 10, 1, 4000, Tier::kGeneral),
+                              tiered("due-important", 20, 1, 5000, Tier::kImportant)};
+    v[1].deadline = v[2].deadline = 26000;
+    return v;
+  }();
+  const SimResult r = run_frugal(both, c);
+  EXPECT_DOUBLE_EQ(r.jobs[2].first_start, 20000);
+  EXPECT_DOUBLE_EQ(r.jobs[1].first_start, 25000);
 }
 
 // Random workloads under the whole profile: every victim loses at most one checkpoint
