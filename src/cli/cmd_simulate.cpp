@@ -34,6 +34,7 @@ struct RunOptions {
   double horizon_hours = 0;
   double migration_cost_s = 60;
   double decision_window_s = 0;
+  bool wake_at_estimates = false;
   double resize_cost_s = 30;
   double elastic_alpha = 0.8;
   bool predict_runtimes = false;
@@ -70,10 +71,14 @@ void add_run_options(CLI::App& cmd, RunOptions& o) {
       ->capture_default_str();
   cmd.add_option("--decision-window", o.decision_window_s,
                  "Handle the events within SECONDS of each other together, at the latest one's "
-                 "time (replaying a service's history: half its poll interval); 0 = each at its "
-                 "own time")
+                 "time (replaying a service's history: longer than its decision latency, shorter "
+                 "than the time between its turns, docs/WHATIF.md; 10 ms on Slurm); 0 = each at "
+                 "its own time")
       ->check(CLI::Range(0.0, 3600.0))
       ->capture_default_str();
+  cmd.add_flag("--wake-at-estimates", o.wake_at_estimates,
+               "Also decide when a running job reaches its estimated end while jobs wait, as "
+               "frugal serve does (replaying a service's history, docs/WHATIF.md)");
   cmd.add_option("--resize-cost", o.resize_cost_s,
                  "Seconds of progress a resized elastic job loses (policies with +elastic)")
       ->check(CLI::Range(0.0, 86400.0))
@@ -120,6 +125,7 @@ Result<std::vector<Summary>> run_all(const RunOptions& o,
   so.work_horizon_s = o.horizon_hours * 3600;
   so.migration_cost_s = o.migration_cost_s;
   so.decision_window_s = o.decision_window_s;
+  so.wake_at_expected_ends = o.wake_at_estimates;
   so.resize_cost_s = o.resize_cost_s;
   so.elastic_alpha = o.elastic_alpha;
   so.predict_runtimes = o.predict_runtimes;

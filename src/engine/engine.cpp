@@ -542,7 +542,7 @@ void Engine::apply_demotions(Seconds now) {
   }
 }
 
-Seconds Engine::next_wakeup() const {
+Seconds Engine::next_timer() const {
   Seconds t = kNever;
   if (!deferred_.empty()) t = std::min(t, deferred_.begin()->first);
   if (!demotions_.empty()) t = std::min(t, demotions_.begin()->first);
@@ -550,6 +550,12 @@ Seconds Engine::next_wakeup() const {
   if (!starvations_.empty()) t = std::min(t, starvations_.begin()->first);
   for (const auto& plugin : profile_.plugins) t = std::min(t, plugin->next_wakeup(*this));
   return std::min(t, pool_.next_wakeup());
+}
+
+Seconds Engine::next_wakeup() const {
+  const Seconds t = next_timer();
+  if (!options_.wake_at_expected_ends || pending_count() == 0) return t;
+  return std::min(t, next_expected_end(now_));
 }
 
 Seconds Engine::next_expected_end(Seconds t) const {

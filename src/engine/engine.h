@@ -148,11 +148,18 @@ class Engine final : private CycleOps {
 
   // One scheduling cycle at `now`. The returned reference is valid until the next call.
   const std::vector<Decision>& schedule(Seconds now);
-  // Earliest time the engine needs a cycle without outside events (kNever if none).
+  // Earliest time the engine needs a cycle without outside events (kNever if none): its
+  // timers and its plugins', and, with EngineOptions::wake_at_expected_ends, while jobs wait,
+  // the next expected end of a running job (next_expected_end after the last cycle).
   Seconds next_wakeup() const;
+  // next_wakeup() without the expected ends: the engine's and its plugins' timers (deferrals,
+  // checkpoint graces, demotions, starvation marks, the node pool's), which a cycle must not
+  // come later than. A driver that decides the events of a short window together (the
+  // simulator's --decision-window) may take an expected end within it at the window's end,
+  // as a live service notices it at its next turn.
+  Seconds next_timer() const;
   // The earliest expected end (by runtime estimates) of a running job after `t`; kNever if
-  // none. A live driver, whose jobs end when they end rather than at their estimates, runs a
-  // cycle then while jobs wait: a job past its estimate may then be preempted.
+  // none.
   Seconds next_expected_end(Seconds t) const;
 
   const ClusterState& cluster() const override { return state_; }

@@ -38,6 +38,13 @@ struct EngineOptions {
   // bf_max_job_test and continues with bf_continue). The service sets it
   // (max_jobs_per_cycle); a queue shorter than the limit is walked whole, as without it.
   size_t walk_limit = 0;
+  // Also a wake-up (Engine::next_wakeup): a running job reaching its estimated end while jobs
+  // wait. From then on its end is unknown, which moves EASY's reservations and makes it a
+  // preemption candidate (policy/tiers.cpp). A live service decides then (it sets this, and
+  // so do its shadows); `simulate --wake-at-estimates` replays its history alike. Off in
+  // the evaluation: the extra cycles would make the schedules of policies that read no
+  // estimates (las, gavel: time-dependent decisions) depend on the estimates.
+  bool wake_at_expected_ends = false;
 };
 
 }  // namespace frugal

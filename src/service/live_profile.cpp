@@ -37,6 +37,7 @@ EngineOptions service_engine_options(const GpuCatalog& catalog, size_t max_jobs_
                                      bool powers_nodes) {
   EngineOptions o;
   o.walk_limit = max_jobs_per_cycle;  // a deep queue: bounded work per cycle
+  o.wake_at_expected_ends = true;     // jobs end when they end, not at their estimates
   // Speeds relative to the catalog's reference model (as `simulate` defaults), so that
   // heterogeneity-aware policies (tiers/hetero, frugal-place) see H100 faster than A100.
   if (auto ref = catalog.find("A100-80GB")) o.reference_model = *ref;

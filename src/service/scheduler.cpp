@@ -175,8 +175,7 @@ void Scheduler::loop() {
     std::deque<Command> batch;
     {
       std::unique_lock<std::mutex> lock(mu_);
-      double wake = engine_->next_wakeup();
-      if (engine_->pending_count() > 0) wake = std::min(wake, end_wake_);
+      const double wake = engine_->next_wakeup();
       double wait_s = kPollS;
       if (wake != kNever) wait_s = std::clamp(unix_time(wake) - wall_now(), 0.0, kPollS);
       // Handles of just-started jobs: persist them now (unless commits fail: retried each
@@ -363,12 +362,10 @@ void Scheduler::turn(std::deque<Command>& batch) {
   update_calendar(now);
   if (storage_) storage_turn(now);
   const Seconds t = engine_time(now);
-  // Jobs wait and a running job reached its estimated end without ending: a cycle now may
-  // preempt it (its end is unknown from here on; policy/tiers.cpp).
-  const bool estimate_passed = engine_->pending_count() > 0 && end_wake_ <= t;
-  // Short of disk space, or commits failing: no cycle, so nothing new is launched (running
-  // jobs go on).
-  if (!read_only() && (engine_dirty_ || engine_->next_wakeup() <= t || estimate_passed)) {
+  // A cycle on news, or when the engine asked for one (a timer, or a running job reaching its
+  // estimated end while jobs wait: Engine::next_wakeup). Short of disk space, or commits
+  // failing: no cycle, so nothing new is launched (running jobs go on).
+  if (!read_only() && (engine_dirty_ || engine_->next_wakeup() <= t)) {
     engine_dirty_ = false;
     const auto t0 = std::chrono::steady_clock::now();
     const std::vector<Decision>& ds = engine_->schedule(t);
@@ -376,7 +373,6 @@ void Scheduler::turn(std::deque<Command>& batch) {
     // Rules undoing each other: the engine decides nothing more; say so where operators look
     // (the alert also logs it). Jobs already running go on; nothing new starts.
     if (engine_->stalled()) alerts_.raise("engine_stalled", "engine", *engine_->stalled(), now);
-    end_wake_ = engine_->next_expected_end(t);
     ++cycles_;
     decisions_ += ds.size();
     decision_latency_.record(

@@ -527,7 +527,6 @@ class Scheduler {
   std::shared_ptr<const Clock> clock_;
   GpuCatalog catalog_;
   ClusterSpec cluster_;
-  Seconds end_wake_ = kNever;   // Engine::next_expected_end after the last cycle
   RuntimePredictor predictor_;  // live runtime prediction (docs/API.md, estimate_s)
   std::map<std::string, std::vector<int64_t>> gpu_memory_mib_;  // Parts::gpu_memory_mib
   std::unique_ptr<Driver> driver_;

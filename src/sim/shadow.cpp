@@ -131,6 +131,10 @@ void ShadowRun::catch_up(Seconds t, bool flush) {
   // Internal instants up to t: ends and provisioning first, then the engine's wake-ups.
   for (int guard = 0; guard < 1'000'000; ++guard) {
     Seconds next = engine_.next_wakeup();
+    // A wake-up at t itself waits for t's events (the caller's, then advance()'s cycle): a
+    // running job reaching its estimate as its real end arrives is not taken to outlive it,
+    // as the live engine takes a turn's events before it decides.
+    if (!flush && next >= t) next = kNever;
     if (!timed_.empty()) next = std::min(next, timed_.top().t);
     if (next > t || next == kNever) break;
     next = std::max(next, clock_);

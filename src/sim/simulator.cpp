@@ -60,6 +60,7 @@ EngineOptions engine_options(const SimOptions& o) {
   e.elastic_alpha = o.elastic_alpha;
   e.resize_cost_s = o.resize_cost_s;
   e.walk_limit = o.walk_limit;
+  e.wake_at_expected_ends = o.wake_at_expected_ends;
   return e;
 }
 
@@ -223,9 +224,10 @@ class Simulation {
 
  private:
   // SimOptions::decision_window_s: the time of the latest arrival or event within the window
-  // that opens at `t`, the earliest pending one; the engine's next wake-up closes it early.
+  // that opens at `t`, the earliest pending one; the engine's next timer closes it early (an
+  // expected end does not: Engine::next_timer).
   Seconds window_end(Seconds t, size_t next_arrival) {
-    const Seconds limit = std::min(t + opt_.decision_window_s, engine_.next_wakeup());
+    const Seconds limit = std::min(t + opt_.decision_window_s, engine_.next_timer());
     Seconds last = t;
     for (size_t k = next_arrival; k < order_.size() && jobs_[order_[k]].submit <= limit; ++k)
       last = std::max(last, jobs_[order_[k]].submit);

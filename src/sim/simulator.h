@@ -7,10 +7,9 @@
 // and redoes the rest later (counted as rework). A migrated job (kMigrate) is stopped the
 // same way and restarts at once on its new placement, where its first migration_cost_s
 // seconds make no progress (rework too): a migration's rework is the work since the last
-// checkpoint plus that restart.
-// and redoes the rest later (counted as rework). A job preempted checkpoint-first is
-// signalled, stops computing, holds its GPUs through the grace while its checkpoint is
-// written, then stops with all its progress up to the signal saved (no rework).
+// checkpoint plus that restart. A job preempted checkpoint-first is signalled, stops
+// computing, holds its GPUs through the grace while its checkpoint is written, then stops
+// with all its progress up to the signal saved (no rework).
 //
 // Spot pools (Capacity::kSpot, autoscaled; not on a static cluster): each spot node, once
 // usable, draws a reclaim time (sim/spot_reclaims.h). At the reclaim minus the pool's notice
@@ -69,6 +68,10 @@ struct SimOptions {
   // EngineOptions::walk_limit (0: the whole queue each cycle, the simulator's default; the
   // service bounds it with max_jobs_per_cycle).
   size_t walk_limit = 0;
+  // EngineOptions::wake_at_expected_ends: also decide when a running job reaches its
+  // estimated end while jobs wait, as `frugal serve` does (replaying its history). Off by
+  // default (the evaluation).
+  bool wake_at_expected_ends = false;
   // Runtime prediction (src/policy/runtime_predictor.h): a job arriving without an
   // estimate (JobSpec::estimate < 0) gets the predictor's estimate, learned online from the
   // jobs completed so far; the engine (backfill, hetero's deadline and wait rules) sees
@@ -92,11 +95,12 @@ struct SimOptions {
   // Decide once per window instead of at every event time: the events (arrivals, ends,
   // failures) within this many seconds of the earliest pending one are handled together, at
   // the latest one's time, and the engine schedules once; never past the engine's next
-  // wake-up. A live service observes ends only at its polls, so ends it saw together reach
-  // its history milliseconds apart (each job's start lagged its submission by its own
-  // decision latency); replaying that history event by event decides between them where the
-  // service did not. Replay a service's history with half its poll interval. 0: every event
-  // at its own time (the default; results then do not depend on this option).
+  // timer (Engine::next_timer). A live service decides in turns, and the ends one turn saw
+  // reach its history apart by its decision latency (each job's start lagged the submission
+  // or end that allowed it); replaying that history event by event decides between them
+  // where the service did not. Replay a service's history with a window longer than its
+  // decision latency and shorter than the time between its turns (docs/WHATIF.md: 10 ms on
+  // Slurm). 0: every event at its own time (the default; results then do not depend on it).
   Seconds decision_window_s = 0;
   // Checkpoint lifecycle (opt-in; Ledger::set_checkpoint_lifecycle): jobs' checkpoint series
   // priced per tier under these policies. Unset: checkpoint_gb on the declared tier.

@@ -41,6 +41,33 @@ TEST(EngineLive, WithdrawTakesAQueuedJobOffTheQueue) {
   EXPECT_EQ(e.check_invariants(), "");
 }
 
+// With EngineOptions::wake_at_expected_ends (the service's), a running job reaching its
+// estimated end while a job waits is a wake-up (its end is unknown from then on:
+// reservations and preemption candidates change); with nothing waiting it is not, and an
+// estimate already passed does not wake again. Without the option (the evaluation's) it is
+// never one.
+TEST(EngineLive, AnEstimateRunningOutWhileJobsWaitIsAWakeup) {
+  for (const bool wake : {true, false}) {
+    SCOPED_TRACE(wake);
+    EngineOptions o{kA100};
+    o.wake_at_expected_ends = wake;
+    Engine e(make_homogeneous_cluster(8, kA100, 8), test_gpus(), testing::profile("backfill"), o);
+    JobSpec run = job("run", 0, 8, 1000);
+    run.estimate = 50;
+    const JobSpec wait = job("wait", 10, 8, 100);
+    e.submit(0, &run, 0);
+    ASSERT_TRUE(started(e.schedule(0), 0));
+    EXPECT_EQ(e.next_wakeup(), kNever);  // nothing waits
+    e.submit(1, &wait, 10);
+    EXPECT_FALSE(started(e.schedule(10), 1));
+    EXPECT_EQ(e.next_wakeup(), wake ? 50 : kNever);
+    (void)e.schedule(50);
+    EXPECT_EQ(e.next_wakeup(), kNever);  // passed: its end is unknown, nothing to wait for
+    EXPECT_TRUE(e.withdraw(1, 60));
+    EXPECT_EQ(e.check_invariants(), "");
+  }
+}
+
 TEST(EngineLive, WithdrawADeferredJob) {
   // Energy is cheapest in hour 4 (tests/cost/timeshift_test.cpp): a deferrable job waits.
   ClusterSpec c = testing::hand_cluster(Capacity::kReserved, {testing::gpu_node("n", kA100, 1)});
