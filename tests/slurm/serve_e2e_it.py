@@ -11,15 +11,17 @@
   serve_e2e_it.py --frugal BIN --unavailable MARKER fidelity    history export / import slurm replayed
 
 Each case starts its own daemon on a free loopback port with a temporary database and checks
-what the service says against what Slurm says (squeue --json). Standard library only.
+what the service says against what Slurm says (squeue --json). Standard library only. With
+FRUGAL_E2E_KEEP_FAILED=DIR a failing case's directory (database, logs, traces) is copied there.
 """
-import argparse, hashlib, json, os, socket, subprocess, sys, tempfile, time, urllib.request
+import argparse, hashlib, json, os, shutil, socket, subprocess, sys, tempfile, time, urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from slurm_test_util import ADMIN, TOKEN, TOKEN_SHA, Serve, free_port  # noqa: E402
 
 
 POLL_S = 0.5  # the service's slurm.poll_interval_s
+DECISION_WINDOW_S = 0.01  # the fidelity replay's --decision-window (case_fidelity)
 
 
 class Service(Serve):
@@ -432,11 +434,13 @@ def case_compare(svc):
 # id, GPUs, work (seconds on A100-80GB, class pretrain), submission (s after the first). No
 # job names a GPU model: backfill places each, and each sleeps its work at the speed of the
 # model it got (H100: 2.5x), so a replay that places it alike runs it as long. 24 GPUs, 12
-# jobs: most queue behind the first four.
+# jobs: most queue behind the first four. Every run outlives its estimate by Slurm's launch
+# latency, and f7/f10 (H100, 2.4 s) tend to end within a poll of f3/f4 (A100): the replay
+# must decide when the service did (estimates running out, turns tens of ms apart).
 FIDELITY_WORKLOAD = [
     ("f1", 8, 20, 0), ("f2", 8, 12.5, 0), ("f3", 4, 15, 0), ("f4", 4, 15, 0),
-    ("f5", 8, 7.5, 0), ("f6", 4, 25, 0), ("f7", 2, 7.5, 0), ("f8", 8, 15, 0),
-    ("f9", 4, 12.5, 0), ("f10", 1, 7.5, 0), ("f11", 8, 7.5, 12), ("f12", 4, 20, 12)]
+    ("f5", 8, 7.5, 0), ("f6", 4, 25, 0), ("f7", 2, 6, 0), ("f8", 8, 15, 0),
+    ("f9", 4, 12.5, 0), ("f10", 1, 6, 0), ("f11", 8, 7.5, 12), ("f12", 4, 20, 12)]
 
 
 def slurm_launch_bound():
@@ -486,10 +490,14 @@ def case_fidelity(svc, policy):
 
     Allowances (each printed with what was measured):
     - history replay vs the starts the service recorded (the trace's first_start): the poll
-      interval; the replay is the same engine on the same events. It decides once per half
-      poll (--decision-window): ends the service saw at one poll reach its history a few
-      milliseconds apart (each job's start lagged its submission by its own decision
-      latency), and decided one at a time they can send the next job to another GPU model.
+      interval; the replay is the same engine on the same events, deciding at the same
+      instants (the ends the history holds, and, with --wake-at-estimates as the service's
+      engine, the expected ends of runs that outlive their estimates while jobs wait). It
+      decides the events within DECISION_WINDOW_S together (--decision-window): ends the
+      service saw in one turn reach its history microseconds apart (each job's start lagged
+      its submission by its own decision latency: 10-60 us measured), while two turns that
+      saw ends are tens of milliseconds apart or more (a start makes the Slurm driver poll
+      at once: 53 ms apart measured). Half a poll, as before, merged such turns.
     - history replay vs Slurm's start: the poll interval plus Slurm's launch latency L (from
       frugal's release to Slurm's start: its next scheduling pass, slurm_launch_bound()).
     - Slurm accounting replay vs Slurm's start: the same plus 1 s, Slurm's times being whole
@@ -560,10 +568,12 @@ def case_fidelity(svc, policy):
     print(im.stderr.strip())
     slurm_epoch = trace_epoch(im.stderr)
 
-    window = ["--decision-window", f"{POLL_S / 2:g}"]
+    # As the service decides: also when a run outlives its estimate (its engine's option).
+    live = ["--wake-at-estimates"]
+    window = ["--decision-window", f"{DECISION_WINDOW_S:g}", *live]
     reps = {"history": (replay(svc, f"{d}/history.csv", hist_epoch, policy, "history", window),
                         {n: r["id"] for n, r in hist.items()}, POLL_S + launch),
-            "slurm": (replay(svc, f"{d}/slurm.csv", slurm_epoch, policy, "slurm"), slurm_id,
+            "slurm": (replay(svc, f"{d}/slurm.csv", slurm_epoch, policy, "slurm", live), slurm_id,
                       POLL_S + launch + 1)}
     print("seconds from the first submission; Slurm's times are whole seconds")
     print(f"{'job':4} {'gpus':>4} {'recorded':>8} | {'slurm start':>11} {'end':>5} {'model':>9} | "
@@ -587,6 +597,14 @@ def case_fidelity(svc, policy):
           f"{max(lag):+.2f} s; launch bound L {launch:g} s (Slurm's next scheduling pass)")
     print(f"history replay: max |start - recorded start| {worst_recorded:.2f} s (allowance "
           f"{POLL_S:g} s)")
+    # The window's premise: longer than the decision lag, shorter than the gap between turns.
+    ends = sorted({float(r["end"]) for r in hist.values()})
+    gaps = [b - a for a, b in zip(ends, ends[1:])] or [float("inf")]
+    lags = [float(r["first_start"]) - float(r["submit"]) for r in hist.values()]
+    lags = [x for x in lags if x < DECISION_WINDOW_S] or [float("nan")]
+    print(f"decision window {DECISION_WINDOW_S * 1e3:g} ms: submission-to-start lag of the jobs "
+          f"started on arrival {min(lags) * 1e3:.3f} .. {max(lags) * 1e3:.3f} ms; turns that saw "
+          f"ends at least {min(gaps) * 1e3:.0f} ms apart")
     makespans = {k: max(p[1] for p in rep.values()) - t0 for k, (rep, *_) in reps.items()}
     for k, (_, _, allowance) in reps.items():
         print(f"{k} replay ({policy}): max |start - Slurm start| {worst[k]:.2f} s (allowance "
@@ -639,6 +657,8 @@ def main():
         except BaseException:
             svc.stop()
             cancel_instance_jobs()
+            if os.environ.get("FRUGAL_E2E_KEEP_FAILED"):  # the case's files, for a post-mortem
+                shutil.copytree(d, os.environ["FRUGAL_E2E_KEEP_FAILED"])
             print("---- serve.log ----\n" + open(os.path.join(d, "serve.log")).read())
             raise
         svc.stop()
