@@ -355,7 +355,8 @@ void add_pack_command(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0.0, 100.0))
       ->capture_default_str();
   cmd->add_option("--bound", o->bound,
-                  "The limit reported beside the runs: lp (the LP relaxation, src/pack/bound.h), "
+                  "The limit reported beside the runs: lp (the LP relaxation with card patterns, "
+                  "src/pack/bound.h), "
                   "ilp (also the integer model's dual bound from Cbc at every binding level, "
                   "never looser, slower), none")
       ->check(CLI::IsMember({"lp", "ilp", "none"}))

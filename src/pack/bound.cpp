@@ -9,6 +9,7 @@
 #include <set>
 #include <tuple>
 
+#include "pack/card_patterns.h"
 #include "pack/discretise.h"
 #include "pack/ilp_dual_bound.h"
 
@@ -61,12 +62,138 @@ std::vector<int32_t> alphas(const std::vector<Pod>& pods) {
 
 }  // namespace
 
+// The card-pattern rows of one GPU model (bound.h): its cards, its sharing sizes, and the
+// rows of the pattern LP that hold them.
+struct PatternGroup {
+  int64_t cards = 0;
+  std::vector<int32_t> sizes;  // ascending
+  int card_row = -1;
+  int first_size_row = -1;  // the size rows follow in `sizes` order
+};
+
 struct AllocBound::Impl {
   std::map<PodKey, int> class_of;
   std::vector<Pod> pods;  // one per class
-  ClpSimplex lp;
-  int count_rows = 0;  // rows 0..classes-1 are the count rows
+  ClpSimplex lp;          // the class LP (for the integer bound: its columns are pod counts)
+  ClpSimplex plp;         // the class LP with the card-pattern rows and columns
+  std::vector<PatternGroup> groups;
+  int count_rows = 0;  // rows 0..classes-1 are the count rows (in both)
+
+  void add_pattern(const PatternGroup& g, const CardPattern& p) {
+    std::vector<int> rows{g.card_row};
+    std::vector<double> vals{1.0};
+    for (size_t i = 0; i < g.sizes.size(); ++i)
+      if (p.count[i] > 0) {
+        rows.push_back(g.first_size_row + static_cast<int>(i));
+        vals.push_back(-static_cast<double>(p.count[i]));
+      }
+    plp.addColumn(static_cast<int>(rows.size()), rows.data(), vals.data(), 0.0, COIN_DBL_MAX, 0.0);
+  }
+  Result<double> solve_patterns();
+  void build_patterns(const std::map<NodeKey, NodeClass>& by_key,
+                      const std::vector<std::pair<const NodeClass*, int>>& col_of, int nrows);
 };
+
+// Column generation over the card patterns: after the LP over the patterns so far, each
+// group's most valuable pattern at the LP's dual prices (best_card_pattern) enters while its
+// reduced cost is positive (beyond a tolerance). The value returned is the LP's plus, per
+// group, its cards times its best reduced cost where that is positive: the Lagrangian bound
+// of column generation (the card row caps a group's patterns at its cards), an upper bound on
+// the LP over every pattern whether the loop converged, stopped at the tolerance or at the
+// round limit.
+Result<double> AllocBound::Impl::solve_patterns() {
+  constexpr int kMaxRounds = 200;
+  constexpr double kEps = 1e-7;
+  plp.dual();
+  for (int round = 0;; ++round) {
+    if (!plp.isProvenOptimal()) return Error{"bound: the pattern LP was not solved to optimality"};
+    const double* dual = plp.dualRowSolution();
+    double slack = 0;
+    bool added = false;
+    std::vector<double> value;
+    for (const PatternGroup& g : groups) {
+      value.assign(g.sizes.size(), 0.0);
+      for (size_t i = 0; i < g.sizes.size(); ++i)
+        value[i] = dual[g.first_size_row + static_cast<int>(i)];
+      CardPattern p = best_card_pattern(g.sizes, value);
+      const double rc = p.value - dual[g.card_row];
+      if (rc <= 0) continue;
+      slack += static_cast<double>(g.cards) * rc;  // counted even when too small to add
+      if (rc > kEps * std::max(1.0, std::abs(dual[g.card_row])) && round < kMaxRounds) {
+        add_pattern(g, p);
+        added = true;
+      }
+    }
+    if (!added) return plp.objectiveValue() + slack;
+    plp.primal(1);
+  }
+}
+
+// The pattern LP (bound.h): the class LP plus, per GPU model g, a card row (whole-card pods'
+// cards plus the patterned cards ≤ g's cards) and a size row per sharing size s (the sharing
+// pods of size s on g's nodes ≤ the slots of size s in g's patterns), and one pattern column
+// per size to start with.
+void AllocBound::Impl::build_patterns(const std::map<NodeKey, NodeClass>& by_key,
+                                      const std::vector<std::pair<const NodeClass*, int>>& col_of,
+                                      int nrows) {
+  Impl& m = *this;
+  m.plp = m.lp;
+  m.plp.setLogLevel(0);
+  std::map<int, size_t> group_of;  // model -> index into m.groups
+  for (const auto& [key, nc] : by_key) {
+    auto [it, fresh] = group_of.emplace(nc.spec.model, m.groups.size());
+    if (fresh) m.groups.emplace_back();
+    m.groups[it->second].cards += nc.count * nc.spec.num_gpu;
+  }
+  std::vector<std::set<int32_t>> sizes(m.groups.size());
+  for (const auto& [nc, c] : col_of) {
+    const Pod& p = m.pods[static_cast<size_t>(c)];
+    if (p.sharing()) sizes[group_of.at(nc->spec.model)].insert(p.milli);
+  }
+  int row = nrows;
+  for (size_t g = 0; g < m.groups.size(); ++g) {
+    PatternGroup& pg = m.groups[g];
+    pg.sizes.assign(sizes[g].begin(), sizes[g].end());
+    pg.card_row = row++;
+    pg.first_size_row = row;
+    row += static_cast<int>(pg.sizes.size());
+  }
+  // The rows, built row-wise over the class LP's columns.
+  std::vector<std::vector<std::pair<int, double>>> entries(static_cast<size_t>(row - nrows));
+  for (size_t j = 0; j < col_of.size(); ++j) {
+    const auto& [nc, c] = col_of[j];
+    const Pod& p = m.pods[static_cast<size_t>(c)];
+    const PatternGroup& pg = m.groups[group_of.at(nc->spec.model)];
+    if (p.sharing()) {
+      const auto at =
+          std::lower_bound(pg.sizes.begin(), pg.sizes.end(), p.milli) - pg.sizes.begin();
+      entries[static_cast<size_t>(pg.first_size_row + at - nrows)].emplace_back(static_cast<int>(j),
+                                                                                1.0);
+    } else {
+      entries[static_cast<size_t>(pg.card_row - nrows)].emplace_back(static_cast<int>(j),
+                                                                     p.num_gpu);
+    }
+  }
+  std::vector<double> lo, hi, val;
+  std::vector<int> cols;
+  std::vector<CoinBigIndex> starts{0};
+  for (size_t r = 0; r < entries.size(); ++r) {
+    lo.push_back(-COIN_DBL_MAX);
+    hi.push_back(0.0);
+    for (const auto& [j, v] : entries[r]) {
+      cols.push_back(j);
+      val.push_back(v);
+    }
+    starts.push_back(static_cast<CoinBigIndex>(cols.size()));
+  }
+  for (const PatternGroup& pg : m.groups)
+    hi[static_cast<size_t>(pg.card_row - nrows)] = static_cast<double>(pg.cards);
+  m.plp.addRows(static_cast<int>(entries.size()), lo.data(), hi.data(), starts.data(), cols.data(),
+                val.data());
+  for (const PatternGroup& pg : m.groups)
+    for (size_t i = 0; i < pg.sizes.size(); ++i)
+      m.add_pattern(pg, single_size_pattern(pg.sizes, i));
+}
 
 AllocBound::AllocBound(const std::vector<NodeSpec>& nodes, const std::vector<Pod>& universe)
     : impl_(std::make_unique<Impl>()) {
@@ -94,6 +221,7 @@ AllocBound::AllocBound(const std::vector<NodeSpec>& nodes, const std::vector<Pod
   std::vector<double> obj, value, colub;
   std::vector<int> index;
   std::vector<CoinBigIndex> start{0};
+  std::vector<std::pair<const NodeClass*, int>> col_of;  // per column: node class, pod class
   int t = 0;
   for (const auto& [key, nc] : by_key) {
     const int base = ncls + per_node * t;
@@ -118,6 +246,7 @@ AllocBound::AllocBound(const std::vector<NodeSpec>& nodes, const std::vector<Pod
       for (size_t a = 0; a < alpha.size(); ++a)
         add(base + 3 + static_cast<int>(a), p.num_gpu * card_weight(p.milli, alpha[a]));
       obj.push_back(static_cast<double>(p.total_milli()));
+      col_of.emplace_back(&nc, c);
       colub.push_back(n * static_cast<double>(most_per_node(nc.spec, p)));
       start.push_back(static_cast<CoinBigIndex>(index.size()));
     }
@@ -132,6 +261,7 @@ AllocBound::AllocBound(const std::vector<NodeSpec>& nodes, const std::vector<Pod
   m.lp.loadProblem(matrix, collb.data(), colub.data(), obj.data(), rowlb.data(), rowub.data());
   m.lp.setOptimizationDirection(-1);  // maximise
   m.count_rows = ncls;
+  m.build_patterns(by_key, col_of, nrows);
 }
 
 AllocBound::~AllocBound() = default;
@@ -152,14 +282,15 @@ Result<int64_t> AllocBound::max_alloc_milli(const std::vector<int64_t>& count) {
   for (int c = 0; c < m.count_rows; ++c) {
     const int64_t k = count[static_cast<size_t>(c)];
     m.lp.setRowUpper(c, static_cast<double>(k));
+    m.plp.setRowUpper(c, static_cast<double>(k));
     all += k * m.pods[static_cast<size_t>(c)].total_milli();
   }
   if (m.count_rows == 0 || all == 0) return int64_t{0};
-  m.lp.dual();
-  if (!m.lp.isProvenOptimal()) return Error{"bound: the LP was not solved to optimality"};
+  auto solved = m.solve_patterns();
+  if (!solved.ok()) return solved.error();
   // Any placement allocates a whole number of milli, at most the LP optimum: so its floor
   // (with room for the solver's tolerances) bounds it too; never above what arrived.
-  const double v = m.lp.objectiveValue();
+  const double v = solved.value();
   const auto up = static_cast<int64_t>(std::floor(v + 1e-6 * std::max(1.0, std::abs(v))));
   return std::min(all, up);
 }
@@ -170,6 +301,10 @@ Result<int64_t> AllocBound::max_alloc_milli_ilp(const std::vector<int64_t>& coun
   int64_t all = 0;
   for (size_t c = 0; c < count.size(); ++c) all += count[c] * impl_->pods[c].total_milli();
   if (lp.value() >= all) return lp;  // everything fits: nothing to tighten
+  // Cbc works on the class LP (every column a pod count): the pattern LP's generated columns
+  // are only some of the patterns, so its integer version would not bound every placement.
+  impl_->lp.dual();
+  if (!impl_->lp.isProvenOptimal()) return lp;
   auto b = cbc_dual_bound(impl_->lp, seconds);
   if (!b.ok()) return lp;
   const double v = b.value();

@@ -22,13 +22,31 @@
 // which sum to at most 1000. So every α row holds for every real placement (α = 0 is the plain
 // milli capacity); A = {0} ∪ {m : sharing sizes m ≤ 500} ∪ {1001 − m : sharing sizes
 // 500 < m < 1000}. Every other constraint is a sum over the nodes of a class of a per-node
-// constraint. Hence the optimum of any real placement is a feasible x with the same
-// objective, and the LP optimum (rounded down: placements allocate whole milli) is an upper
-// bound.
+// constraint.
 //
-// Solved with COIN-OR Clp (or, opt-in, its integer version with Cbc); successive solves change only
-// the count row bounds and restart from the previous basis (dual simplex), so a curve of bounds
-// costs little more than one.
+// Card patterns (pack/card_patterns.h) add what the α rows miss: that the sharing pods on one
+// card are a multiset of sizes summing to at most 1000, so a card of 470 + 470 keeps 60 milli
+// that no pod larger than 60 can use. Per GPU model g (its cards C_g, over all its node
+// classes), with y_gπ = cards of g whose sharing pods form pattern π:
+//
+//              Σ_{t of g, c whole-card} x_ct · num_gpu_c + Σ_π y_gπ ≤ C_g
+//              Σ_{t of g, c sharing of size s} x_ct ≤ Σ_π count_s(π) · y_gπ   every size s
+//
+// (a card holds whole-card pods or sharing pods, never both: a whole-card pod needs a fully
+// free card). The patterns are generated, not listed: starting from one single-size pattern
+// per size, each solve adds per model the pattern best at the LP's dual prices (an exact
+// knapsack over the card's 1000 milli) until none has a positive reduced cost, when the value
+// is that of the LP over all patterns; a round limit, if reached, adds the Lagrangian term
+// (Σ_g C_g × the best reduced cost), which keeps it an upper bound.
+//
+// Hence the optimum of any real placement is a feasible (x, y) with the same objective, and
+// the LP optimum (rounded down: placements allocate whole milli) is an upper bound.
+//
+// Solved with COIN-OR Clp; successive solves change only the count row bounds and restart from
+// the previous basis and patterns (dual simplex), so a curve of bounds costs little more than
+// one. The opt-in integer version (Cbc) makes the class LP's counts integer, without the
+// patterns (a generated set of patterns is not all of them, so its integer model would not
+// bound every placement), and is capped by the pattern LP.
 
 #include <cstdint>
 #include <memory>
@@ -56,10 +74,9 @@ class AllocBound {
   // An error when the LP solver fails.
   Result<int64_t> max_alloc_milli(const std::vector<int64_t>& count);
 
-  // The same model with integer x_ct, bounded by Cbc's best dual bound within `seconds`
-  // (ilp_dual_bound.h): ≤ max_alloc_milli(count), and still an upper bound on every real
-  // placement (a real placement gives an integer x). Falls back to the LP value when Cbc proves
-  // nothing in time.
+  // min(max_alloc_milli(count), Cbc's best dual bound within `seconds` on the class LP with
+  // integer x_ct, ilp_dual_bound.h): still an upper bound on every real placement (a real
+  // placement gives an integer x). The LP value when Cbc proves nothing in time.
   Result<int64_t> max_alloc_milli_ilp(const std::vector<int64_t>& count, double seconds);
 
  private:

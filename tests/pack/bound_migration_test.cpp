@@ -133,6 +133,26 @@ TEST(PackBound, CardWeightsMakeItExactOnSmallCases) {
   EXPECT_EQ(bound_of({node(4000, 8000, 2, 0)}, {pod(1, 1, 4, 1000)}), 0);
 }
 
+// The card patterns (bound.h, pack/card_patterns.h): slivers no pod can use stay free.
+TEST(PackBound, CardPatternsCountSliversNoPodCanUse) {
+  // 470 + 470 leaves 60 milli, which the 110-milli pod cannot use (optimum 940). The
+  // card-weight rows alone allow 1000 (every α row holds at 470·2 + 110·6/11); the pattern LP
+  // mixes 8/9 of a card of 470 + 470 with 1/9 of a card of nine 110s: 945.6, floored.
+  const NodeSpec one = node(8000, 8000, 1, 0);
+  EXPECT_EQ(bound_of({one}, {pod(1, 1, 1, 470), pod(1, 1, 1, 470), pod(1, 1, 1, 110)}), 945);
+  // Three 320s and a 110 (optimum 960): 8/9 of 320·3 and 1/9 of nine 110s, 963.3.
+  EXPECT_EQ(
+      bound_of({one}, {pod(1, 1, 1, 320), pod(1, 1, 1, 320), pod(1, 1, 1, 320), pod(1, 1, 1, 110)}),
+      963);
+  // 650 + 320 share a card: a pattern of two sizes, which the column generation has to find
+  // (it starts from one size per pattern: 650, or three 320s).
+  EXPECT_EQ(bound_of({one}, {pod(1, 1, 1, 650), pod(1, 1, 1, 320)}), 970);
+  // Two cards: 650 + 320 on one, 470 + 470 on the other.
+  EXPECT_EQ(bound_of({node(8000, 8000, 2, 0)},
+                     {pod(1, 1, 1, 650), pod(1, 1, 1, 320), pod(1, 1, 1, 470), pod(1, 1, 1, 470)}),
+            1910);
+}
+
 TEST(PackBound, NeverBelowTheBruteForceOptimum) {
   std::mt19937_64 rng(7);
   int tight = 0;
