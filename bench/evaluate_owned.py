@@ -18,7 +18,10 @@ cluster is larger than the factor says; the page shows the actual capacity ("A10
 A fixed cluster costs the same per hour under every policy, so cost is measured as work per
 dollar over a common horizon H = the trace's span + 24 h: reference (A100) GPU-hours of the
 jobs completed within H (simulate --horizon-hours) per dollar of the cluster's rental over H.
-Energy and CO2 (which do differ) are reported beside it, over the whole run.
+Energy and CO2 (which do differ) are reported beside it, over the whole run. The allocated
+share is the GPU-time held by jobs within H over the cluster's GPU-time over H; the busy
+share the part of it that made lasting progress (simulate's work.horizon.busy_share: not a
+checkpoint-first preemption's grace, a restart, nor work lost to a stop and redone).
 
 Bounds (no policy can beat them; computed from the trace and the cluster alone):
   work per dollar  min(the work of the jobs that could finish within H at all — submit +
@@ -151,6 +154,7 @@ def owned_record(ev, trace, policy, factor, setting, r, wall):
                 "work_ref_gpu_hours": hz.get("ref_gpu_hours", 0.0),
                 "completed_in_horizon": hz.get("completed", 0),
                 "allocated_share": hz.get("allocated_share", 0.0),
+                "busy_share": hz.get("busy_share", 0.0),
                 "jct_floor_s": work.get("jct_floor_s", 0.0),
                 "jct_bound_s": work.get("jct_bound_s", 0.0),
                 "energy_kwh": r.get("cost", {}).get("energy_kwh", 0.0),
@@ -226,6 +230,10 @@ TIERS = ["core", "important", "general"]
 
 def _h(s):
     return f"{s / 3600:.2f}"
+
+
+def _busy(r):  # "–" for a record from before the simulator reported it
+    return f"{r['busy_share']:.3f}" if "busy_share" in r else "–"
 
 
 def _tier(r, tier, key, stat):
@@ -407,7 +415,10 @@ def owned_section(owned):
            "(A100) GPU-hours completed within the horizon (the trace's span + 24 h) per "
            "dollar of rental over it. `frugal` uses predicted runtimes (`--predict-runtimes`); "
            "the baselines keep their oracle estimates; `frugal (oracle)` is frugal with the "
-           "oracle, compared only with the baselines that use it. Bounds: work per dollar — the work "
+           "oracle, compared only with the baselines that use it. Allocated / busy: the share "
+           "of the cluster's GPU-time over the horizon held by jobs / spent on progress that "
+           "lasted (not a preemption's checkpoint grace, a restart, or work lost and redone). "
+           "Bounds: work per dollar — the work "
            "that could finish within the horizon at all, capped by the cluster's capacity at "
            "its fastest speeds; mean JCT — the simulator's `jct_bound_s` (`src/sim/jct_bound.h`: "
            "at every instant at least as many jobs are in the system as under SRPT on one "
@@ -452,7 +463,7 @@ def owned_section(owned):
     out += consolidation_section(owned, runs)
     head = ("| size | policy | mean JCT h | p99 JCT h | " + " | ".join(
         f"{t} wait mean / p99 h" for t in TIERS)
-        + " | misses | allocated | done in H | work per $ (bound) | MWh | t CO2 |")
+        + " | misses | allocated / busy | done in H | work per $ (bound) | MWh | t CO2 |")
     for t in sorted(settings):
         out += [f"### {t}", "", head, "|" + "---|" * (head.count("|") - 1)]
         for size in owned["sizes"]:
@@ -466,7 +477,7 @@ def owned_section(owned):
                 out.append(
                     f"| {size}× | {'**' + p + '**' if p.startswith('frugal') else p} "
                     f"| {_h(r['jct_s']['mean'])} | {_h(r['jct_s']['p99'])} | {tiers} "
-                    f"| {r['deadline_misses']} | {r['allocated_share']:.3f} "
+                    f"| {r['deadline_misses']} | {r['allocated_share']:.3f} / {_busy(r)} "
                     f"| {r['completed_in_horizon']}/{r['jobs']['submitted']} "
                     f"| {r['work_per_usd']:.4f} ({st['work_per_usd_bound']:.4f}) "
                     f"| {r['energy_kwh'] / 1000:.1f} | {r['co2_kg'] / 1000:.1f} |")

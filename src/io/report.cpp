@@ -194,7 +194,8 @@ nlohmann::json work_json(const Summary& s) {
     j["horizon"] = {{"horizon_s", s.horizon.horizon_s},
                     {"completed", s.horizon.completed},
                     {"ref_gpu_hours", s.horizon.work_ref_gpu_hours},
-                    {"allocated_share", s.horizon.allocated_share}};
+                    {"allocated_share", s.horizon.allocated_share},
+                    {"busy_share", s.horizon.busy_share}};
   return j;
 }
 

@@ -163,6 +163,16 @@ class Simulation {
     if (end > t0) result_.horizon_allocated_gpu_seconds += alloc_milli_ * (end - t0) / kMilliPerGpu;
   }
 
+  // A segment's busy GPU-seconds (SimResult::busy_gpu_seconds): its first `kept` productive
+  // seconds after the restart, on `gpus` GPUs; those before the horizon's end too.
+  void count_busy(const SimJob& s, Seconds kept, double gpus) {
+    result_.busy_gpu_seconds += kept * gpus;
+    if (opt_.work_horizon_s <= 0) return;
+    const Seconds b0 = s.seg_start + s.restart_s;
+    const Seconds end = std::min(b0 + kept, result_.first_arrival + opt_.work_horizon_s);
+    if (end > b0) result_.horizon_busy_gpu_seconds += (end - b0) * gpus;
+  }
+
   SimResult run() {
     const auto wall0 = std::chrono::steady_clock::now();
     if (!order_.empty()) result_.first_arrival = jobs_[order_.front()].submit;
@@ -426,6 +436,7 @@ class Simulation {
         ++result_.events;
         const Seconds ran = t - s.seg_start;
         const Seconds kept = std::max(0.0, ran - s.restart_s);
+        count_busy(s, kept, held_milli(s.placement) / kMilliPerGpu);
         result_.jobs[e.id].rework_gpu_seconds +=
             (ran - kept) * held_milli(s.placement) / kMilliPerGpu;
         end_segment(e.id, t, kept);
@@ -578,6 +589,7 @@ class Simulation {
     const auto [ran, worked, kept] =
         segment_stop(s.seg_start, s.restart_s, s.signal_at, t, jobs_[j].checkpoint_interval, saved);
     s.remaining_ref = std::max(0.0, s.remaining_ref - kept * s.speed);
+    count_busy(s, kept, gpus);
     o.rework_gpu_seconds += (worked - kept) * gpus;
     if (reclaimed) o.spot_rework_gpu_seconds += (worked - kept) * gpus;
     o.checkpoint_gpu_seconds += (ran - worked) * gpus;

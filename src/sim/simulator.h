@@ -187,6 +187,11 @@ struct SimResult {
   Timeline timeline;                         // provisioned/allocated GPUs, queue, cost rate, price
   Seconds work_horizon_s = 0;                // SimOptions::work_horizon_s
   double horizon_allocated_gpu_seconds = 0;  // allocated_gpu_seconds up to that horizon
+  // GPU-seconds of progress whose work survives (a segment's productive seconds after its
+  // restart, up to the last checkpoint kept when it stops; not the checkpoint grace, the
+  // restart or the work lost and redone), in all and up to the horizon.
+  double busy_gpu_seconds = 0;
+  double horizon_busy_gpu_seconds = 0;
 };
 
 // Replays `jobs` on `cluster` under `profile`. `catalog` must contain every model the

@@ -81,6 +81,7 @@ Summary summarize(const SimResult& r) {
     s.horizon.work_ref_gpu_hours = horizon_work / 3600;
     const double cap = static_cast<double>(r.capacity_gpus) * r.work_horizon_s;
     s.horizon.allocated_share = cap > 0 ? r.horizon_allocated_gpu_seconds / cap : 0;
+    s.horizon.busy_share = cap > 0 ? r.horizon_busy_gpu_seconds / cap : 0;
   }
   s.jct_s = distribution(jct);
   s.wait_s = distribution(wait);

@@ -46,7 +46,8 @@ struct HorizonSummary {
   double horizon_s = 0;  // 0: none asked for (the rest is 0)
   size_t completed = 0;  // jobs completed by its end
   double work_ref_gpu_hours = 0;
-  double allocated_share = 0;
+  double allocated_share = 0;  // allocated GPU-seconds by its end / (capacity GPUs × horizon)
+  double busy_share = 0;       // the same for busy GPU-seconds (SimResult::busy_gpu_seconds)
 };
 
 struct Summary {

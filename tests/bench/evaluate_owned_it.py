@@ -124,6 +124,10 @@ class OwnedConsolidation(unittest.TestCase):
                     self.assertEqual(rec["wait_multi_gpu_s"], d["wait_multi_gpu_s"])
                     self.assertEqual(rec["allocated_share"],
                                      d["work"]["horizon"]["allocated_share"])
+                    self.assertEqual(rec["busy_share"], d["work"]["horizon"]["busy_share"])
+                    # Busy is part of allocated; preemptions' graces and lost work make the
+                    # difference.
+                    self.assertLessEqual(rec["busy_share"], rec["allocated_share"] + 1e-12)
                     setting = self.owned["settings"][trace][str(size)]
                     self.assertAlmostEqual(rec["work_per_usd"],
                                            d["work"]["horizon"]["ref_gpu_hours"]

@@ -103,8 +103,8 @@ class ReportTest(unittest.TestCase):
                                                                       "p99": core_p99}}}
             return record(t, policy, 0.0, jct, misses, size=1.0, by_tier=tiers,
                           work_ref_gpu_hours=wpd * 1000, completed_in_horizon=10,
-                          allocated_share=0.9, jct_floor_s=3600.0, jct_bound_s=3600.0,
-                          energy_kwh=1.0,
+                          allocated_share=0.9, busy_share=0.8, jct_floor_s=3600.0,
+                          jct_bound_s=3600.0, energy_kwh=1.0,
                           work_per_usd=wpd)
 
         setting = {"nodes": {}, "gpus": 8, "a100_eq": 10.0, "usd_h": 1.0,
@@ -177,6 +177,14 @@ class ReportTest(unittest.TestCase):
         matched = "\n".join(evaluate_owned.owned_section(doc)).split("stricter")[0]
         self.assertIn("| 1.800 (9.00 h vs 5.00 h, bound 1.00 h) `sjf` (oracle) gap -100 % **no** |",
                       matched)
+
+    def test_owned_runs_show_the_allocated_and_the_busy_share(self):
+        import evaluate_owned  # noqa: E402
+        doc = self.owned_doc((10800.0, 1800.0, 1, 0.45))
+        self.assertIn("| 3 | 0.900 / 0.800 | 10/", "\n".join(evaluate_owned.owned_section(doc)))
+        # A record from before the simulator reported the busy share: a dash, not 0.
+        del doc["results"][0]["busy_share"]
+        self.assertIn("| 3 | 0.900 / – | 10/", "\n".join(evaluate_owned.owned_section(doc)))
 
     def test_owned_consolidation_ablation_beside_frugal(self):
         import evaluate_owned  # noqa: E402

@@ -79,8 +79,41 @@ TEST(SummaryWork, HorizonCountsOnlyWhatFinishedByItAndTheAllocationInIt) {
   EXPECT_DOUBLE_EQ(s.horizon.work_ref_gpu_hours, (600.0 + 20) / 3600);
   // 0→100: 6 GPUs; 100→110: 4 + 2; 110→150: 4. Over 8 GPUs × 150 s.
   EXPECT_DOUBLE_EQ(s.horizon.allocated_share, (600.0 + 60 + 160) / 1200);
+  EXPECT_DOUBLE_EQ(s.horizon.busy_share, s.horizon.allocated_share);  // nothing stopped
   // The whole run is unchanged by the horizon.
   EXPECT_DOUBLE_EQ(s.work_ref_gpu_hours, (600.0 + 400 + 20) / 3600);
+}
+
+// Busy is allocated minus what made no lasting progress: a checkpoint-first preemption's
+// grace (the victim holds its GPUs while it writes) and work lost to a stop.
+TEST(SummaryWork, BusyShareLeavesOutTheCheckpointGraceAndLostWork) {
+  // One 8-GPU A100 node under tiers: g (general, 8 GPUs, 1000 s) runs from 0; c (core, 8
+  // GPUs, 100 s) arrives at 250 and preempts it: g is signalled at 250 and stops at 310
+  // (60 s grace, its work saved), c runs 310→410, g resumes at 410.
+  JobSpec g = tiered(job("g", 0, 8, 1000), Tier::kGeneral);
+  const JobSpec c = tiered(job("c", 250, 8, 100), Tier::kCore);
+  SimOptions o;
+  o.work_horizon_s = 500;
+  const SimResult r = run_sim({g, c}, make_homogeneous_cluster(8, kA100), "tiers", o);
+  ASSERT_DOUBLE_EQ(r.jobs[1].first_start, 310);
+  const Summary s = summarize(r);
+  EXPECT_DOUBLE_EQ(s.horizon.allocated_share, 1.0);  // the node is held throughout
+  // Busy over 0→500: 0→250 (g), 310→410 (c), 410→500 (g): 440 s of 8 GPUs.
+  EXPECT_DOUBLE_EQ(s.horizon.busy_share, 440.0 / 500);
+  EXPECT_DOUBLE_EQ(r.busy_gpu_seconds, 8.0 * (1000 + 100));  // every second of work kept
+
+  // Under las, g drops below c once it has attained 3,600 GPU-seconds (at 450 s) and is
+  // stopped without a checkpoint: with one every 100 s it keeps 400 of its 450 s (50 s × 8
+  // GPUs lost and redone); c runs 450→550, g resumes at 550 and ends at 1,150.
+  g.checkpoint_interval = 100;
+  const SimResult lost = run_sim({g, c}, make_homogeneous_cluster(8, kA100), "las", o);
+  ASSERT_DOUBLE_EQ(lost.jobs[1].first_start, 450);
+  EXPECT_DOUBLE_EQ(lost.jobs[0].rework_gpu_seconds, 8.0 * 50);
+  EXPECT_DOUBLE_EQ(lost.jobs[0].finish, 1150);
+  const Summary ls = summarize(lost);
+  EXPECT_DOUBLE_EQ(ls.horizon.allocated_share, 1.0);
+  EXPECT_DOUBLE_EQ(ls.horizon.busy_share, (400.0 + 50) / 500);  // 0→400 (g), 450→500 (c)
+  EXPECT_DOUBLE_EQ(lost.busy_gpu_seconds, 8.0 * (1000 + 100));
 }
 
 }  // namespace
