@@ -51,6 +51,7 @@ nothing else migrates (pack-down only empties on-demand nodes; follow-the-sun re
 jobs marked movable, none here), so the migrations are consolidation's; rework also holds
 preemptions' lost work, so its difference is consolidation's net effect.
 """
+import collections
 import concurrent.futures as cf
 import csv
 import math
@@ -240,9 +241,16 @@ def _tier(r, tier, key, stat):
     return r.get("by_tier", {}).get(tier, {}).get(key, {}).get(stat, 0.0)
 
 
+# One owned-cluster target on one (trace, size): its name, the page's text, the share of the
+# gap to the bound closed (None where the baseline is at the bound), whether it is met, and
+# the two figures compared: frugal's and the binding baseline's (mean JCT s, core p99 wait s,
+# deadline misses, work per $).
+Target = collections.namedtuple("Target", "name text gap ok frugal baseline")
+
+
 def targets(rs, setting, oracle=None):
-    """frugal's four owned-cluster targets on one (trace, size): (name, value, gap closed,
-    met). `rs`: policy -> record (frugal's run with predicted runtimes and the baselines).
+    """frugal's four owned-cluster targets on one (trace, size), as Target tuples.
+    `rs`: policy -> record (frugal's run with predicted runtimes and the baselines).
     Each target must hold against every baseline; the page names the binding one (for a
     single frugal run, the best baseline per metric). With `oracle` (frugal's run with the
     oracle runtimes) the comparison is the issue's: frugal with predicted runtimes against
@@ -278,8 +286,8 @@ def targets(rs, setting, oracle=None):
     f, b = mine(bj)["jct_s"]["mean"], bj["jct_s"]["mean"]
     bound = jct_bound(bj)
     reach = "" if bound <= 0.70 * b else ", 0.70× out of reach: half the gap"
-    out.append((f"mean JCT vs {who(bj)} (≤ 0.70)", f"{f / b:.3f} ({_h(f)} h vs {_h(b)} h, "
-                f"bound {_h(bound)} h{reach})", gap(b, f, bound), jct_ok(bj)))
+    out.append(Target(f"mean JCT vs {who(bj)} (≤ 0.70)", f"{f / b:.3f} ({_h(f)} h vs {_h(b)} h, "
+                      f"bound {_h(bound)} h{reach})", gap(b, f, bound), jct_ok(bj), f, b))
 
     def core(r):
         return _tier(r, "core", "wait_s", "p99")
@@ -290,12 +298,13 @@ def targets(rs, setting, oracle=None):
 
     bc = max(others, key=core_ratio)
     f, b = core(mine(bc)), core(bc)
-    out.append((f"core p99 wait vs {who(bc)} (≤ 0.50)",
-                f"{f / b:.3f} ({_h(f)} h vs {_h(b)} h)" if b > 0 else f"{_h(f)} h vs 0 h",
-                gap(b, f, 0.0), f <= 0.50 * b))
+    out.append(Target(f"core p99 wait vs {who(bc)} (≤ 0.50)",
+                      f"{f / b:.3f} ({_h(f)} h vs {_h(b)} h)" if b > 0 else f"{_h(f)} h vs 0 h",
+                      gap(b, f, 0.0), f <= 0.50 * b, f, b))
     bm = max(others, key=lambda b: mine(b)["deadline_misses"] - b["deadline_misses"])
     f, b = mine(bm)["deadline_misses"], bm["deadline_misses"]
-    out.append((f"deadline misses vs {who(bm)} (no more)", f"{f} vs {b}", None, f <= b))
+    out.append(Target(f"deadline misses vs {who(bm)} (no more)", f"{f} vs {b}", None, f <= b, f,
+                      b))
     bound = setting["work_per_usd_bound"]
 
     def closed(b):  # share of b's gap to the bound frugal closes; 1 when b is at the bound
@@ -306,8 +315,9 @@ def targets(rs, setting, oracle=None):
 
     bw = min(others, key=closed)
     f, b = mine(bw)["work_per_usd"], bw["work_per_usd"]
-    out.append((f"work per $ vs {who(bw)} (half the gap to the bound)",
-                f"{f:.4f} vs {b:.4f}, bound {bound:.4f}", gap(b, f, bound), closed(bw) >= 0.5))
+    out.append(Target(f"work per $ vs {who(bw)} (half the gap to the bound)",
+                      f"{f:.4f} vs {b:.4f}, bound {bound:.4f}", gap(b, f, bound),
+                      closed(bw) >= 0.5, f, b))
     return out
 
 
@@ -449,7 +459,7 @@ def owned_section(owned):
             st = settings[t]["1.0"]
             cells = []
             mine = oracle.get((t, "1.0")) if matched else None
-            for i, (name, val, g, ok) in enumerate(targets(rs, st, mine)):
+            for i, (name, val, g, ok, _, _) in enumerate(targets(rs, st, mine)):
                 met.setdefault(i, []).append(ok)
                 who = name[name.find("`"):name.rfind("(") - 1] if "`" in name else ""
                 cells.append(f"{val}{' ' + who if who else ''} gap {_pct(g)} "

@@ -48,12 +48,12 @@ def summarize(owned, size="1.0"):
         if not cells:
             continue
         traces += 1
-        for i, (_, _, _, ok) in enumerate(cells):
-            met[i] += bool(ok)
-        # The values are formatted by targets(): "RATIO (...)", "F vs B", "F vs B, bound X".
-        ratios.append(float(cells[0][1].split()[0]))
-        misses += int(cells[2][1].split()[0])
-        work += float(cells[3][1].split()[0])
+        for i, cell in enumerate(cells):
+            met[i] += bool(cell.ok)
+        jct, _, miss, wpd = cells  # evaluate_owned.Target: the figures compared
+        ratios.append(jct.frugal / jct.baseline)
+        misses += miss.frugal
+        work += wpd.frugal
     geomean = math.exp(sum(math.log(x) for x in ratios) / len(ratios)) if ratios else math.nan
     return {"traces": traces, "met": met, "jct_ratio_geomean": geomean, "misses": misses,
             "work_per_usd": work}
