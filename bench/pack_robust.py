@@ -5,7 +5,8 @@ generated ones (scripts/gen_openb_pods.py), the robustness table of bench/PACK_R
 For each pod list, one `frugal pack --policies fgd,frugal --seeds SEEDS --format json` on the
 openb GPU node list; a cell is frugal's median allocated share minus FGD's (points of GPU
 capacity, median over the seeds, as `pack` reports it) at an arrived level. Positive: frugal
-allocates more. Prints a Markdown table (variants x levels) and a verdict line; --json FILE
+allocates more. The rules frugal chose for the list (its own or FGD's, src/pack/calibrate.h;
+`--frugal-rules own` in the extra flags forces its own) are printed beside the cells. Prints a Markdown table (variants x levels) and a verdict line; --json FILE
 also writes the cells. Exit status 0 whatever the cells (a measurement, not a test); 2 on a
 failed run. Python 3 stdlib; FRUGAL_BIN (default ./build/frugal), FRUGAL_DATA as the scripts.
 
@@ -47,7 +48,8 @@ def run_pack(pods, seeds, policy, extra):
         sys.exit(f"pack_robust: {' '.join(cmd)} failed ({p.returncode}): {p.stderr.strip()}")
     doc = json.loads(p.stdout)
     alloc = {(r["policy"], r["arrived_pct"]): r["alloc_pct"] for r in doc["summary"]}
-    return alloc, time.monotonic() - t
+    rules = doc["meta"].get("frugal_rules", {}).get("rules", "-")
+    return alloc, rules, time.monotonic() - t
 
 
 def main():
@@ -82,7 +84,9 @@ def main():
     with cf.ThreadPoolExecutor(max_workers=a.jobs) as ex:
         runs = list(ex.map(lambda l: run_pack(l[1], a.seeds, a.policy, a.extra), lists))
     cells, rows, worst = {}, [], None
-    for (name, _), (alloc, secs) in zip(lists, runs):
+    chosen = {}
+    for (name, _), (alloc, rules, secs) in zip(lists, runs):
+        chosen[name] = rules
         row = []
         for lv in levels:
             f, g = alloc.get((a.policy, lv)), alloc.get(("fgd", lv))
@@ -91,11 +95,11 @@ def main():
             row.append("—" if d is None else f"{d:+.2f}")
             if d is not None and (worst is None or d < worst[0]):
                 worst = (d, name, lv)
-        rows.append(f"| {name} | " + " | ".join(row) + f" | {secs:.1f} |")
+        rows.append(f"| {name} | " + " | ".join(row) + f" | {rules} | {secs:.1f} |")
     print(f"{a.policy} − FGD, allocated GPU share (points, median of {a.seeds} seeds)"
           + (f", pack flags: {' '.join(a.extra)}" if a.extra else "") + "\n")
-    print("| pod list | " + " | ".join(f"{lv} %" for lv in levels) + " | s |")
-    print("|---|" + "---:|" * (len(levels) + 1))
+    print("| pod list | " + " | ".join(f"{lv} %" for lv in levels) + " | frugal's rules | s |")
+    print("|---|" + "---:|" * len(levels) + "---|---:|")
     print("\n".join(rows))
     neg = [(n, lv, d) for n, c in cells.items() for lv, d in c.items() if d is not None and d < 0]
     med = statistics.median(d for c in cells.values() for d in c.values() if d is not None)
@@ -104,7 +108,8 @@ def main():
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"policy": a.policy, "seeds": a.seeds, "levels": levels,
-                       "extra": a.extra, "cells": cells, "mixes": mixes}, f, indent=1)
+                       "extra": a.extra, "cells": cells, "rules": chosen, "mixes": mixes}, f,
+                      indent=1)
 
 
 if __name__ == "__main__":

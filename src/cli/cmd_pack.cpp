@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -30,7 +31,9 @@ struct PackOptions {
   std::string out;
   std::string html;  // --html FILE: the page of the run (io/html_pack.h)
   double migrations_per_100 = 0;
-  std::string bound = "lp";  // lp (default), ilp (Cbc's dual bound, slower), none
+  std::string bound = "lp";           // lp (default), ilp (Cbc's dual bound, slower), none
+  std::string frugal_rules = "auto";  // auto (calibrated per workload), own, fgd
+  int calibration_streams = pack::kCalibrationStreams;
   double ilp_seconds = 2.0;
 };
 
@@ -89,6 +92,26 @@ std::string bound_rows(const pack::ExperimentResult& r, const std::vector<int>& 
   return o.str();
 }
 
+// Which rules frugal placed with, and why (calibrate.h); empty without frugal.
+std::string rules_line(const pack::ExperimentResult& r) {
+  const bool has = std::any_of(r.runs.begin(), r.runs.end(), [](const pack::PolicyRuns& pr) {
+    return pr.policy == pack::Policy::kFrugal;
+  });
+  if (!has) return "";
+  const char* rules = r.rules.own_rules ? "its own" : "FGD's";
+  if (r.rules.streams == 0)
+    return fmt::format("frugal placed with {} rules (--frugal-rules)\n", rules);
+  std::string gains;
+  for (size_t l = 0; l < pack::kCalibrationLevels.size(); ++l)
+    gains += fmt::format("{}{} %: {:+.2f} ± {:.2f}", l ? ", " : "", pack::kCalibrationLevels[l],
+                         r.rules.gain[l], r.rules.stdev[l]);
+  return fmt::format(
+      "frugal placed with {} rules: over {} calibration fills of this workload its own rules "
+      "gained {} points of allocation over FGD's (mean ± stdev); kept only if mean - {} · "
+      "stdev / sqrt(fills) >= 0 at every level (src/pack/calibrate.h); {:.2f} s\n",
+      rules, r.rules.streams, gains, pack::kCalibrationZ, r.rules.seconds);
+}
+
 std::string render_table(const pack::ExperimentResult& r, int runs, double migrations) {
   std::ostringstream o;
   const auto levels = paper_levels();
@@ -132,6 +155,7 @@ std::string render_table(const pack::ExperimentResult& r, int runs, double migra
   o << fmt::format(
       "typical pods: {} ({:.2f}% of pods); {} arrivals per run; {:.2f} s for all fills\n",
       r.typical.pods.size(), 100 * r.typical.coverage, r.pods_per_run, r.seconds);
+  o << rules_line(r);
   o << fmt::format(
       "bound: LP over pod classes x node classes (src/pack/bound.h), no packer can leave less "
       "unallocated; {:.2f} s for all runs' bounds. gap closed = frugal's share of FGD's gap to "
@@ -225,6 +249,23 @@ nlohmann::json render_json(const pack::ExperimentResult& r, const PackOptions& o
     bound.push_back(opt(b, b.median));
   }
   meta["migrations_per_100"] = o.migrations_per_100;
+  if (r.rules.streams > 0) {
+    json levels = json::array(), gain = json::array(), stdev = json::array(), med = json::array();
+    for (size_t l = 0; l < pack::kCalibrationLevels.size(); ++l) {
+      levels.push_back(pack::kCalibrationLevels[l]);
+      gain.push_back(std::round(r.rules.gain[l] * 1000) / 1000);
+      stdev.push_back(std::round(r.rules.stdev[l] * 1000) / 1000);
+      med.push_back(std::round(r.rules.median_gain[l] * 1000) / 1000);
+    }
+    // wall_s: a timing field (bench/identity.py drops it).
+    meta["frugal_rules"] = {{"rules", r.rules.own_rules ? "own" : "fgd"},
+                            {"streams", r.rules.streams},
+                            {"arrived_pct", levels},
+                            {"gain_mean", gain},
+                            {"gain_stdev", stdev},
+                            {"median_gain", med},
+                            {"wall_s", r.rules.seconds}};
+  }
   if (!r.bound_error.empty()) meta["bound_error"] = r.bound_error;
   meta["bound"] =
       "bound_unallocated_pct: 100 - median over runs of the LP bound on the allocatable GPU "
@@ -292,6 +333,10 @@ int run_pack(const PackOptions& o) {
   cfg.go_rand = o.rng == "go";
   cfg.migrations_per_100 = o.migrations_per_100;
   cfg.bound = o.bound != "none";
+  cfg.frugal_rules = o.frugal_rules == "own"   ? pack::ExperimentConfig::Rules::kOwn
+                     : o.frugal_rules == "fgd" ? pack::ExperimentConfig::Rules::kFgd
+                                               : pack::ExperimentConfig::Rules::kAuto;
+  cfg.calibration_streams = o.calibration_streams;
   cfg.bound_options.ilp = o.bound == "ilp";
   cfg.bound_options.ilp_seconds = o.ilp_seconds;
   const auto result = pack::run_experiment(nodes.value(), pods.value(), cfg);
@@ -360,6 +405,16 @@ void add_pack_command(CLI::App& app, int& exit_code) {
                   "ilp (also the integer model's dual bound from Cbc at every binding level, "
                   "never looser, slower), none")
       ->check(CLI::IsMember({"lp", "ilp", "none"}))
+      ->capture_default_str();
+  cmd->add_option("--frugal-rules", o->frugal_rules,
+                  "frugal's placement rules: auto (its own, unless they lose to FGD's on "
+                  "calibration fills of this workload, src/pack/calibrate.h), own, fgd")
+      ->check(CLI::IsMember({"auto", "own", "fgd"}))
+      ->capture_default_str();
+  cmd->add_option("--calibration-streams", o->calibration_streams,
+                  "With --frugal-rules auto: the paired FGD / frugal fills of this workload that "
+                  "choose frugal's rules (more: a surer choice, slower)")
+      ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   cmd->add_option("--ilp-seconds", o->ilp_seconds, "Cbc's time limit per solve with --bound ilp")
       ->check(CLI::Range(0.01, 600.0))

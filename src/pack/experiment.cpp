@@ -46,6 +46,14 @@ ExperimentResult run_experiment(const std::vector<NodeSpec>& nodes, const std::v
   FragMemo frugal_memo(frugal_typical);
   int64_t capacity = 0;
   for (const NodeSpec& n : nodes) capacity += static_cast<int64_t>(n.num_gpu) * kMilli;
+  const bool has_frugal = std::find(config.policies.begin(), config.policies.end(),
+                                    Policy::kFrugal) != config.policies.end();
+  if (config.frugal_rules == ExperimentConfig::Rules::kAuto && has_frugal)
+    out.rules =
+        choose_rules(nodes, pods, config.tune, memo, frugal_memo, config.calibration_streams);
+  else if (config.frugal_rules == ExperimentConfig::Rules::kFgd)
+    out.rules.own_rules = false;
+  const Policy frugal_as = out.rules.own_rules ? Policy::kFrugal : Policy::kFgd;
   const int runs = config.replay ? 1 : std::max(1, config.seeds);
   for (Policy p : config.policies) out.runs.push_back(PolicyRuns{p, {}, {}, {}});
   double bound_seconds = 0;
@@ -70,9 +78,11 @@ ExperimentResult run_experiment(const std::vector<NodeSpec>& nodes, const std::v
     if (k == 0) out.pods_per_run = seq.size();
     for (PolicyRuns& pr : out.runs) {
       const bool frugal = pr.policy == Policy::kFrugal;
-      const FillEvents ev = run_fill(
-          nodes, rank, seq, pr.policy, memo, go ? PolicyRng(*go) : PolicyRng(seed * 7919 + 17),
-          frugal ? &frugal_memo : nullptr, frugal ? config.migrations_per_100 : 0);
+      const bool own = frugal && out.rules.own_rules;
+      const FillEvents ev =
+          run_fill(nodes, rank, seq, frugal ? frugal_as : pr.policy, memo,
+                   go ? PolicyRng(*go) : PolicyRng(seed * 7919 + 17), own ? &frugal_memo : nullptr,
+                   frugal ? config.migrations_per_100 : 0);
       pr.seeds.push_back(discretise(ev));
       pr.failed.push_back(ev.failed);
       pr.migrations.push_back(ev.migrations);

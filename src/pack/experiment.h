@@ -19,12 +19,17 @@
 // medians over runs). A solver failure leaves `bound` empty and says why in bound_error.
 // config.migrations_per_100 (M, ≥ 0) is frugal's migration budget (migration.h); the other
 // policies never migrate. M = 0 is frugal without migrations, bit for bit.
+// With config.frugal_rules = kAuto and frugal among the policies, frugal's rules are chosen for the
+// workload first (calibrate.h, result.rules): where its own rules lose to FGD's on the
+// calibration streams, frugal's runs place with FGD's rules (and, with M > 0, migrate under
+// them); with M = 0 they are then FGD's runs, bit for bit.
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "pack/bound.h"
+#include "pack/calibrate.h"
 #include "pack/discretise.h"
 #include "pack/pack_model.h"
 #include "pack/policy.h"
@@ -47,6 +52,10 @@ struct ExperimentConfig {
   bool bound = true;
   BoundOptions bound_options;  // opt-in integer (Cbc) bound, see bound.h
   double migrations_per_100 = 0;
+  // frugal's rules: chosen per workload (kAuto, calibrate.h), or forced (no calibration).
+  enum class Rules { kAuto, kOwn, kFgd };
+  Rules frugal_rules = Rules::kAuto;
+  int calibration_streams = kCalibrationStreams;
 };
 
 struct PolicyRuns {
@@ -64,6 +73,7 @@ struct ExperimentResult {
   std::vector<LevelSeries> bound;  // one per run (alloc only), empty without config.bound
   std::string bound_error;         // why `bound` is empty despite config.bound
   double bound_seconds = 0;        // wall time of the bound's LP solves
+  RuleChoice rules;                // frugal's rules (streams = 0: not calibrated, own rules)
 };
 
 ExperimentResult run_experiment(const std::vector<NodeSpec>& nodes, const std::vector<Pod>& pods,

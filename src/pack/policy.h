@@ -29,6 +29,8 @@
 //                  `memo` the engine passes for frugal), a packing tie-break for CPU-only pods; its
 //                  GPU-pod rules (exact-ΔF card, keep-some-GPU tie-break) only from
 //                  kFrugalGpuRulesFrom arrived load on, FGD's before.
+//                  Whether a workload gets these rules or FGD's is decided per workload
+//                  before its runs (calibrate.h, experiment.h), not here.
 // gpusel best: a sharing pod takes the tightest card with room (lowest index on ties); whole
 // cards are the lowest-index fully free cards (AllocateExclusiveGpuId).
 

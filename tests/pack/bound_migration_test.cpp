@@ -249,6 +249,7 @@ TEST(PackBound, AboveEveryPolicyAtEveryLevelOfEveryRun) {
   ExperimentConfig cfg;
   cfg.policies = all_policies();
   cfg.seeds = 2;
+  cfg.frugal_rules = ExperimentConfig::Rules::kOwn;  // its own rules, not calibrated
   cfg.migrations_per_100 = 10;
   const ExperimentResult r = run_experiment(o.nodes, o.pods, cfg);
   ASSERT_TRUE(r.bound_error.empty()) << r.bound_error;

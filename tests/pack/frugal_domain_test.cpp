@@ -77,6 +77,7 @@ TEST(PackFrugal, NeverBelowFgdOnGpuspec20) {
   ASSERT_TRUE(pods.ok()) << pods.error().message;
   ExperimentConfig cfg;
   cfg.policies = {Policy::kFgd, Policy::kFrugal};
+  cfg.frugal_rules = ExperimentConfig::Rules::kOwn;  // its own rules, not calibrated
   cfg.seeds = 10;
   const ExperimentResult r = run_experiment(nodes.value(), pods.value(), cfg);
   for (int level = 0; level < kLevels; ++level) {

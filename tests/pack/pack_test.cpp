@@ -301,6 +301,7 @@ TEST(PackFrugal, BeatsFgdOnDefaultAt100) {
   auto pods = load_pack_pods(kOpenbPack + "/openb_pod_list_default.csv", catalog.value());
   ASSERT_TRUE(pods.ok()) << pods.error().message;
   ExperimentConfig cfg;
+  cfg.frugal_rules = ExperimentConfig::Rules::kOwn;  // its own rules, not calibrated
   cfg.policies = {Policy::kFgd, Policy::kFrugal};
   cfg.seeds = 2;
   const ExperimentResult r = run_experiment(nodes.value(), pods.value(), cfg);
