@@ -5,23 +5,12 @@
 #include <cmath>
 
 #include "pack/discretise.h"
+#include "pack/experiment.h"
 #include "pack/fill_engine.h"
 #include "pack/policy.h"
 #include "pack/workload.h"
 
 namespace frugal::pack {
-
-namespace {
-
-// pandas' median (mean of the two middle values for an even count); 0 for none.
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
-}
-
-}  // namespace
 
 bool keep_own_rules(const RuleChoice& m) {
   if (m.streams <= 0) return true;
@@ -41,7 +30,7 @@ RuleChoice choose_rules(const std::vector<NodeSpec>& nodes, const std::vector<Po
   const auto t0 = std::chrono::steady_clock::now();
   constexpr size_t kL = kCalibrationLevels.size();
   std::array<double, kL> sum{}, sum2{};
-  std::array<std::vector<double>, kL> own_alloc, fgd_alloc;
+  std::vector<LevelSeries> fgd_runs, own_runs;  // for the medians (level_stats)
   for (int k = 0; k < streams; ++k) {
     const uint64_t seed = kCalibrationSeed + static_cast<uint64_t>(k);
     const std::vector<Pod> seq = tune_workload(pods, capacity, tune, seed);
@@ -55,11 +44,9 @@ RuleChoice choose_rules(const std::vector<NodeSpec>& nodes, const std::vector<Po
       const double d = fgd.has[b] && own.has[b] ? own.alloc[b] - fgd.alloc[b] : 0.0;
       sum[l] += d;
       sum2[l] += d * d;
-      if (fgd.has[b] && own.has[b]) {
-        own_alloc[l].push_back(own.alloc[b]);
-        fgd_alloc[l].push_back(fgd.alloc[b]);
-      }
     }
+    fgd_runs.push_back(fgd);
+    own_runs.push_back(own);
   }
   out.streams = streams;
   const auto n = static_cast<double>(streams);
@@ -68,7 +55,8 @@ RuleChoice choose_rules(const std::vector<NodeSpec>& nodes, const std::vector<Po
     out.stdev[l] =
         streams > 1 ? std::sqrt(std::max(0.0, (sum2[l] - n * out.gain[l] * out.gain[l]) / (n - 1)))
                     : 0.0;
-    out.median_gain[l] = median(own_alloc[l]) - median(fgd_alloc[l]);
+    out.median_gain[l] = level_stats(own_runs, Metric::kAlloc, kCalibrationLevels[l]).median -
+                         level_stats(fgd_runs, Metric::kAlloc, kCalibrationLevels[l]).median;
   }
   out.own_rules = keep_own_rules(out);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
