@@ -35,6 +35,7 @@ struct PackOptions {
   std::string frugal_rules = "auto";  // auto (calibrated per workload), own, fgd
   int calibration_streams = pack::kCalibrationStreams;
   double ilp_seconds = 2.0;
+  bool repack = false;  // --repack-bound
 };
 
 // The levels of the paper's tables (Fig. 9a).
@@ -92,6 +93,33 @@ std::string bound_rows(const pack::ExperimentResult& r, const std::vector<int>& 
   return o.str();
 }
 
+// Median over runs of 100 − a repack series' alloc at level x (nullopt: not computed there).
+std::optional<double> repack_unallocated(const std::vector<pack::LevelSeries>& s, int x) {
+  const auto a = pack::level_stats(s, pack::Metric::kAlloc, x);
+  return a.n ? std::optional<double>(100 - a.median) : std::nullopt;
+}
+
+// The repack bound's lines (experiment.h), one per policy; empty when not asked for.
+std::string repack_rows(const pack::ExperimentResult& r, bool asked) {
+  if (!asked) return "";
+  if (!r.repack_error.empty())
+    return fmt::format("repack bound: not computed ({})\n", r.repack_error);
+  std::ostringstream o;
+  o << "repack bound: unallocated % at the last arrival of each level, the policy's own -> the "
+       "least any rearrangement of the pods it placed (plus any it failed) leaves\n";
+  for (const pack::PolicyRuns& pr : r.runs) {
+    o << fmt::format("{:<14}", pack::policy_name(pr.policy));
+    for (int x : pack::kRepackLevels) {
+      const auto own = repack_unallocated(pr.repack_policy, x);
+      const auto lim = repack_unallocated(pr.repack, x);
+      o << fmt::format("  {} %: {}", x,
+                       own && lim ? fmt::format("{:.2f} -> {:.2f}", *own, *lim) : "-");
+    }
+    o << "\n";
+  }
+  return o.str();
+}
+
 // Which rules frugal placed with, and why (calibrate.h); empty without frugal.
 std::string rules_line(const pack::ExperimentResult& r) {
   const bool has = std::any_of(r.runs.begin(), r.runs.end(), [](const pack::PolicyRuns& pr) {
@@ -134,7 +162,8 @@ std::string render_table(const pack::ExperimentResult& r, int runs, double migra
         [&](const pack::PolicyRuns& pr, int x) {
           return fmt_stat(pack::level_stats(pr, pack::Metric::kAlloc, x), true);
         });
-  o << bound_rows(r, levels) << "\n";
+  o << bound_rows(r, levels) << repack_rows(r, !r.runs.empty() && !r.runs[0].repack.empty())
+    << "\n";
   if (migrations > 0)
     block(fmt::format("Migrations used by frugal, cumulative (median; budget {} per 100 arrivals)",
                       migrations)
@@ -162,6 +191,44 @@ std::string render_table(const pack::ExperimentResult& r, int runs, double migra
       "the bound: (fgd - frugal) / (fgd - bound), unallocated %\n",
       r.bound_seconds);
   return o.str();
+}
+
+// meta.repack: what the repack keys mean, the LP's wall time, and any error.
+nlohmann::json repack_meta(const pack::ExperimentResult& r) {
+  // wall_s: a timing field (bench/identity.py drops it).
+  nlohmann::json m = {
+      {"about",
+       "at the last arrival of 100/110/120/130 % arrived, per run: repack_policy_unallocated_pct "
+       "is the policy's own unallocated %, repack_unallocated_pct the least that any "
+       "rearrangement of the pods it has placed (unlimited migrations), with any of those it "
+       "failed added, leaves (the LP of src/pack/bound.h with the placed pods kept); medians "
+       "over runs"},
+      {"wall_s", r.repack_seconds}};
+  if (!r.repack_error.empty()) m["error"] = r.repack_error;
+  return m;
+}
+
+// The repack bound's keys of a summary row (policy pr, level x).
+void add_repack(nlohmann::json& row, const pack::PolicyRuns& pr, int x) {
+  auto optd = [](std::optional<double> v) {
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+  };
+  row["repack_unallocated_pct"] = optd(repack_unallocated(pr.repack, x));
+  row["repack_policy_unallocated_pct"] = optd(repack_unallocated(pr.repack_policy, x));
+}
+
+// Per level of kRepackLevels, one unallocated % per run (null where the run has none).
+nlohmann::json repack_per_run(const std::vector<pack::LevelSeries>& runs) {
+  using nlohmann::json;
+  json out = json::object();
+  for (int x : pack::kRepackLevels) {
+    const auto b = static_cast<size_t>(x);
+    json v = json::array();
+    for (const pack::LevelSeries& s : runs)
+      v.push_back(s.has[b] ? json(100 - s.alloc[b]) : json(nullptr));
+    out[std::to_string(x)] = v;
+  }
+  return out;
 }
 
 nlohmann::json render_json(const pack::ExperimentResult& r, const PackOptions& o, int runs) {
@@ -193,6 +260,7 @@ nlohmann::json render_json(const pack::ExperimentResult& r, const PackOptions& o
                          {"bound_unallocated_pct", optd(bound_unallocated(r, x))},
                          {"gap_closed_vs_fgd", optd(gap_closed(r, pr, x))},
                          {"migrations_used", migrations_used(pr, x)}});
+      if (o.repack) add_repack(summary.back(), pr, x);
     }
     json c;
     json alloc = json::array(), mean = json::array(), frag = json::array(), ratio = json::array(),
@@ -219,6 +287,10 @@ nlohmann::json render_json(const pack::ExperimentResult& r, const PackOptions& o
     c["frag_ratio_pct"] = ratio;
     c["per_seed_alloc_pct"] = per_seed;
     c["failed_pods"] = pr.failed;
+    if (o.repack && !pr.repack.empty()) {
+      c["repack_unallocated_per_run"] = repack_per_run(pr.repack);
+      c["repack_policy_unallocated_per_run"] = repack_per_run(pr.repack_policy);
+    }
     if (o.migrations_per_100 > 0) {
       json moved = json::array();
       for (int x = 0; x < pack::kLevels; ++x) moved.push_back(migrations_used(pr, x));
@@ -267,6 +339,7 @@ nlohmann::json render_json(const pack::ExperimentResult& r, const PackOptions& o
                             {"wall_s", r.rules.seconds}};
   }
   if (!r.bound_error.empty()) meta["bound_error"] = r.bound_error;
+  if (o.repack) meta["repack"] = repack_meta(r);
   meta["bound"] =
       "bound_unallocated_pct: 100 - median over runs of the LP bound on the allocatable GPU "
       "(src/pack/bound.h), discretised like alloc_pct: no packer, in any order and with any "
@@ -339,6 +412,7 @@ int run_pack(const PackOptions& o) {
   cfg.calibration_streams = o.calibration_streams;
   cfg.bound_options.ilp = o.bound == "ilp";
   cfg.bound_options.ilp_seconds = o.ilp_seconds;
+  cfg.repack = o.repack;
   const auto result = pack::run_experiment(nodes.value(), pods.value(), cfg);
   if (result.pods_per_run == 0)
     return fail(fmt::format("--tune {}: tuning the pods down to {} × the GPU capacity left none",
@@ -419,6 +493,10 @@ void add_pack_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--ilp-seconds", o->ilp_seconds, "Cbc's time limit per solve with --bound ilp")
       ->check(CLI::Range(0.01, 600.0))
       ->capture_default_str();
+  cmd->add_flag("--repack-bound", o->repack,
+                "Also bound, per policy at 100/110/120/130 % arrived, what any rearrangement of "
+                "the pods it placed (unlimited migrations) could allocate (slower: one LP per "
+                "run, policy and level)");
   cmd->add_option("--format", o->format, "table or json")->capture_default_str();
   cmd->add_option("--out", o->out, "Write to this file instead of stdout");
   cmd->callback([o, &exit_code] { exit_code = run_pack(*o); });

@@ -78,6 +78,19 @@ struct AllocBound::Impl {
   ClpSimplex plp;         // the class LP with the card-pattern rows and columns
   std::vector<PatternGroup> groups;
   int count_rows = 0;  // rows 0..classes-1 are the count rows (in both)
+  bool kept = false;   // a call with `keep` has set count row lower bounds and added slacks
+
+  // One column per size row of the pattern LP, at a cost no pod's value reaches: the rows
+  // stay feasible while the patterns generated so far cannot hold the pods a `keep` asks for.
+  void add_slacks() {
+    constexpr double kPenalty = 1e6;  // milli; every pod is worth at most 8,000
+    for (const PatternGroup& g : groups)
+      for (size_t i = 0; i < g.sizes.size(); ++i) {
+        const int row = g.first_size_row + static_cast<int>(i);
+        const double v = -1.0;
+        plp.addColumn(1, &row, &v, 0.0, COIN_DBL_MAX, -kPenalty);
+      }
+  }
 
   void add_pattern(const PatternGroup& g, const CardPattern& p) {
     std::vector<int> rows{g.card_row};
@@ -106,6 +119,8 @@ Result<double> AllocBound::Impl::solve_patterns() {
   constexpr double kEps = 1e-7;
   plp.dual();
   for (int round = 0;; ++round) {
+    if (kept && plp.isProvenPrimalInfeasible())
+      return Error{"bound: no placement holds the kept pods (the pattern LP is infeasible)"};
     if (!plp.isProvenOptimal()) return Error{"bound: the pattern LP was not solved to optimality"};
     const double* dual = plp.dualRowSolution();
     double slack = 0;
@@ -276,13 +291,30 @@ size_t AllocBound::classes() const {
 }
 
 Result<int64_t> AllocBound::max_alloc_milli(const std::vector<int64_t>& count) {
+  return max_alloc_milli(count, {});
+}
+
+Result<int64_t> AllocBound::max_alloc_milli(const std::vector<int64_t>& count,
+                                            const std::vector<int64_t>& keep) {
   Impl& m = *impl_;
   if (count.size() != m.pods.size()) return Error{"bound: one count per pod class expected"};
+  if (!keep.empty() && keep.size() != m.pods.size())
+    return Error{"bound: one kept count per pod class expected"};
+  for (size_t c = 0; c < keep.size(); ++c)
+    if (keep[c] < 0 || keep[c] > count[c])
+      return Error{"bound: a kept count is negative or above its class's count"};
+  if (!keep.empty() && !m.kept) {
+    m.add_slacks();
+    m.kept = true;
+  }
   int64_t all = 0;
   for (int c = 0; c < m.count_rows; ++c) {
     const int64_t k = count[static_cast<size_t>(c)];
     m.lp.setRowUpper(c, static_cast<double>(k));
     m.plp.setRowUpper(c, static_cast<double>(k));
+    if (m.kept)
+      m.plp.setRowLower(
+          c, keep.empty() ? -COIN_DBL_MAX : static_cast<double>(keep[static_cast<size_t>(c)]));
     all += k * m.pods[static_cast<size_t>(c)].total_milli();
   }
   if (m.count_rows == 0 || all == 0) return int64_t{0};

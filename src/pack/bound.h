@@ -74,6 +74,18 @@ class AllocBound {
   // An error when the LP solver fails.
   Result<int64_t> max_alloc_milli(const std::vector<int64_t>& count);
 
+  // The same bound for the placements that hold at least keep[c] of the count[c] pods of each
+  // class c (0 ≤ keep[c] ≤ count[c]; keep.size() == classes()): with keep = the pods a packer
+  // has placed and count = those that arrived, what any rearrangement of its placed pods
+  // (unlimited migrations), with any of those it failed added, can allocate. The pattern LP
+  // gets these lower bounds on its count rows, and, from the first such call on, one slack
+  // column per size row at a cost above any pod's value, so that it stays feasible while the
+  // generated patterns cannot yet hold the kept pods (the real placement is a solution with
+  // no slack, so the value is still an upper bound). Calls without keep are unchanged by it
+  // (the slacks never pay). The integer bound ignores keep. An error for a bad keep.
+  Result<int64_t> max_alloc_milli(const std::vector<int64_t>& count,
+                                  const std::vector<int64_t>& keep);
+
   // min(max_alloc_milli(count), Cbc's best dual bound within `seconds` on the class LP with
   // integer x_ct, ilp_dual_bound.h): still an upper bound on every real placement (a real
   // placement gives an integer x). The LP value when Cbc proves nothing in time.

@@ -35,6 +35,60 @@ void add_bound(const std::vector<NodeSpec>& nodes, const std::vector<Pod>& seq,
   out.bound.push_back(discretise(ev));
 }
 
+// The repack bound of one fill (experiment.h) at the last arrival of each of kRepackLevels.
+Result<std::pair<LevelSeries, LevelSeries>> repack_series(AllocBound& lp,
+                                                          const std::vector<Pod>& seq,
+                                                          const FillEvents& ev) {
+  std::pair<LevelSeries, LevelSeries> out;
+  const double total = static_cast<double>(ev.total_gpus);
+  if (ev.total_gpus == 0) return out;
+  std::vector<int64_t> count(lp.classes(), 0), keep(lp.classes(), 0);
+  size_t next = 0, failed = 0;  // arrivals counted so far; failed pods passed
+  for (int level : kRepackLevels) {
+    // The level's last arrival.
+    size_t last = seq.size();
+    for (size_t i = 0; i < ev.arrived_milli.size(); ++i)
+      if (arrived_level(ev.arrived_milli[i], ev.total_gpus) == level) last = i;
+    if (last == seq.size() || last < next) continue;
+    for (; next <= last; ++next) {
+      const int c = lp.class_of(seq[next]);
+      const bool lost = failed < ev.failed_pods.size() && ev.failed_pods[failed] == next;
+      failed += lost;
+      if (c < 0) continue;
+      count[static_cast<size_t>(c)] += 1;
+      keep[static_cast<size_t>(c)] += lost ? 0 : 1;
+    }
+    auto b = lp.max_alloc_milli(count, keep);
+    if (!b.ok()) return b.error();
+    const auto x = static_cast<size_t>(level);
+    out.first.has[x] = out.second.has[x] = true;
+    out.first.alloc[x] = round2(static_cast<double>(b.value()) / total / 10);
+    out.second.alloc[x] = round2(static_cast<double>(ev.used_milli[last]) / total / 10);
+  }
+  return out;
+}
+
+// Adds one run's repack series to pr (and its wall time to out); false when the LP fails, with
+// out.repack_error set and every run's repack series dropped.
+bool add_repack(AllocBound& lp, const std::vector<Pod>& seq, const FillEvents& ev, PolicyRuns& pr,
+                ExperimentResult& out) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto rs = repack_series(lp, seq, ev);
+  out.repack_seconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!rs.ok()) {  // no repack series at all then
+    out.repack_error = rs.error().message;
+    for (PolicyRuns& p : out.runs) {
+      p.repack.clear();
+      p.repack_policy.clear();
+    }
+    return false;
+  }
+  pr.repack.push_back(rs.value().first);
+  pr.repack_policy.push_back(rs.value().second);
+  return true;
+}
+
 }  // namespace
 
 ExperimentResult run_experiment(const std::vector<NodeSpec>& nodes, const std::vector<Pod>& pods,
@@ -76,6 +130,8 @@ ExperimentResult run_experiment(const std::vector<NodeSpec>& nodes, const std::v
       rank = random_node_ranks(nodes.size(), seed);
     }
     if (k == 0) out.pods_per_run = seq.size();
+    std::optional<AllocBound> repack_lp;
+    if (config.repack && out.repack_error.empty()) repack_lp.emplace(nodes, seq);
     for (PolicyRuns& pr : out.runs) {
       const bool frugal = pr.policy == Policy::kFrugal;
       const bool own = frugal && out.rules.own_rules;
@@ -86,6 +142,7 @@ ExperimentResult run_experiment(const std::vector<NodeSpec>& nodes, const std::v
       pr.seeds.push_back(discretise(ev));
       pr.failed.push_back(ev.failed);
       pr.migrations.push_back(ev.migrations);
+      if (repack_lp && !add_repack(*repack_lp, seq, ev, pr, out)) repack_lp.reset();
     }
     if (config.bound && out.bound_error.empty()) {
       const auto b0 = std::chrono::steady_clock::now();
@@ -93,8 +150,8 @@ ExperimentResult run_experiment(const std::vector<NodeSpec>& nodes, const std::v
       bound_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - b0).count();
     }
   }
-  out.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - bound_seconds;
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() -
+                bound_seconds - out.repack_seconds;
   out.bound_seconds = bound_seconds;
   if (!out.bound_error.empty()) out.bound.clear();
   return out;

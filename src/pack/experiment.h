@@ -24,6 +24,7 @@
 // calibration streams, frugal's runs place with FGD's rules (and, with M > 0, migrate under
 // them); with M = 0 they are then FGD's runs, bit for bit.
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -56,13 +57,26 @@ struct ExperimentConfig {
   enum class Rules { kAuto, kOwn, kFgd };
   Rules frugal_rules = Rules::kAuto;
   int calibration_streams = kCalibrationStreams;
+  // The repack bound (opt-in): per run, policy and level of kRepackLevels, at the level's last
+  // arrival, AllocBound::max_alloc_milli with keep = the pods the policy has placed by then:
+  // what any rearrangement of them (unlimited migrations), with any of the pods it failed
+  // added, could allocate. Its gap to the policy is what migrations could still win from the
+  // policy's state; its gap to the bound is what only another choice of placed pods could.
+  bool repack = false;
 };
+
+inline constexpr std::array<int, 4> kRepackLevels = {100, 110, 120, 130};
 
 struct PolicyRuns {
   Policy policy;
   std::vector<LevelSeries> seeds;   // one per run, in seed order
   std::vector<int64_t> failed;      // failed pods per run
   std::vector<int64_t> migrations;  // migrations per run
+  // With config.repack, one per run: alloc (% of capacity, round2) set at the levels of
+  // kRepackLevels the run reaches; `repack_policy` the policy's own alloc at the same arrivals
+  // (not the level's mean), so that the two compare arrival for arrival.
+  std::vector<LevelSeries> repack;
+  std::vector<LevelSeries> repack_policy;
 };
 
 struct ExperimentResult {
@@ -73,6 +87,8 @@ struct ExperimentResult {
   std::vector<LevelSeries> bound;  // one per run (alloc only), empty without config.bound
   std::string bound_error;         // why `bound` is empty despite config.bound
   double bound_seconds = 0;        // wall time of the bound's LP solves
+  double repack_seconds = 0;       // wall time of the repack bound's LP solves
+  std::string repack_error;        // why the repack series are empty despite config.repack
   RuleChoice rules;                // frugal's rules (streams = 0: not calibrated, own rules)
 };
 

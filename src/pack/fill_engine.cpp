@@ -76,6 +76,7 @@ FillEvents run_fill(const std::vector<NodeSpec>& nodes, const std::vector<int>& 
         if (after_migration) after_migration(fs);
       } else {
         ++ev.failed;
+        ev.failed_pods.push_back(static_cast<uint32_t>(i));
       }
     }
     ev.arrived_milli.push_back(arrived);

@@ -31,6 +31,7 @@ struct FillEvents {
   std::vector<double> frag_milli;      // Σ F(node)
   std::vector<int64_t> migrated;       // cumulative migrations (empty when none allowed)
   int64_t failed = 0;                  // pods no node could take
+  std::vector<uint32_t> failed_pods;   // their indices in the sequence, ascending
   int64_t migrations = 0;              // migrations made
   int64_t total_gpus = 0;              // cards in the cluster (the % denominator / 1000)
 };

@@ -298,6 +298,11 @@ TEST_F(Cli, TableOutputAndOutFile) {
   EXPECT_TRUE(contains(t.out, "sjf")) << t.out;
 }
 
+// The header of an openb pod list (pack --pods).
+constexpr const char* kPodHeader =
+    "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
+    "deletion_time,scheduled_time\n";
+
 // `pack` refuses workloads it cannot fill instead of looping (CPU-only pods grew the arrival
 // list until memory ran out) or crashing (a --tune that drops every pod), and the two ways
 // of choosing the random stream cannot be given together.
@@ -309,14 +314,11 @@ TEST_F(Cli, PackRefusesWorkloadsItCannotFill) {
   const std::string cpu_nodes = write("cpu_nodes.csv",
                                       "sn,cpu_milli,memory_mib,gpu,model\n"
                                       "c0,64000,262144,0,\n");
-  const std::string header =
-      "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
-      "deletion_time,scheduled_time\n";
-  const std::string gpu_pods = write("pods.csv", header +
+  const std::string gpu_pods = write("pods.csv", std::string(kPodHeader) +
                                                      "p0,1000,1024,1,1000,,LS,Running,0,100,0\n"
                                                      "p1,1000,1024,1,500,,LS,Running,0,100,0\n");
   const std::string cpu_pods =
-      write("cpu_pods.csv", header + "c0,1000,1024,0,0,,LS,Running,0,100,0\n");
+      write("cpu_pods.csv", std::string(kPodHeader) + "c0,1000,1024,0,0,,LS,Running,0,100,0\n");
   const std::string common = " --policies fgd --seeds 1";
   const Exit ok = frugal("pack --nodes " + nodes + " --pods " + gpu_pods + common);
   ASSERT_EQ(ok.code, 0) << ok.err;
@@ -338,6 +340,46 @@ TEST_F(Cli, PackRefusesWorkloadsItCannotFill) {
       frugal("pack --nodes " + nodes + " --pods " + gpu_pods + common + " --rng std --go-rand");
   EXPECT_NE(both.code, 0);
   EXPECT_TRUE(contains(both.err, "excludes")) << both.err;
+}
+
+// `pack --repack-bound` adds, per policy at 100..130 % arrived, its own unallocated % at the
+// level's last arrival and the least any rearrangement of its placed pods leaves; without the
+// flag the JSON has neither.
+TEST_F(Cli, PackRepackBoundReportsBesideThePolicy) {
+  const std::string nodes = write("nodes.csv",
+                                  "sn,cpu_milli,memory_mib,gpu,model\n"
+                                  "n0,64000,262144,8,V100M32\n"
+                                  "n1,64000,262144,8,V100M32\n"
+                                  "n2,64000,262144,8,V100M32\n"
+                                  "n3,64000,262144,8,V100M32\n");
+  const std::string pods = write("pods.csv", std::string(kPodHeader) +
+                                                 "p0,1000,1024,1,1000,,LS,Running,0,100,0\n"
+                                                 "p1,1000,1024,1,810,,LS,Running,0,100,0\n"
+                                                 "p2,1000,1024,1,470,,LS,Running,0,100,0\n");
+  const std::string common = "pack --nodes " + nodes + " --pods " + pods +
+                             " --policies fgd,bestfit --seeds 3 --format json --bound none";
+  const Exit with = frugal(common + " --repack-bound");
+  ASSERT_EQ(with.code, 0) << with.err;
+  const auto doc = nlohmann::json::parse(with.out);
+  ASSERT_TRUE(doc["meta"].contains("repack")) << with.out;
+  int rows = 0;
+  for (const auto& row : doc["summary"]) {
+    const int x = row["arrived_pct"].get<int>();
+    const bool at = x == 100 || x == 110 || x == 120 || x == 130;
+    if (!at) {
+      ASSERT_TRUE(row["repack_unallocated_pct"].is_null()) << row.dump();
+    }
+    if (row["repack_unallocated_pct"].is_null()) continue;
+    ++rows;
+    EXPECT_LE(row["repack_unallocated_pct"].get<double>(),
+              row["repack_policy_unallocated_pct"].get<double>() + 1e-9)
+        << row.dump();
+    EXPECT_GE(row["repack_unallocated_pct"].get<double>(), 0.0);
+  }
+  EXPECT_GT(rows, 0);
+  const Exit without = frugal(common);
+  ASSERT_EQ(without.code, 0) << without.err;
+  EXPECT_FALSE(contains(without.out, "repack")) << without.out;
 }
 
 // `attribute --utc-offset-h` takes real offsets only (NaN turned every time undefined and,

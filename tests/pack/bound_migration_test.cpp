@@ -72,12 +72,14 @@ std::pair<std::vector<NodeSpec>, std::vector<Pod>> random_instance(std::mt19937_
   return {std::move(nodes), std::move(pods)};
 }
 
-// The most GPU milli any placement of any subset of `pods` allocates (exhaustive search).
+// The most GPU milli any placement of any subset of `pods` allocates that holds every pod with
+// keep[i] set (exhaustive search; empty keep: none); -1 when no placement holds them all.
 struct Brute {
   const std::vector<NodeSpec>& nodes;
   const std::vector<Pod>& pods;
+  std::vector<char> keep;
   std::vector<NodeState> st;
-  int64_t best = 0;
+  int64_t best = -1;
 
   void cards(size_t i, size_t n, int from, int left, int64_t used) {
     NodeState& s = st[n];
@@ -99,9 +101,11 @@ struct Brute {
     }
   }
   void go(size_t i, int64_t used) {
-    best = std::max(best, used);
-    if (i == pods.size()) return;
-    go(i + 1, used);  // left out
+    if (i == pods.size()) {
+      best = std::max(best, used);
+      return;
+    }
+    if (keep.empty() || !keep[i]) go(i + 1, used);  // left out
     const Pod& p = pods[i];
     for (size_t n = 0; n < st.size(); ++n) {
       const NodeState& s = st[n];
@@ -116,6 +120,22 @@ struct Brute {
     return best;
   }
 };
+
+// AllocBound's bound with the pods in `keep` kept (max_alloc_milli(count, keep)).
+int64_t kept_bound_of(const std::vector<NodeSpec>& nodes, const std::vector<Pod>& pods,
+                      const std::vector<char>& keep) {
+  AllocBound b(nodes, pods);
+  std::vector<int64_t> count(b.classes(), 0), kept(b.classes(), 0);
+  for (size_t i = 0; i < pods.size(); ++i) {
+    const int c = b.class_of(pods[i]);
+    if (c < 0) continue;
+    count[static_cast<size_t>(c)] += 1;
+    kept[static_cast<size_t>(c)] += keep[i] ? 1 : 0;
+  }
+  auto v = b.max_alloc_milli(count, kept);
+  EXPECT_TRUE(v.ok()) << (v.ok() ? "" : v.error().message);
+  return v.ok() ? v.value() : -1;
+}
 
 TEST(PackBound, CardWeightsMakeItExactOnSmallCases) {
   // Two 600-milli pods on one card: only one fits; the plain milli capacity would say 1000.
@@ -158,12 +178,72 @@ TEST(PackBound, NeverBelowTheBruteForceOptimum) {
   int tight = 0;
   for (int trial = 0; trial < 2000; ++trial) {
     const auto [nodes, pods] = random_instance(rng);
-    const int64_t exact = Brute{nodes, pods, {}, 0}.solve();
+    const int64_t exact = Brute{nodes, pods, {}, {}}.solve();
     const int64_t b = bound_of(nodes, pods);
     ASSERT_GE(b, exact) << "trial " << trial;
     tight += b == exact;
   }
   EXPECT_GT(tight, 1500);  // and usually exact on such small cases
+}
+
+// The repack bound (max_alloc_milli with kept pods): a kept pod stays, whatever it costs.
+TEST(PackBound, KeptPodsStay) {
+  const NodeSpec one = node(8000, 8000, 1, 0);
+  // A whole-card pod or an 810 on one card: the whole card, or the 810 when it is kept.
+  EXPECT_EQ(kept_bound_of({one}, {pod(1, 1, 1, 1000), pod(1, 1, 1, 810)}, {0, 0}), 1000);
+  EXPECT_EQ(kept_bound_of({one}, {pod(1, 1, 1, 1000), pod(1, 1, 1, 810)}, {0, 1}), 810);
+  // A kept 810 leaves room for the 190 only, not the whole-card pod.
+  EXPECT_EQ(
+      kept_bound_of({one}, {pod(1, 1, 1, 810), pod(1, 1, 1, 190), pod(1, 1, 1, 1000)}, {1, 0, 0}),
+      1000);
+  EXPECT_EQ(kept_bound_of({node(8000, 8000, 2, 0)},
+                          {pod(1, 1, 1, 810), pod(1, 1, 1, 810), pod(1, 1, 1, 1000)}, {1, 1, 0}),
+            1620);
+  // Counts and kept counts must agree, and the kept pods must fit.
+  AllocBound b({one}, {pod(1, 1, 1, 600)});
+  EXPECT_FALSE(b.max_alloc_milli({1}, {2}).ok());
+  EXPECT_FALSE(b.max_alloc_milli({1}, {1, 0}).ok());
+  AllocBound two({one}, {pod(1, 1, 1, 600)});
+  const auto none = two.max_alloc_milli({2}, {2});
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.error().message.find("no placement holds the kept pods"), std::string::npos)
+      << none.error().message;
+}
+
+// Against exhaustive search: never below the best placement that holds the kept pods, never
+// above the bound without them; and a later call without kept pods is the plain bound again.
+TEST(PackBound, KeptBoundBetweenTheKeptOptimumAndThePlainBound) {
+  std::mt19937_64 rng(11);
+  int checked = 0, tighter = 0;
+  for (int trial = 0; trial < 1500; ++trial) {
+    const auto [nodes, pods] = random_instance(rng);
+    std::vector<char> keep(pods.size());
+    for (char& k : keep) k = std::uniform_int_distribution<int>(0, 2)(rng) == 0;
+    const int64_t exact = Brute{nodes, pods, keep, {}}.solve();
+    if (exact < 0) continue;  // the kept pods fit no placement: not a packer's state
+    ++checked;
+    const int64_t kept = kept_bound_of(nodes, pods, keep);
+    const int64_t plain = bound_of(nodes, pods);
+    ASSERT_GE(kept, exact) << "trial " << trial;
+    ASSERT_LE(kept, plain) << "trial " << trial;
+    tighter += kept < plain;
+  }
+  EXPECT_GT(checked, 1000);
+  EXPECT_GT(tighter, 20);  // keeping pods does bind
+  // The slack columns a kept call adds leave later plain calls as they were.
+  std::mt19937_64 again(5);
+  for (int trial = 0; trial < 200; ++trial) {
+    const auto [nodes, pods] = random_instance(again);
+    AllocBound b(nodes, pods);
+    std::vector<int64_t> count(b.classes(), 0);
+    for (const Pod& p : pods)
+      if (b.class_of(p) >= 0) count[static_cast<size_t>(b.class_of(p))] += 1;
+    const auto before = b.max_alloc_milli(count);
+    ASSERT_TRUE(b.max_alloc_milli(count, std::vector<int64_t>(count.size(), 0)).ok());
+    const auto after = b.max_alloc_milli(count);
+    ASSERT_TRUE(before.ok() && after.ok());
+    ASSERT_EQ(before.value(), after.value()) << "trial " << trial;
+  }
 }
 
 // The integer bound (Cbc's dual bound, bound.h): never below the exhaustive optimum, never
@@ -173,7 +253,7 @@ TEST(PackBound, IntegerBoundBetweenTheOptimumAndTheLp) {
   int tighter = 0;
   for (int trial = 0; trial < 300; ++trial) {
     const auto [nodes, pods] = random_instance(rng);
-    const int64_t exact = Brute{nodes, pods, {}, 0}.solve();
+    const int64_t exact = Brute{nodes, pods, {}, {}}.solve();
     AllocBound b(nodes, pods);
     std::vector<int64_t> count(b.classes(), 0);
     for (const Pod& p : pods)
@@ -212,7 +292,7 @@ TEST(PackBound, IntegerCurveBetweenTheOptimumAndTheLpCurve) {
     for (size_t i = 0; i < seq.size(); ++i) {
       const std::vector<Pod> prefix(seq.begin(), seq.begin() + static_cast<long>(i) + 1);
       ASSERT_LE(ilp.value()[i], lp.value()[i]) << "trial " << trial << " event " << i;
-      const int64_t exact = Brute{nodes, prefix, {}, 0}.solve();
+      const int64_t exact = Brute{nodes, prefix, {}, {}}.solve();
       ASSERT_GE(ilp.value()[i], exact) << "trial " << trial << " event " << i;
     }
   }
@@ -274,6 +354,37 @@ TEST(PackBound, AboveEveryPolicyAtEveryLevelOfEveryRun) {
         EXPECT_GE(b.median, a.median);
       }
     }
+}
+
+// The repack bound of every run (experiment.h): at the level's last arrival, never below the
+// policy's own allocation there (its placement is one of the rearrangements), and binding.
+TEST(PackBound, RepackBoundAboveThePolicyItKeeps) {
+  REQUIRE_OPENB();
+  const Openb o = load_default();
+  ExperimentConfig cfg;
+  cfg.policies = {Policy::kFgd, Policy::kFrugal};
+  cfg.seeds = 2;
+  cfg.bound = false;
+  cfg.frugal_rules = ExperimentConfig::Rules::kOwn;
+  cfg.migrations_per_100 = 5;
+  cfg.repack = true;
+  const ExperimentResult r = run_experiment(o.nodes, o.pods, cfg);
+  ASSERT_TRUE(r.repack_error.empty()) << r.repack_error;
+  for (const PolicyRuns& pr : r.runs) {
+    ASSERT_EQ(pr.repack.size(), 2u);
+    ASSERT_EQ(pr.repack_policy.size(), 2u);
+    for (size_t k = 0; k < 2; ++k)
+      for (int level : kRepackLevels) {
+        const auto x = static_cast<size_t>(level);
+        ASSERT_TRUE(pr.repack[k].has[x]) << level;
+        EXPECT_GE(pr.repack[k].alloc[x], pr.repack_policy[k].alloc[x])
+            << policy_name(pr.policy) << " run " << k << " level " << level;
+        EXPECT_LT(pr.repack[k].alloc[x], 99.0);  // the slivers stay: it binds
+      }
+  }
+  cfg.repack = false;
+  cfg.policies = {Policy::kFgd};
+  EXPECT_TRUE(run_experiment(o.nodes, o.pods, cfg).runs[0].repack.empty());
 }
 
 // A fill of openb default (seed 42's Go draws) by frugal with M migrations per 100 arrivals.
