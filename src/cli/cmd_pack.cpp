@@ -99,6 +99,11 @@ std::optional<double> repack_unallocated(const std::vector<pack::LevelSeries>& s
   return a.n ? std::optional<double>(100 - a.median) : std::nullopt;
 }
 
+// Whether the run was asked for the repack bound (its series, or the error that dropped them).
+bool asked_repack(const pack::ExperimentResult& r) {
+  return !r.repack_error.empty() || (!r.runs.empty() && !r.runs[0].repack.empty());
+}
+
 // The repack bound's lines (experiment.h), one per policy; empty when not asked for.
 std::string repack_rows(const pack::ExperimentResult& r, bool asked) {
   if (!asked) return "";
@@ -162,8 +167,7 @@ std::string render_table(const pack::ExperimentResult& r, int runs, double migra
         [&](const pack::PolicyRuns& pr, int x) {
           return fmt_stat(pack::level_stats(pr, pack::Metric::kAlloc, x), true);
         });
-  o << bound_rows(r, levels) << repack_rows(r, !r.runs.empty() && !r.runs[0].repack.empty())
-    << "\n";
+  o << bound_rows(r, levels) << repack_rows(r, asked_repack(r)) << "\n";
   if (migrations > 0)
     block(fmt::format("Migrations used by frugal, cumulative (median; budget {} per 100 arrivals)",
                       migrations)
@@ -199,10 +203,11 @@ nlohmann::json repack_meta(const pack::ExperimentResult& r) {
   nlohmann::json m = {
       {"about",
        "at the last arrival of 100/110/120/130 % arrived, per run: repack_policy_unallocated_pct "
-       "is the policy's own unallocated %, repack_unallocated_pct the least that any "
-       "rearrangement of the pods it has placed (unlimited migrations), with any of those it "
-       "failed added, leaves (the LP of src/pack/bound.h with the placed pods kept); medians "
-       "over runs"},
+       "is the policy's own unallocated %, repack_unallocated_pct a bound: the least that any "
+       "rearrangement of the pods the policy has placed (unlimited migrations), with any of "
+       "the pods it failed added, leaves (the LP of src/pack/bound.h with the placed pods "
+       "kept); medians over the runs that arrive exactly at the level (no neighbour fallback); "
+       "curves.<policy>.repack_*_per_run: one value per run, keyed by level"},
       {"wall_s", r.repack_seconds}};
   if (!r.repack_error.empty()) m["error"] = r.repack_error;
   return m;

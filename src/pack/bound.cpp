@@ -79,17 +79,27 @@ struct AllocBound::Impl {
   std::vector<PatternGroup> groups;
   int count_rows = 0;  // rows 0..classes-1 are the count rows (in both)
   bool kept = false;   // a call with `keep` has set count row lower bounds and added slacks
+  int first_slack = -1, slacks = 0;  // the slack columns (add_slacks)
 
   // One column per size row of the pattern LP, at a cost no pod's value reaches: the rows
   // stay feasible while the patterns generated so far cannot hold the pods a `keep` asks for.
   void add_slacks() {
     constexpr double kPenalty = 1e6;  // milli; every pod is worth at most 8,000
+    first_slack = plp.getNumCols();
     for (const PatternGroup& g : groups)
       for (size_t i = 0; i < g.sizes.size(); ++i) {
         const int row = g.first_size_row + static_cast<int>(i);
         const double v = -1.0;
         plp.addColumn(1, &row, &v, 0.0, COIN_DBL_MAX, -kPenalty);
+        ++slacks;
       }
+  }
+  // Σ of the slack columns in the last solution (0 before add_slacks).
+  double slack_used() const {
+    const double* x = plp.primalColumnSolution();
+    double sum = 0;
+    for (int j = 0; j < slacks; ++j) sum += x[first_slack + j];
+    return sum;
   }
 
   void add_pattern(const PatternGroup& g, const CardPattern& p) {
@@ -320,6 +330,10 @@ Result<int64_t> AllocBound::max_alloc_milli(const std::vector<int64_t>& count,
   if (m.count_rows == 0 || all == 0) return int64_t{0};
   auto solved = m.solve_patterns();
   if (!solved.ok()) return solved.error();
+  // Slack left when the column generation stops: the kept pods fit no card patterns found (when
+  // it converged: none at all), so no placement is known to hold them.
+  if (!keep.empty() && m.slack_used() > 1e-6)
+    return Error{"bound: no placement holds the kept pods (they fit no set of card patterns)"};
   // Any placement allocates a whole number of milli, at most the LP optimum: so its floor
   // (with room for the solver's tolerances) bounds it too; never above what arrived.
   const double v = solved.value();

@@ -82,7 +82,10 @@ class AllocBound {
   // column per size row at a cost above any pod's value, so that it stays feasible while the
   // generated patterns cannot yet hold the kept pods (the real placement is a solution with
   // no slack, so the value is still an upper bound). Calls without keep are unchanged by it
-  // (the slacks never pay). The integer bound ignores keep. An error for a bad keep.
+  // (the slacks never pay). The integer bound ignores keep. An error for a keep of the wrong
+  // size or above count, and when no placement holds the kept pods: the LP is infeasible, or a
+  // slack is still used when the column generation stops (the kept sharing pods do not fit
+  // the card patterns found, which after convergence means any).
   Result<int64_t> max_alloc_milli(const std::vector<int64_t>& count,
                                   const std::vector<int64_t>& keep);
 

@@ -208,6 +208,17 @@ TEST(PackBound, KeptPodsStay) {
   ASSERT_FALSE(none.ok());
   EXPECT_NE(none.error().message.find("no placement holds the kept pods"), std::string::npos)
       << none.error().message;
+  // Three 360s and two 330s on two cards: every row but the card patterns' allows it (1,740
+  // milli of 2,000), yet no two cards hold them (360 + 360 + 330 > 1000 and 360 · 3 > 1000).
+  const std::vector<Pod> five = {pod(1, 1, 1, 360), pod(1, 1, 1, 360), pod(1, 1, 1, 360),
+                                 pod(1, 1, 1, 330), pod(1, 1, 1, 330)};
+  AllocBound cards({node(8000, 8000, 2, 0)}, five);
+  std::vector<int64_t> all(cards.classes(), 0);
+  for (const Pod& p : five) all[static_cast<size_t>(cards.class_of(p))] += 1;
+  const auto patterns = cards.max_alloc_milli(all, all);
+  ASSERT_FALSE(patterns.ok()) << patterns.value();
+  EXPECT_NE(patterns.error().message.find("no placement holds the kept pods"), std::string::npos)
+      << patterns.error().message;
 }
 
 // Against exhaustive search: never below the best placement that holds the kept pods, never
@@ -230,20 +241,27 @@ TEST(PackBound, KeptBoundBetweenTheKeptOptimumAndThePlainBound) {
   }
   EXPECT_GT(checked, 1000);
   EXPECT_GT(tighter, 20);  // keeping pods does bind
-  // The slack columns a kept call adds leave later plain calls as they were.
+  // A kept call (slack columns, count rows bounded below) leaves later plain calls as they were.
   std::mt19937_64 again(5);
-  for (int trial = 0; trial < 200; ++trial) {
+  int binding = 0;
+  for (int trial = 0; trial < 300; ++trial) {
     const auto [nodes, pods] = random_instance(again);
     AllocBound b(nodes, pods);
     std::vector<int64_t> count(b.classes(), 0);
     for (const Pod& p : pods)
       if (b.class_of(p) >= 0) count[static_cast<size_t>(b.class_of(p))] += 1;
     const auto before = b.max_alloc_milli(count);
-    ASSERT_TRUE(b.max_alloc_milli(count, std::vector<int64_t>(count.size(), 0)).ok());
+    ASSERT_TRUE(before.ok());
+    std::vector<int64_t> keep(count.size());  // some of each class kept (may fit nowhere)
+    for (size_t c = 0; c < count.size(); ++c)
+      keep[c] = std::uniform_int_distribution<int64_t>(0, count[c])(again);
+    const auto kept = b.max_alloc_milli(count, keep);
+    binding += kept.ok() && kept.value() < before.value();
     const auto after = b.max_alloc_milli(count);
-    ASSERT_TRUE(before.ok() && after.ok());
+    ASSERT_TRUE(after.ok());
     ASSERT_EQ(before.value(), after.value()) << "trial " << trial;
   }
+  EXPECT_GT(binding, 5);  // the kept calls did bind before the plain ones came back
 }
 
 // The integer bound (Cbc's dual bound, bound.h): never below the exhaustive optimum, never
@@ -382,6 +400,40 @@ TEST(PackBound, RepackBoundAboveThePolicyItKeeps) {
         EXPECT_LT(pr.repack[k].alloc[x], 99.0);  // the slivers stay: it binds
       }
   }
+  // Against the plain bound over the same arrivals (the level's last): never above it, and
+  // below it somewhere (the policy's placed pods are kept).
+  int below = 0;
+  for (size_t k = 0; k < 2; ++k) {
+    const GoDraws d = go_rand_draws(o.pods, o.nodes, cfg.tune, static_cast<int64_t>(42 + k));
+    AllocBound plain(o.nodes, d.order);
+    int64_t total = 0, arrived = 0;
+    for (const NodeSpec& n : o.nodes) total += n.num_gpu;
+    std::vector<int64_t> count(plain.classes(), 0);
+    std::vector<double> at(kLevels, -1);  // the plain bound at each level's last arrival
+    for (size_t i = 0; i < d.order.size(); ++i) {
+      arrived += d.order[i].total_milli();
+      const int c = plain.class_of(d.order[i]);
+      if (c >= 0) count[static_cast<size_t>(c)] += 1;
+      const auto x = static_cast<size_t>(arrived_level(arrived, total));
+      const bool last =
+          i + 1 == d.order.size() ||
+          arrived_level(arrived + d.order[i + 1].total_milli(), total) != static_cast<double>(x);
+      if (!last || std::find(kRepackLevels.begin(), kRepackLevels.end(), static_cast<int>(x)) ==
+                       kRepackLevels.end())
+        continue;
+      const auto b = plain.max_alloc_milli(count);
+      ASSERT_TRUE(b.ok());
+      at[x] = round2(static_cast<double>(b.value()) / static_cast<double>(total) / 10);
+    }
+    for (const PolicyRuns& pr : r.runs)
+      for (int level : kRepackLevels) {
+        const auto x = static_cast<size_t>(level);
+        ASSERT_GE(at[x], 0) << level;
+        EXPECT_LE(pr.repack[k].alloc[x], at[x]) << policy_name(pr.policy) << " level " << level;
+        below += pr.repack[k].alloc[x] < at[x] - 0.1;
+      }
+  }
+  EXPECT_GT(below, 0);
   cfg.repack = false;
   cfg.policies = {Policy::kFgd};
   EXPECT_TRUE(run_experiment(o.nodes, o.pods, cfg).runs[0].repack.empty());
