@@ -47,15 +47,19 @@ std::vector<int> paper_levels() {
   return v;
 }
 
-// Median unallocated % of a policy at a level (nullopt: no run reached it).
-std::optional<double> unallocated(const pack::PolicyRuns& pr, int x) {
-  const auto a = pack::level_stats(pr, pack::Metric::kAlloc, x);
+// Median over the runs of 100 − a series' alloc at level x (nullopt: no run has it).
+std::optional<double> median_unallocated(const std::vector<pack::LevelSeries>& s, int x) {
+  const auto a = pack::level_stats(s, pack::Metric::kAlloc, x);
   return a.n ? std::optional<double>(100 - a.median) : std::nullopt;
 }
 
+// Median unallocated % of a policy at a level (nullopt: no run reached it).
+std::optional<double> unallocated(const pack::PolicyRuns& pr, int x) {
+  return median_unallocated(pr.seeds, x);
+}
+
 std::optional<double> bound_unallocated(const pack::ExperimentResult& r, int x) {
-  const auto b = pack::level_stats(r.bound, pack::Metric::kAlloc, x);
-  return b.n ? std::optional<double>(100 - b.median) : std::nullopt;
+  return median_unallocated(r.bound, x);
 }
 
 // The share of FGD's gap to the bound that `pr` closes at level x: (fgd − pr) / (fgd − bound),
@@ -93,12 +97,6 @@ std::string bound_rows(const pack::ExperimentResult& r, const std::vector<int>& 
   return o.str();
 }
 
-// Median over runs of 100 − a repack series' alloc at level x (nullopt: not computed there).
-std::optional<double> repack_unallocated(const std::vector<pack::LevelSeries>& s, int x) {
-  const auto a = pack::level_stats(s, pack::Metric::kAlloc, x);
-  return a.n ? std::optional<double>(100 - a.median) : std::nullopt;
-}
-
 // Whether the run was asked for the repack bound (its series, or the error that dropped them).
 bool asked_repack(const pack::ExperimentResult& r) {
   return !r.repack_error.empty() || (!r.runs.empty() && !r.runs[0].repack.empty());
@@ -115,8 +113,8 @@ std::string repack_rows(const pack::ExperimentResult& r, bool asked) {
   for (const pack::PolicyRuns& pr : r.runs) {
     o << fmt::format("{:<14}", pack::policy_name(pr.policy));
     for (int x : pack::kRepackLevels) {
-      const auto own = repack_unallocated(pr.repack_policy, x);
-      const auto lim = repack_unallocated(pr.repack, x);
+      const auto own = median_unallocated(pr.repack_policy, x);
+      const auto lim = median_unallocated(pr.repack, x);
       o << fmt::format("  {} %: {}", x,
                        own && lim ? fmt::format("{:.2f} -> {:.2f}", *own, *lim) : "-");
     }
@@ -218,8 +216,8 @@ void add_repack(nlohmann::json& row, const pack::PolicyRuns& pr, int x) {
   auto optd = [](std::optional<double> v) {
     return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
   };
-  row["repack_unallocated_pct"] = optd(repack_unallocated(pr.repack, x));
-  row["repack_policy_unallocated_pct"] = optd(repack_unallocated(pr.repack_policy, x));
+  row["repack_unallocated_pct"] = optd(median_unallocated(pr.repack, x));
+  row["repack_policy_unallocated_pct"] = optd(median_unallocated(pr.repack_policy, x));
 }
 
 // Per level of kRepackLevels, one unallocated % per run (null where the run has none).
