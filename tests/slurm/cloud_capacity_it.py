@@ -26,8 +26,8 @@ Standard library only; leaves the cloud nodes powered down.
 import argparse, hashlib, json, os, re, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from slurm_test_util import (ADMIN, POWER, TOKEN_SHA, Serve, free_port, power_log,  # noqa: E402
-                             run as sh, state)
+from slurm_test_util import (ADMIN, POWER, TOKEN_SHA, Serve, cancel_and_wait,  # noqa: E402
+                             free_port, power_log, run as sh, state)
 
 POLL_S = 1.0          # slurm.poll_interval_s
 BOOT_S = 4            # the pool's provisioning_delay_s: the local ResumeProgram's 2 s + registration
@@ -298,8 +298,7 @@ def main():
             svc.stop()
             ids = sh("squeue", "-h", "-o", "%i %k").stdout.split("\n")
             mine = [l.split()[0] for l in ids if l.strip() and "frugal-" in l]
-            if mine:
-                sh("scancel", *mine)
+            cancel_and_wait(mine)
             settle()
     return 0
 

@@ -89,12 +89,21 @@ def slurm_jobs():
     return jobs
 
 
-def cancel_instance_jobs():
-    """Leaves nothing of this test in Slurm, whatever happened."""
-    ids = [str(j["job_id"]) for js in slurm_jobs().values() for j in js
-           if j["job_state"] in ("PENDING", "RUNNING", "CONFIGURING")]
+def cancel_instance_jobs(timeout=30):
+    """Leaves nothing of this test in Slurm, whatever happened: cancels the instance's jobs and
+    waits until none is still live or completing, so that no slurmstepd writes a job's output
+    into the case's directory while it is being removed."""
+    live = ("PENDING", "RUNNING", "CONFIGURING", "COMPLETING")
+    ids = [str(j["job_id"]) for js in slurm_jobs().values() for j in js if j["job_state"] in live]
     if ids:
         subprocess.run(["scancel"] + ids, check=False)
+    end = time.time() + timeout
+    while ids and time.time() < end:
+        if not [j for js in slurm_jobs().values() for j in js if j["job_state"] in live]:
+            return
+        time.sleep(0.2)
+    if ids:
+        print(f"warning: Slurm jobs {ids} still live {timeout} s after scancel")
 
 
 def slurm_job(jid):

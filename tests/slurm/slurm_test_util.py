@@ -20,6 +20,22 @@ def run(*cmd):
     return subprocess.run(cmd, capture_output=True, text=True, timeout=30)
 
 
+def cancel_and_wait(ids, timeout=30):
+    """scancel the Slurm jobs `ids` and wait until squeue (pending, running and completing
+    jobs) lists none of them, so that no slurmstepd still writes a job's output into a test's
+    directory while it is being removed."""
+    ids = [str(i) for i in ids]
+    if not ids:
+        return
+    run("scancel", *ids)
+    end = time.time() + timeout
+    while time.time() < end:
+        if not set(run("squeue", "-h", "-o", "%i").stdout.split()) & set(ids):
+            return
+        time.sleep(0.2)
+    print(f"warning: Slurm jobs {ids} still listed {timeout} s after scancel")
+
+
 def state(node):
     """`sinfo %t` of one node ("idle~", "down~", ...); "" when Slurm does not show it."""
     out = run("sinfo", "-h", "-N", "-n", node, "-o", "%t").stdout.split()

@@ -17,7 +17,7 @@ Standard library only.
 import argparse, hashlib, json, os, re, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from slurm_test_util import ADMIN, TOKEN_SHA, Serve, free_port, run as sh  # noqa: E402
+from slurm_test_util import ADMIN, TOKEN_SHA, Serve, cancel_and_wait, free_port, run as sh  # noqa: E402
 
 NODE_TOKEN = "node-agent-token"
 
@@ -165,8 +165,7 @@ slurm:
             svc.stop()
             out = sh("squeue", "-h", "-o", "%i %k").stdout.split("\n")
             mine = [l.split()[0] for l in out if l.strip() and "frugal-" in l]
-            if mine:
-                sh("scancel", *mine)
+            cancel_and_wait(mine)
     return 0
 
 
