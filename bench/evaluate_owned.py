@@ -31,9 +31,10 @@ Bounds (no policy can beat them; computed from the trace and the cluster alone):
                    rental over H
   mean JCT         simulate's work.jct_bound_s (src/sim/jct_bound.h): at every instant no
                    fewer jobs are in the system than under SRPT on one machine of the
-                   cluster's GPUs, nor than are within their run time on the fastest model
-                   they may use (elastic jobs at their largest size); the mean of the larger
-                   count. Where it exceeds 0.70x a baseline's mean JCT, that target is out of
+                   cluster's GPUs — at unit weight, and weighted by each job class's speeds
+                   (so that an L4 or T4 counts as the fraction of an A100 it is) — nor than
+                   are within their run time on the fastest model they may use (elastic jobs
+                   at their largest size); the mean of the largest count. Where it exceeds 0.70x a baseline's mean JCT, that target is out of
                    reach and becomes half the gap to the bound (the issue's rule).
   core p99 wait    0
 
@@ -432,8 +433,8 @@ def owned_section(owned):
            "that could finish within the horizon at all, capped by the cluster's capacity at "
            "its fastest speeds; mean JCT — the simulator's `jct_bound_s` (`src/sim/jct_bound.h`: "
            "at every instant at least as many jobs are in the system as under SRPT on one "
-           "machine of the cluster's GPUs, and as are within their run time on the fastest "
-           "model they may use; where it exceeds 0.70× the baseline's mean JCT the target "
+           "machine of the cluster's GPUs, at unit weight and weighted by each job class's "
+           "speeds, and as are within their run time on the fastest model they may use; where it exceeds 0.70× the baseline's mean JCT the target "
            "becomes half the gap to it); core p99 wait — 0. Set-up: "
            "`bench/evaluate_owned.py`.", "",
     ]

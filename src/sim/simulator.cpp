@@ -79,28 +79,65 @@ std::vector<GpuModelId> models_present(const ClusterSpec& cluster) {
   return out;
 }
 
-// JobOutcome::fastest_run_s and min_gpu_seconds of `j` on the fastest of `models` it may use.
+// The GPU-seconds `j` needs at the least on a model of relative speed `speed` (elastic: at
+// its smallest size), as JobOutcome::min_gpu_seconds.
+double min_gpu_seconds_at(const JobSpec& j, double speed, double alpha) {
+  const double run = j.duration / speed;
+  const auto g = static_cast<double>(j.gpus);
+  if (!j.fractional() && j.max_gpus > j.gpus) {  // elastic (JobRuntime::elastic)
+    const double low = std::max(1, j.min_gpus > 0 ? std::min(j.min_gpus, j.gpus) : j.gpus);
+    return run * std::pow(g, alpha) * std::pow(low, 1 - alpha);
+  }
+  return run * g * static_cast<double>(j.gpu_milli) / kMilliPerGpu;
+}
+
+// JobOutcome::fastest_run_s, min_gpu_seconds and min_class_gpu_seconds of `j` over the
+// `models` it may use.
 void fastest_run(const JobSpec& j, const std::vector<GpuModelId>& models, const GpuCatalog& catalog,
                  GpuModelId reference, double alpha, JobOutcome& o) {
   o.fastest_run_s = j.duration;
   o.min_gpu_seconds = 0;
+  o.min_class_gpu_seconds.fill(0);
   if (j.gpus <= 0) return;
   double best = 0;
+  std::array<double, kJobClassCount> least{};
+  least.fill(-1);
   for (const GpuModelId m : models) {
     const auto& allowed = j.allowed_models;
     if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), m) == allowed.end()) continue;
-    best = std::max(best, catalog.relative_speed(m, reference, j.job_class));
+    const double speed = catalog.relative_speed(m, reference, j.job_class);
+    best = std::max(best, speed);
+    if (speed <= 0) continue;
+    const double gpu_s = min_gpu_seconds_at(j, speed, alpha);
+    for (int k = 0; k < kJobClassCount; ++k) {
+      const double w = gpu_s * catalog.relative_speed(m, reference, static_cast<JobClass>(k));
+      auto& l = least[static_cast<size_t>(k)];
+      l = l < 0 ? w : std::min(l, w);
+    }
   }
-  const Seconds run = best > 0 ? j.duration / best : j.duration;
-  const auto g = static_cast<double>(j.gpus);
-  if (!j.fractional() && j.max_gpus > j.gpus) {  // elastic (JobRuntime::elastic)
-    const double low = std::max(1, j.min_gpus > 0 ? std::min(j.min_gpus, j.gpus) : j.gpus);
-    o.fastest_run_s = run * std::pow(g / j.max_gpus, alpha);
-    o.min_gpu_seconds = run * std::pow(g, alpha) * std::pow(low, 1 - alpha);
-    return;
+  for (size_t k = 0; k < least.size(); ++k) o.min_class_gpu_seconds[k] = std::max(0.0, least[k]);
+  const double speed = best > 0 ? best : 1;
+  const Seconds run = j.duration / speed;
+  if (!j.fractional() && j.max_gpus > j.gpus)  // elastic: at its largest size
+    o.fastest_run_s = run * std::pow(static_cast<double>(j.gpus) / j.max_gpus, alpha);
+  else
+    o.fastest_run_s = run;
+  o.min_gpu_seconds = min_gpu_seconds_at(j, speed, alpha);
+}
+
+// SimResult::capacity_class_gpus of `cluster`.
+std::array<double, kJobClassCount> capacity_by_class(const ClusterSpec& cluster,
+                                                     const GpuCatalog& catalog,
+                                                     GpuModelId reference) {
+  std::array<double, kJobClassCount> out{};
+  for (const NodeSpec& n : cluster.nodes) {
+    if (n.model == kNoGpuModel) continue;
+    for (int k = 0; k < kJobClassCount; ++k)
+      out[static_cast<size_t>(k)] +=
+          static_cast<double>(n.gpus) *
+          catalog.relative_speed(n.model, reference, static_cast<JobClass>(k));
   }
-  o.fastest_run_s = run;
-  o.min_gpu_seconds = run * g * static_cast<double>(j.gpu_milli) / kMilliPerGpu;
+  return out;
 }
 
 class Simulation {
@@ -129,6 +166,7 @@ class Simulation {
     result_.profile = engine_.profile().describe();
     result_.jobs.resize(jobs.size());
     result_.capacity_gpus = cluster.total_gpus();
+    result_.capacity_class_gpus = capacity_by_class(cluster, catalog, opt.reference_model);
     const std::vector<GpuModelId> models = models_present(cluster);
     for (size_t i = 0; i < jobs.size(); ++i) {
       sim_[i].remaining_ref = jobs[i].duration;

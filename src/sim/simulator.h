@@ -23,6 +23,7 @@
 // then arrivals in trace order; the engine's own tie-breaks are stable. The same inputs
 // give the same result.
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -136,6 +137,11 @@ struct JobOutcome {
   // (gpus × gpu_milli / 1000 cards; an elastic job at min_gpus: duration × gpus^α ×
   // min_gpus^(1−α) / speed); 0 for CPU-only jobs. For queue_jct_bound (sim/jct_bound.h).
   double min_gpu_seconds = 0;
+  // For each job class k, the fewest GPU-seconds any schedule gives it weighted by class k's
+  // speed on the model it runs on (relative to the reference model): the minimum over the
+  // models it may use of its GPU-seconds there (as min_gpu_seconds) × that speed. The need of
+  // queue_jct_bound's machine k (SimResult::capacity_class_gpus); 0 for CPU-only jobs.
+  std::array<double, kJobClassCount> min_class_gpu_seconds{};
   bool unschedulable = false;
   std::string reason;  // why unschedulable
   GpuModelId last_model = kNoGpuModel;
@@ -151,6 +157,10 @@ struct SimResult {
   std::string profile;           // the plugins behind `policy`
   std::vector<JobOutcome> jobs;  // in trace order
   int64_t capacity_gpus = 0;
+  // For each job class k, the cluster's GPUs weighted by class k's speed on their model
+  // (relative to the reference model), the same nodes as capacity_gpus: the rate of
+  // queue_jct_bound's machine k.
+  std::array<double, kJobClassCount> capacity_class_gpus{};
   Seconds first_arrival = 0;
   Seconds last_completion = 0;
   double allocated_gpu_seconds = 0;  // integral of allocated milli-GPU over time / 1000

@@ -39,6 +39,12 @@ Summary summarize(const SimResult& r) {
   std::array<std::vector<double>, kTierCount> tier_jct, tier_wait;
   double work = 0, floor_sum = 0, horizon_work = 0;
   std::vector<BoundJob> bound_jobs;
+  // queue_jct_bound's machines: the cluster's GPUs at unit weight, then weighted by each job
+  // class's speeds (SimResult::capacity_class_gpus).
+  std::vector<BoundMachine> machines(1 + r.capacity_class_gpus.size());
+  machines[0].rate = static_cast<double>(r.capacity_gpus);
+  for (size_t k = 0; k < r.capacity_class_gpus.size(); ++k)
+    machines[k + 1].rate = r.capacity_class_gpus[k];
   const double horizon_end = r.first_arrival + r.work_horizon_s;
   jct.reserve(r.jobs.size());
   wait.reserve(r.jobs.size());
@@ -62,7 +68,10 @@ Summary summarize(const SimResult& r) {
     tier_wait[t].push_back(wait.back());
     work += o.work_ref_gpu_seconds;
     floor_sum += o.fastest_run_s;
-    bound_jobs.push_back({o.submit, o.fastest_run_s, o.min_gpu_seconds});
+    bound_jobs.push_back({o.submit, o.fastest_run_s});
+    machines[0].need.push_back(o.min_gpu_seconds);
+    for (size_t k = 0; k < o.min_class_gpu_seconds.size(); ++k)
+      machines[k + 1].need.push_back(o.min_class_gpu_seconds[k]);
     if (r.work_horizon_s > 0 && o.finish <= horizon_end) {
       ++s.horizon.completed;
       horizon_work += o.work_ref_gpu_seconds;
@@ -75,7 +84,7 @@ Summary summarize(const SimResult& r) {
   }
   s.work_ref_gpu_hours = work / 3600;
   s.jct_floor_s = s.completed > 0 ? floor_sum / static_cast<double>(s.completed) : 0;
-  s.jct_bound_s = queue_jct_bound(bound_jobs, r.capacity_gpus);
+  s.jct_bound_s = queue_jct_bound(bound_jobs, machines);
   if (r.work_horizon_s > 0) {
     s.horizon.horizon_s = r.work_horizon_s;
     s.horizon.work_ref_gpu_hours = horizon_work / 3600;

@@ -13,9 +13,11 @@
 //  jct_floor_s = the mean over completed jobs of their run time on the fastest model they
 //               may use (JobOutcome::fastest_run_s): no schedule's mean JCT over the same
 //               jobs is lower (a bound that ignores queueing, so it is loose under load)
-//  jct_bound_s = queue_jct_bound (sim/jct_bound.h) of the completed jobs on capacity_gpus:
-//               also a lower bound on their mean JCT, never below jct_floor_s, and tighter
-//               where the cluster queues
+//  jct_bound_s = queue_jct_bound (sim/jct_bound.h) of the completed jobs on the cluster's
+//               GPUs at unit weight (capacity_gpus, min_gpu_seconds) and weighted by each
+//               class's speeds (capacity_class_gpus, min_class_gpu_seconds): also a lower
+//               bound on their mean JCT, never below jct_floor_s, and tighter where the
+//               cluster queues
 //  horizon (SimResult::work_horizon_s > 0): over [first arrival, first arrival + horizon]:
 //    work_ref_gpu_hours of the jobs that completed by its end, and the allocated share =
 //    allocated GPU-seconds in it / (cluster GPUs × horizon)
