@@ -17,7 +17,7 @@ FRUGAL_E2E_KEEP_FAILED=DIR a failing case's directory (database, logs, traces) i
 import argparse, hashlib, json, os, shutil, socket, subprocess, sys, tempfile, time, urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from slurm_test_util import ADMIN, TOKEN, TOKEN_SHA, Serve, free_port  # noqa: E402
+from slurm_test_util import ADMIN, TOKEN, TOKEN_SHA, Serve, cancel_and_wait, free_port  # noqa: E402
 
 
 POLL_S = 0.5  # the service's slurm.poll_interval_s
@@ -89,21 +89,12 @@ def slurm_jobs():
     return jobs
 
 
-def cancel_instance_jobs(timeout=30):
-    """Leaves nothing of this test in Slurm, whatever happened: cancels the instance's jobs and
-    waits until none is still live or completing, so that no slurmstepd writes a job's output
-    into the case's directory while it is being removed."""
+def cancel_instance_jobs():
+    """Leaves nothing of this test in Slurm, whatever happened: cancels the instance's live
+    jobs and waits until Slurm lists none of them (slurm_test_util.cancel_and_wait)."""
     live = ("PENDING", "RUNNING", "CONFIGURING", "COMPLETING")
-    ids = [str(j["job_id"]) for js in slurm_jobs().values() for j in js if j["job_state"] in live]
-    if ids:
-        subprocess.run(["scancel"] + ids, check=False)
-    end = time.time() + timeout
-    while ids and time.time() < end:
-        if not [j for js in slurm_jobs().values() for j in js if j["job_state"] in live]:
-            return
-        time.sleep(0.2)
-    if ids:
-        print(f"warning: Slurm jobs {ids} still live {timeout} s after scancel")
+    cancel_and_wait([j["job_id"] for js in slurm_jobs().values() for j in js
+                     if j["job_state"] in live])
 
 
 def slurm_job(jid):
